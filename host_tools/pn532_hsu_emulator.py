@@ -1,0 +1,440 @@
+"""A PN532 NFC controller emulated on a pseudo-terminal, speaking the HSU (UART) protocol.
+
+The emulator owns the master side of a pty; host code opens the slave side (``emulator.port``) exactly as it
+would open a USB-serial PN532 board, e.g. ``serial.Serial(emulator.port, 115200, timeout=0.1)``, and talks to
+it with real frames (PN532 user manual UM0701, section 6.2):
+
+* normal information frame ``00 00 FF LEN LCS TFI PD0..PDn DCS 00`` with ``LEN + LCS == 0`` and
+  ``TFI + PD0 + .. + PDn + DCS == 0`` (mod 256); TFI is ``D4`` host->PN532 and ``D5`` PN532->host, the
+  reply's command code is the request's + 1. Extended frames (``00 00 FF FF FF LENM LENL LCS ...``) are
+  accepted too;
+* ``ACK`` ``00 00 FF 00 FF 00`` is sent after every well-formed command, before the reply;
+* a host ``NACK`` ``00 00 FF FF 00 00`` makes the emulator send its last reply again; a host ``ACK`` aborts
+  the command in progress (an InListPassiveTarget that is still waiting for a card);
+* a frame with a bad length or data checksum, an unknown command or bad parameters is answered with the
+  application-level error frame ``00 00 FF 01 FF 7F 81 00`` (after the ACK for the last two);
+* the chip starts asleep (PN532 v1.6 boots in "low VBat" mode): bytes are ignored until a ``0x55`` wake-up
+  byte arrives; the usual wake-up is ``55 55 00 00 .. 00`` followed by SAMConfiguration.
+
+Commands: GetFirmwareVersion (IC 0x32, Ver 1, Rev 6, Support 7), SAMConfiguration, RFConfiguration
+(item 5 sets MxRtyPassiveActivation), InListPassiveTarget for ISO14443A (one target), InDataExchange with
+the NTAG2xx READ (0x30, 16 bytes = 4 pages, roll-over at the end of memory) and WRITE (0xA2, one page)
+commands, InRelease and InDeselect.
+
+InListPassiveTarget with no card in the field: with the default MxRtyPassiveActivation 0xFF the real chip
+keeps trying until a card arrives, so the emulator stays silent (the adafruit library times out and returns
+None) and answers as soon as a card is placed. With a finite retry count it answers ``NbTg = 0`` after the
+retries (``retry_interval_s`` each, 0 by default so tests stay fast).
+
+Cards come from two sources: tags placed in the field (:meth:`place_tag` / :meth:`remove_tag`, they stay
+until removed) and a scripted tap queue (:meth:`tap` / :meth:`script_taps`): each InListPassiveTarget
+consumes the next queued tag, which then counts as "just lifted" but stays selected for the InDataExchange
+commands that follow, like a card held briefly over the reader.
+"""
+
+import os
+import select
+import threading
+import time
+import tty
+
+ACK_FRAME = b"\x00\x00\xff\x00\xff\x00"
+NACK_FRAME = b"\x00\x00\xff\xff\x00\x00"
+ERROR_FRAME = b"\x00\x00\xff\x01\xff\x7f\x81\x00"
+HOST_TO_PN532 = 0xD4
+PN532_TO_HOST = 0xD5
+WAKEUP_BYTE = 0x55
+
+CMD_GET_FIRMWARE_VERSION = 0x02
+CMD_SAM_CONFIGURATION = 0x14
+CMD_RF_CONFIGURATION = 0x32
+CMD_IN_DATA_EXCHANGE = 0x40
+CMD_IN_DESELECT = 0x44
+CMD_IN_LIST_PASSIVE_TARGET = 0x4A
+CMD_IN_RELEASE = 0x52
+
+NTAG_READ = 0x30
+NTAG_WRITE = 0xA2
+
+STATUS_OK = 0x00
+STATUS_TIMEOUT = 0x01          # no answer from the target (card gone)
+STATUS_TAG_NAK = 0x14          # the tag answered NAK (used here for invalid page addresses)
+STATUS_BAD_CONTEXT = 0x27      # command not acceptable in the current context (no target selected)
+STATUS_INVALID_PARAM = 0x10
+
+FIRMWARE_VERSION = bytes([0x32, 0x01, 0x06, 0x07])
+
+# model: (total pages, capability-container size byte, last user page)
+NTAG_MODELS = {
+    "NTAG213": (45, 0x12, 39),
+    "NTAG215": (135, 0x3E, 129),
+    "NTAG216": (231, 0x6D, 225),
+}
+
+
+def build_frame(payload):
+    """Wrap ``payload`` (TFI + command + data) in a normal information frame."""
+    length = len(payload)
+    checksum = (-sum(payload)) & 0xFF
+    return bytes([0x00, 0x00, 0xFF, length, (-length) & 0xFF]) + bytes(payload) + bytes([checksum, 0x00])
+
+
+class NtagTag:
+    """An NTAG21x tag: 7-byte UID and page memory laid out like a factory-fresh NXP tag."""
+
+    sens_res = b"\x00\x44"   # ATQA of NTAG21x as the PN532 reports it
+    sel_res = 0x00           # SAK
+
+    def __init__(self, uid, model="NTAG213"):
+        if isinstance(uid, str):
+            uid = bytes.fromhex(uid)
+        if len(uid) != 7:
+            raise ValueError("NTAG UIDs are 7 bytes, got %d" % len(uid))
+        if model not in NTAG_MODELS:
+            raise ValueError("unknown NTAG model %r" % model)
+        self.uid = bytes(uid)
+        self.model = model
+        total_pages, cc_size, last_user_page = NTAG_MODELS[model]
+        self.total_pages = total_pages
+        self.user_pages = range(4, last_user_page + 1)
+        self.memory = bytearray(total_pages * 4)
+        u = self.uid
+        self._set_page(0, [u[0], u[1], u[2], 0x88 ^ u[0] ^ u[1] ^ u[2]])
+        self._set_page(1, u[3:7])
+        self._set_page(2, [u[3] ^ u[4] ^ u[5] ^ u[6], 0x48, 0x00, 0x00])
+        self._set_page(3, [0xE1, 0x10, cc_size, 0x00])
+        self._set_page(4, [0x03, 0x00, 0xFE, 0x00])  # empty NDEF message TLV + terminator
+        self._set_page(last_user_page + 1, [0x00, 0x00, 0x00, 0xBD])  # dynamic lock bytes
+        self._set_page(last_user_page + 2, [0x04, 0x00, 0x00, 0xFF])  # CFG0: AUTH0 = FF (no password)
+        self._set_page(last_user_page + 3, [0x00, 0x05, 0x00, 0x00])  # CFG1
+        # PWD and PACK read back as zeros
+
+    @property
+    def uid_hex(self):
+        """The UID as upper-case hex, the card-map key format."""
+        return self.uid.hex().upper()
+
+    def _set_page(self, page, data):
+        self.memory[page * 4:page * 4 + 4] = bytes(data)
+
+    def read(self, page):
+        """NTAG READ: 16 bytes from ``page`` on (rolling over to page 0), or None for a NAK."""
+        if not 0 <= page < self.total_pages:
+            return None
+        out = bytearray()
+        for i in range(4):
+            p = (page + i) % self.total_pages
+            out += self.memory[p * 4:p * 4 + 4]
+        return bytes(out)
+
+    def write(self, page, data):
+        """NTAG WRITE of one page. Pages 0-3 (UID, lock, CC) are treated as read-only. False means NAK."""
+        if len(data) != 4 or not 4 <= page < self.total_pages:
+            return False
+        self._set_page(page, data)
+        return True
+
+
+class _FrameParser:
+    """Splits the host byte stream into frames. Yields ('ack'|'nack'|'frame'|'bad', payload) events."""
+
+    def __init__(self):
+        self.buffer = bytearray()
+
+    def feed(self, data):
+        self.buffer += data
+        events = []
+        while True:
+            event = self._next_event()
+            if event is None:
+                return events
+            events.append(event)
+
+    def _next_event(self):
+        buf = self.buffer
+        start = buf.find(b"\x00\xff")
+        if start < 0:
+            # keep a trailing 0x00 that may begin a start code; drop the rest (preamble, wake-up bytes)
+            del buf[:max(0, len(buf) - 1)]
+            return None
+        del buf[:start]
+        if len(buf) < 4:
+            return None
+        if buf[2:4] == b"\x00\xff":
+            del buf[:4]
+            return ("ack", b"")
+        if buf[2:4] == b"\xff\x00":
+            del buf[:4]
+            return ("nack", b"")
+        if buf[2:4] == b"\xff\xff":          # extended frame: 00 FF FF FF LENM LENL LCS
+            if len(buf) < 7:
+                return None
+            length = (buf[4] << 8) | buf[5]
+            length_ok = (buf[4] + buf[5] + buf[6]) & 0xFF == 0
+            header = 7
+        else:
+            length = buf[2]
+            length_ok = (buf[2] + buf[3]) & 0xFF == 0
+            header = 4
+        if not length_ok:
+            del buf[:2]
+            return ("bad", b"")
+        if len(buf) < header + length + 1:
+            return None
+        payload = bytes(buf[header:header + length])
+        checksum = buf[header + length]
+        del buf[:header + length + 1]
+        if (sum(payload) + checksum) & 0xFF != 0:
+            return ("bad", b"")
+        return ("frame", payload)
+
+
+class PN532HsuEmulator:
+    """A PN532 on a pty. Use as a context manager; ``port`` is the path host code opens.
+
+    ``silent=True`` makes a port where nothing answers (a reader that is unplugged or not a PN532).
+    ``reply_delay_s`` models the chip's processing time before each reply (0: answer at once).
+    """
+
+    def __init__(self, silent=False, reply_delay_s=0.0, retry_interval_s=0.0):
+        self.silent = silent
+        self.reply_delay_s = reply_delay_s
+        self.retry_interval_s = retry_interval_s
+        self.awake = False
+        self.sam_configured = False
+        self.max_retries_passive = 0xFF
+        self.field_tags = []          # tags lying on the reader until removed
+        self.tap_queue = []           # scripted taps, consumed one per InListPassiveTarget
+        self.selected_tag = None      # target 1 after a successful InListPassiveTarget
+        self._target_active = False   # a target was listed and not released since
+        self.log = []                 # (command code, params) of each command received, for tests
+        self._lock = threading.RLock()
+        self._parser = _FrameParser()
+        self._last_reply = None
+        self._pending_list = False    # an InListPassiveTarget waiting for a card
+        self._pending_deadline = None
+        self._stop = threading.Event()
+        self._thread = None
+        self._master_fd = None
+        self._slave_fd = None
+        self.port = None
+
+    # ----- lifecycle -------------------------------------------------------------------------------------
+    def start(self):
+        """Create the pty and start serving it in a background thread."""
+        self._master_fd, self._slave_fd = os.openpty()
+        tty.setraw(self._slave_fd)
+        self.port = os.ttyname(self._slave_fd)
+        self._thread = threading.Thread(target=self._serve, name="pn532-hsu-emulator", daemon=True)
+        self._thread.start()
+        return self
+
+    def close(self):
+        """Stop the thread and close the pty."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+        for fd in (self._master_fd, self._slave_fd):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self._master_fd = self._slave_fd = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # ----- the simulated world ------------------------------------------------------------------------------
+    def place_tag(self, tag):
+        """Put a tag on the reader; it stays until :meth:`remove_tag`. A waiting InListPassiveTarget answers."""
+        with self._lock:
+            self.field_tags.append(tag)
+            self._service_pending()
+        return tag
+
+    def remove_tag(self, tag=None):
+        """Lift ``tag`` (default: every tag, including one just tapped) off the reader."""
+        with self._lock:
+            if tag is None:
+                self.field_tags.clear()
+                self.selected_tag = None
+                return
+            if tag in self.field_tags:
+                self.field_tags.remove(tag)
+            if self.selected_tag is tag:
+                self.selected_tag = None
+
+    def tap(self, tag):
+        """Queue one tap: the next InListPassiveTarget returns ``tag``."""
+        self.script_taps([tag])
+        return tag
+
+    def script_taps(self, tags):
+        """Queue a sequence of taps; each InListPassiveTarget returns the next one."""
+        with self._lock:
+            self.tap_queue.extend(tags)
+            self._service_pending()
+
+    # ----- serving -------------------------------------------------------------------------------------
+    def _serve(self):
+        while not self._stop.is_set():
+            try:
+                ready, _, _ = select.select([self._master_fd], [], [], 0.02)
+            except (OSError, ValueError):
+                return
+            if ready:
+                try:
+                    data = os.read(self._master_fd, 1024)
+                except OSError:
+                    data = b""
+                if data and not self.silent:
+                    with self._lock:
+                        self._on_bytes(data)
+            with self._lock:
+                self._service_pending()
+
+    def _send(self, data):
+        try:
+            os.write(self._master_fd, data)
+        except OSError:
+            pass
+
+    def _reply(self, payload):
+        if self.reply_delay_s:
+            time.sleep(self.reply_delay_s)
+        frame = build_frame(bytes([PN532_TO_HOST]) + bytes(payload))
+        self._last_reply = frame
+        self._send(frame)
+
+    def _on_bytes(self, data):
+        if not self.awake:
+            index = data.find(bytes([WAKEUP_BYTE]))
+            if index < 0:
+                return
+            self.awake = True
+            self._parser.buffer.clear()
+            data = data[index:]
+        for kind, payload in self._parser.feed(data):
+            if kind == "ack":
+                self._pending_list = False        # host abort
+            elif kind == "nack":
+                if self._last_reply is not None:
+                    self._send(self._last_reply)
+            elif kind == "bad":
+                self._send(ERROR_FRAME)
+            else:
+                self._on_frame(payload)
+
+    def _on_frame(self, payload):
+        if len(payload) < 2 or payload[0] != HOST_TO_PN532:
+            self._send(ERROR_FRAME)
+            return
+        command, params = payload[1], payload[2:]
+        self.log.append((command, bytes(params)))
+        self._pending_list = False                # a new command aborts a waiting one
+        self._send(ACK_FRAME)
+        handler = {
+            CMD_GET_FIRMWARE_VERSION: self._cmd_firmware_version,
+            CMD_SAM_CONFIGURATION: self._cmd_sam_configuration,
+            CMD_RF_CONFIGURATION: self._cmd_rf_configuration,
+            CMD_IN_LIST_PASSIVE_TARGET: self._cmd_in_list_passive_target,
+            CMD_IN_DATA_EXCHANGE: self._cmd_in_data_exchange,
+            CMD_IN_RELEASE: self._cmd_in_release,
+            CMD_IN_DESELECT: self._cmd_in_release,
+        }.get(command)
+        if handler is None or handler(command, params) is False:
+            self._last_reply = ERROR_FRAME
+            self._send(ERROR_FRAME)
+
+    # ----- commands ------------------------------------------------------------------------------------
+    def _cmd_firmware_version(self, command, params):
+        self._reply(bytes([command + 1]) + FIRMWARE_VERSION)
+
+    def _cmd_sam_configuration(self, command, params):
+        if len(params) < 1 or params[0] not in (1, 2, 3, 4):
+            return False
+        self.sam_configured = True
+        self._reply(bytes([command + 1]))
+
+    def _cmd_rf_configuration(self, command, params):
+        if len(params) < 2:
+            return False
+        if params[0] == 0x05:                      # MaxRetries: MxRtyATR, MxRtyPSL, MxRtyPassiveActivation
+            if len(params) < 4:
+                return False
+            self.max_retries_passive = params[3]
+        elif params[0] == 0x01 and not params[1] & 0x01:
+            self.selected_tag = None               # RF field off: every tag loses power
+        self._reply(bytes([command + 1]))
+
+    def _cmd_in_list_passive_target(self, command, params):
+        if len(params) < 2 or params[0] not in (1, 2) or params[1] != 0x00:
+            return False                           # only 106 kbps type A is emulated
+        self.selected_tag = None
+        self._target_active = False
+        self._pending_list = True
+        if self.max_retries_passive == 0xFF:
+            self._pending_deadline = None
+        else:
+            attempts = self.max_retries_passive + 1
+            self._pending_deadline = time.monotonic() + attempts * self.retry_interval_s
+        self._service_pending()
+
+    def _next_tag(self):
+        if self.tap_queue:
+            return self.tap_queue.pop(0)
+        if self.field_tags:
+            return self.field_tags[0]
+        return None
+
+    def _service_pending(self):
+        """Answer a waiting InListPassiveTarget if a card is there or its retry budget is spent."""
+        if not self._pending_list or self.silent or self._master_fd is None:
+            return
+        tag = self._next_tag()
+        if tag is not None:
+            self._pending_list = False
+            self.selected_tag = tag
+            self._target_active = True
+            uid = tag.uid
+            self._reply(bytes([CMD_IN_LIST_PASSIVE_TARGET + 1, 1, 1]) + tag.sens_res
+                        + bytes([tag.sel_res, len(uid)]) + uid)
+        elif self._pending_deadline is not None and time.monotonic() >= self._pending_deadline:
+            self._pending_list = False
+            self._reply(bytes([CMD_IN_LIST_PASSIVE_TARGET + 1, 0]))
+
+    def _cmd_in_data_exchange(self, command, params):
+        if len(params) < 2:
+            return False
+        status_reply = bytes([command + 1])
+        tag = self.selected_tag
+        if params[0] != 1 or not self._target_active:
+            self._reply(status_reply + bytes([STATUS_BAD_CONTEXT]))
+            return None
+        if tag is None:                            # the selected card was lifted off the reader
+            self._reply(status_reply + bytes([STATUS_TIMEOUT]))
+            return None
+        tag_command, args = params[1], params[2:]
+        if tag_command == NTAG_READ and len(args) == 1:
+            data = tag.read(args[0])
+            if data is None:
+                self._reply(status_reply + bytes([STATUS_TAG_NAK]))
+            else:
+                self._reply(status_reply + bytes([STATUS_OK]) + data)
+        elif tag_command == NTAG_WRITE and len(args) == 5:
+            ok = tag.write(args[0], args[1:5])
+            self._reply(status_reply + bytes([STATUS_OK if ok else STATUS_TAG_NAK]))
+        else:
+            self._reply(status_reply + bytes([STATUS_INVALID_PARAM]))
+        return None
+
+    def _cmd_in_release(self, command, params):
+        if len(params) < 1:
+            return False
+        self.selected_tag = None
+        self._target_active = False
+        self._reply(bytes([command + 1, STATUS_OK]))
