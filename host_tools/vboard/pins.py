@@ -127,3 +127,48 @@ class Pin:
     def reset_registry(cls):
         cls.registry = {}
         cls.irq_errors = []
+
+
+class PWM:
+    """Fake ``machine.PWM``: records every (freq, duty_u16) the firmware sets.
+
+    ``history`` is a list of ``(freq, duty_u16)`` snapshots, one per change; ``sounding()`` is
+    True while the duty is non-zero.  ``PWM.registry`` maps GPIO id -> PWM.
+    """
+
+    registry = {}
+
+    def __init__(self, pin, freq=0, duty_u16=0, **kw):
+        self.pin = pin
+        self._freq = freq
+        self._duty = duty_u16
+        self.history = []
+        pid = getattr(pin, "id", pin)
+        PWM.registry[pid] = self
+
+    def freq(self, f=None):
+        if f is None:
+            return self._freq
+        if f < 8 or f > 62500000:
+            raise ValueError("freq out of range")
+        self._freq = f
+        self.history.append((self._freq, self._duty))
+        return None
+
+    def duty_u16(self, d=None):
+        if d is None:
+            return self._duty
+        if d < 0 or d > 65535:
+            raise ValueError("duty out of range")
+        self._duty = d
+        self.history.append((self._freq, self._duty))
+        return None
+
+    def duty_ns(self, ns=None):
+        return 0 if ns is None else None
+
+    def deinit(self):
+        self._duty = 0
+
+    def sounding(self):
+        return self._duty != 0

@@ -1,0 +1,57 @@
+"""A digital input (button, slap pad, touch sensor, PN532 IRQ line) timestamped in a hard IRQ.
+
+The handler does exactly one thing: store ``(source, time.ticks_us())`` into an
+``InputRing``.  It allocates nothing, so it is safe as a *hard* IRQ (heap locked):
+  * the bound method ``self._handler`` is created once in ``__init__`` and kept, so
+    registering it never builds a new bound-method object later;
+  * ``time.ticks_us()`` and ``pin.value()`` return small ints;
+  * ``InputRing.put`` stores into preallocated arrays.
+
+Release flag: when ``mark_release`` is set and the pin is at its *inactive* level when the
+handler runs, the stored source is ``source | RELEASE`` (bit 15).  This lets the main loop
+tell presses from releases with a both-edges trigger (e.g. STUCK long-press).  The level is
+sampled some 20-100 us after the edge, so during contact bounce it can be wrong: debounce
+first (``Debouncer`` locks a source out for a window after each accepted edge) and confirm
+a long press with ``is_active()``.
+
+The pin is passed in, already configured (direction, pull) by ``referee/board.py``.
+"""
+
+import time
+
+from micropython import const
+
+RELEASE = const(0x8000)  # flag OR-ed into the source id for release edges
+SOURCE_MASK = const(0x7FFF)
+
+
+class EdgeInput:
+    def __init__(self, pin, source, ring, trigger, active_low=True, mark_release=False):
+        self.pin = pin
+        self.source = source
+        self._release = source | RELEASE
+        self._ring = ring
+        self._active_level = 0 if active_low else 1
+        self._mark = mark_release
+        # Create the bound method once: pin.irq keeps this object, nothing is built per IRQ.
+        self._handler = self._irq
+        pin.irq(self._handler, trigger, hard=True)
+
+    def _irq(self, pin):
+        # Hard IRQ context: no allocation, no exceptions, keep it short.
+        t = time.ticks_us()
+        if self._mark and pin.value() != self._active_level:
+            self._ring.put(self._release, t)
+        else:
+            self._ring.put(self.source, t)
+
+    def is_active(self):
+        """True while the input is at its active level (pressed / touched)."""
+        return self.pin.value() == self._active_level
+
+    def disable(self):
+        """Detach the IRQ handler (e.g. before a flash write or at shutdown)."""
+        self.pin.irq(None)
+
+    def enable(self, trigger):
+        self.pin.irq(self._handler, trigger, hard=True)

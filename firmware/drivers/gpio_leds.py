@@ -1,0 +1,116 @@
+"""Render LED intents on plain GPIO LEDs (boards without NeoPixels).
+
+``GpioLeds(pins_by_zone)``: ``pins_by_zone[z]`` is a list of ``(colour_id, pin)`` pairs for
+zone z (``colour_id`` -1 = "any colour"), e.g. a pile with a green and a red LED:
+``[(C_GREEN, Pin(10)), (C_RED, Pin(11))]``, or a single LED: ``[(-1, Pin(12))]``.
+Pins are passed in, already set to output.  For the zone's colour, the LED of exactly that
+colour lights if the zone has one, else its "any" LED.
+
+Plain LEDs are on/off, so patterns map to: SOLID on, BLINK/FAST blink, PULSE slow blink
+(on while the breathing level is above half), COUNTDOWN on and blinking fast during its
+last quarter.  ``until_ms`` expiry turns the zone off.  Pins are written only on change.
+"""
+
+from array import array
+
+from micropython import const
+
+from drivers.led_strip import (
+    N_ZONES,
+    C_OFF,
+    P_COUNTDOWN,
+    P_FAST,
+    P_SOLID,
+    IntentTracker,
+    pattern_level,
+)
+
+ANY = const(-1)
+
+
+class GpioLeds:
+    def __init__(self, pins_by_zone, active_high=True):
+        self._pins = []
+        zone = []
+        color = []
+        for z in range(N_ZONES):
+            entries = pins_by_zone[z] if z < len(pins_by_zone) and pins_by_zone[z] else ()
+            for cid, pin in entries:
+                self._pins.append(pin)
+                zone.append(z)
+                color.append(cid)
+        n = len(self._pins)
+        self._zone = bytearray(zone)
+        self._color = array("b", color)
+        self._state = bytearray(n)
+        self._on = 1 if active_high else 0
+        self._intents = IntentTracker()
+        self._animated = False
+        self._force = True
+        self.writes = 0
+        for i in range(n):
+            self._pins[i].value(1 - self._on)
+
+    def _zone_on(self, z, now_ms):
+        tr = self._intents
+        c = tr.color[z]
+        until = tr.until[z]
+        if c == C_OFF or (until >= 0 and now_ms >= until):
+            return False
+        pat = tr.pattern[z]
+        if until >= 0 or pat != P_SOLID:
+            self._animated = True
+        if pat == P_COUNTDOWN:
+            if until >= 0 and 4 * (until - now_ms) < until - tr.start[z]:
+                return pattern_level(P_FAST, now_ms - tr.start[z]) > 0
+            return True
+        return pattern_level(pat, now_ms - tr.start[z]) >= 128
+
+    def _has_exact(self, z, c):
+        for i in range(len(self._pins)):
+            if self._zone[i] == z and self._color[i] == c:
+                return True
+        return False
+
+    def render(self, intents, now_ms):
+        """Show the intents at ``now_ms``; returns True if any pin changed."""
+        tr = self._intents
+        changed = tr.sync(intents, now_ms)
+        if not (changed or self._animated or self._force):
+            return False
+        self._animated = False
+        self._force = False
+        dirty = False
+        last_z = -1
+        on = False
+        exact = False
+        for i in range(len(self._pins)):
+            z = self._zone[i]
+            if z != last_z:
+                last_z = z
+                on = self._zone_on(z, now_ms)
+                exact = self._has_exact(z, tr.color[z])
+            cid = self._color[i]
+            want = on and (cid == tr.color[z] or (cid == ANY and not exact))
+            if self._set(i, want):
+                dirty = True
+        return dirty
+
+    def _set(self, i, want):
+        s = 1 if want else 0
+        if self._state[i] == s:
+            return False
+        self._state[i] = s
+        self._pins[i].value(self._on if s else 1 - self._on)
+        self.writes += 1
+        return True
+
+    def fill(self, color):
+        """Light every LED of that colour (and "any" LEDs); C_OFF turns all off. Next render redraws."""
+        for i in range(len(self._pins)):
+            cid = self._color[i]
+            self._set(i, color != C_OFF and (cid == color or cid == ANY))
+        self._force = True
+
+    def off(self):
+        self.fill(C_OFF)
