@@ -1,0 +1,106 @@
+"""Board subcommands of the `spit` CLI: ``flash``, ``logs pull`` and ``console``.
+
+The main CLI (host_tools/cli.py) calls :func:`add_subcommands` on its argparse subparsers. Each subcommand sets
+``func``: call ``args.func(args)`` to run it; it returns the exit code (0 ok, 1 error, printed as one line).
+``python -m host_tools.cli_flash ...`` runs these subcommands on their own.
+"""
+
+import argparse
+import sys
+
+from host_tools import board_logs, flash
+
+PORT_HELP = "serial port of the board, e.g. /dev/ttyACM0 or COM5 (default: auto, the first Pico found)"
+
+
+def _fail(command, error):
+    sys.stderr.write("spit %s: error: %s\n" % (command, error))
+    return 1
+
+
+def run_flash(args):
+    try:
+        flash.flash(args)
+    except flash.FlashError as e:
+        return _fail("flash", e)
+    return 0
+
+
+def run_logs_pull(args):
+    try:
+        board_logs.pull_logs(args.port, args.dest)
+    except flash.FlashError as e:
+        return _fail("logs pull", e)
+    return 0
+
+
+def run_console(args):
+    try:
+        board_logs.console(args.port)
+    except flash.FlashError as e:
+        return _fail("console", e)
+    return 0  # not reached: console() replaces the process
+
+
+def add_subcommands(subparsers):
+    """Register ``flash``, ``logs`` (``logs pull``) and ``console`` on an argparse subparsers object."""
+    p = subparsers.add_parser(
+        "flash", help="compile the firmware and copy it to a board",
+        description="Compile firmware/ with mpy-cross and copy it to the board with mpremote, together with "
+                    "the board file, the ruleset config and the card map; then soft-reset the board and check "
+                    "that the firmware reports the expected version.",
+        epilog="examples:\n"
+               "  spit flash                          first Pico found, boards/pico.json, classic rules\n"
+               "  spit flash --port /dev/ttyACM0 --ruleset house.json --cards cards.json\n"
+               "  spit flash --dry-run                print the mpremote commands only",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--port", help=PORT_HELP)
+    p.add_argument("--board", default="pico", metavar="NAME",
+                   help="board definition: NAME for boards/NAME.json, or a path to a .json file (default: pico)")
+    p.add_argument("--ruleset", default="classic", metavar="NAME|FILE",
+                   help="ruleset to play: a name (written as {\"ruleset\": NAME, \"options\": {}}) or a "
+                        "ruleset.json file (default: classic)")
+    p.add_argument("--cards", metavar="FILE", help="card map (cards.json from `spit enroll`) to copy to the board")
+    p.add_argument("--source", action="store_true",
+                   help="copy the .py sources instead of compiling to .mpy (slower import, easier debugging)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the mpremote command lines instead of running them")
+    p.add_argument("--build-dir", metavar="DIR",
+                   help="where the board image is built (default: build/mpy next to firmware/)")
+    p.add_argument("--firmware-dir", metavar="DIR",
+                   help="firmware tree to flash (default: the checkout's firmware/)")
+    p.add_argument("--boards-dir", metavar="DIR", help="where --board NAME is looked up (default: boards/)")
+    p.set_defaults(func=run_flash)
+
+    logs = subparsers.add_parser(
+        "logs", help="session logs on the board",
+        description="Work with the session logs (JSON Lines) the referee keeps in /logs on the board.")
+    logs_sub = logs.add_subparsers(dest="logs_command", metavar="ACTION")
+    logs_sub.required = True
+    pull = logs_sub.add_parser(
+        "pull", help="copy the session logs off the board",
+        description="Copy every file in the board's /logs directory to a local directory (overwriting).")
+    pull.add_argument("--port", help=PORT_HELP)
+    pull.add_argument("--dest", default="logs", metavar="DIR", help="local directory to copy into (default: ./logs)")
+    pull.set_defaults(func=run_logs_pull)
+
+    con = subparsers.add_parser(
+        "console", help="open the board's serial console (MicroPython REPL)",
+        description="Run `mpremote connect PORT repl`: see what the referee prints, or type Python. "
+                    "Ctrl-C stops the running program, Ctrl-D soft-resets, Ctrl-] quits.")
+    con.add_argument("--port", help=PORT_HELP)
+    con.set_defaults(func=run_console)
+
+
+def main(argv=None):
+    """Entry point for ``python -m host_tools.cli_flash``: just the board subcommands."""
+    parser = argparse.ArgumentParser(prog="spit", description="Spit referee board tools")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers.required = True
+    add_subcommands(subparsers)
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

