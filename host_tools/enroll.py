@@ -1,0 +1,345 @@
+"""`spit enroll`: map NFC tags to playing cards and write the card map file.
+
+The card map (docs/architecture.md) is ``{"cardmap": 1, "cards": {"04A1B2C3D4E5F6": "QH", ...}}`` with
+upper-case hex UIDs; with ``--deck P`` every code gets the deck owner's suffix, ``"QH@P"``, so two decks
+enrolled with ``--deck 1`` and ``--deck 2`` can share one file.
+
+Session rules:
+
+* cards are prompted in a fixed order (clubs, diamonds, hearts, spades; A 2..10 J Q K within a suit, then
+  the jokers with ``--jokers``); sort the deck that way before starting;
+* only a *new* tag counts: a tag that stays on the reader is read once, a UID already in the file is
+  rejected with the card it belongs to, and the prompt is repeated;
+* the file is saved after every card, so re-running with the same ``--out`` resumes at the first card of
+  this deck that is still missing;
+* undo: type ``u`` + Enter while a prompt is waiting (or start with ``--undo-last``) to drop the most
+  recently enrolled card of this deck; ``q`` + Enter stops (the file is already saved);
+* ``--write-tags`` also writes the card code into the tag's user memory and reads it back (see
+  :func:`encode_tag_payload`).
+
+Tag payload format (``--write-tags``), from NTAG page 4 on, 4 bytes per page::
+
+    "SPIT"  version(=1)  length  code (ASCII, e.g. b"QH@1")  zero padding to a whole page
+
+It replaces the tag's NDEF area, so phones no longer see an (empty) NDEF message on it.
+
+Without a USB reader, ``--board-port`` runs the board's own enrollment mode over mpremote; see
+:func:`run_board_enrollment`.
+"""
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+
+RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+SUITS = ["C", "D", "H", "S"]
+JOKER = "JK"
+RANK_NAMES = {"A": "Ace", "J": "Jack", "Q": "Queen", "K": "King", "2": "Two", "3": "Three", "4": "Four",
+              "5": "Five", "6": "Six", "7": "Seven", "8": "Eight", "9": "Nine", "10": "Ten"}
+SUIT_NAMES = {"C": "Clubs", "D": "Diamonds", "H": "Hearts", "S": "Spades"}
+TAG_MAGIC = b"SPIT"
+TAG_FORMAT_VERSION = 1
+TAG_FIRST_PAGE = 4
+UID_HEX_LENGTHS = (8, 14, 20)
+
+
+class EnrollError(Exception):
+    """A problem the user must fix; main() prints it as one line and exits non-zero."""
+
+
+class EnrollQuit(Exception):
+    """The user typed q: stop, the file is already saved."""
+
+
+def card_order(jokers=False):
+    """The 52 (or 54 with two jokers) card codes in prompting order."""
+    codes = [rank + suit for suit in SUITS for rank in RANKS]
+    if jokers:
+        codes += [JOKER, JOKER]
+    return codes
+
+
+def card_name(code, nth_joker=1):
+    """Human name of a card code: "QH" -> "Queen of Hearts", "JK" -> "first Joker"."""
+    if code == JOKER:
+        return "%s Joker" % ("first" if nth_joker == 1 else "second")
+    return "%s of %s" % (RANK_NAMES[code[:-1]], SUIT_NAMES[code[-1]])
+
+
+def encode_tag_payload(code):
+    """Bytes written from page 4: magic, version, length, ASCII code, zero-padded to whole pages."""
+    raw = code.encode("ascii")
+    payload = TAG_MAGIC + bytes([TAG_FORMAT_VERSION, len(raw)]) + raw
+    return payload + bytes(-len(payload) % 4)
+
+
+def decode_tag_payload(data):
+    """The card code stored by :func:`encode_tag_payload`, or None if ``data`` does not hold one."""
+    if len(data) < 6 or data[:4] != TAG_MAGIC or data[4] != TAG_FORMAT_VERSION:
+        return None
+    raw = bytes(data[6:6 + data[5]])
+    if len(raw) != data[5]:
+        return None
+    try:
+        return raw.decode("ascii")
+    except UnicodeDecodeError:
+        return None
+
+
+# ----- the card map file ---------------------------------------------------------------------------------
+def load_card_map(path):
+    """The ``cards`` dict of an existing card map file (insertion order = enrollment order), {} if absent."""
+    if not os.path.exists(path):
+        return {}
+    try:
+        with open(path, encoding="utf-8") as handle:
+            document = json.load(handle)
+    except (OSError, ValueError) as exc:
+        raise EnrollError("%s is not a readable card map: %s" % (path, exc))
+    if not isinstance(document, dict) or document.get("cardmap") != 1:
+        raise EnrollError('%s is not a card map (expected {"cardmap": 1, "cards": {...}})' % path)
+    cards = document.get("cards")
+    if not isinstance(cards, dict):
+        raise EnrollError('%s: "cards" must be an object of UID -> card code' % path)
+    for uid, code in cards.items():
+        if not _is_uid_hex(uid):
+            raise EnrollError("%s: bad UID %r (upper-case hex, 4, 7 or 10 bytes)" % (path, uid))
+        if not isinstance(code, str) or _split_code(code)[0] not in card_order(jokers=True):
+            raise EnrollError("%s: UID %s has a bad card code %r" % (path, uid, code))
+    return dict(cards)
+
+
+def save_card_map(path, cards):
+    """Write the card map atomically (a crash never leaves half a file)."""
+    temporary = path + ".tmp"
+    with open(temporary, "w", encoding="utf-8") as handle:
+        json.dump({"cardmap": 1, "cards": cards}, handle, indent=1)
+        handle.write("\n")
+    os.replace(temporary, path)
+
+
+def _is_uid_hex(uid):
+    return (isinstance(uid, str) and len(uid) in UID_HEX_LENGTHS
+            and all(c in "0123456789ABCDEF" for c in uid))
+
+
+def _split_code(value):
+    code, _, deck = value.partition("@")
+    return code, deck
+
+
+# ----- the reader ----------------------------------------------------------------------------------------
+class Pn532Reader:
+    """A PN532 on a serial port, driven by adafruit_pn532 (HSU/UART at 115200 baud)."""
+
+    def __init__(self, port, poll_s=0.2):
+        import serial
+        from adafruit_pn532.uart import PN532_UART
+        self.port = port
+        self.poll_s = poll_s
+        try:
+            self.serial = serial.Serial(port, 115200, timeout=0.1)
+        except (serial.SerialException, OSError, ValueError) as exc:
+            raise EnrollError("cannot open serial port %s: %s" % (port, _first_line(exc)))
+        try:
+            self.pn532 = PN532_UART(self.serial)
+            self.firmware = self.pn532.firmware_version
+        except (RuntimeError, OSError, IndexError) as exc:
+            self.serial.close()
+            raise EnrollError("no PN532 answering on %s (%s); check the reader is in HSU/UART mode"
+                              % (port, _first_line(exc)))
+
+    def poll(self):
+        """UID (upper hex) of a card in the field within ``poll_s``, else None."""
+        for attempt in range(3):
+            try:
+                uid = self.pn532.read_passive_target(timeout=self.poll_s)
+                return bytes(uid).hex().upper() if uid else None
+            except (RuntimeError, IndexError):
+                # a late reply to a previous poll can land where the ACK was expected: just ask again
+                if attempt == 2:
+                    raise EnrollError("the PN532 on %s keeps sending garbled replies" % self.port)
+            except OSError as exc:
+                raise EnrollError("lost the reader on %s: %s" % (self.port, _first_line(exc)))
+        return None
+
+    def write_code(self, code):
+        """Write ``code`` into the selected tag and read it back. Returns None or a reason string."""
+        payload = encode_tag_payload(code)
+        try:
+            for index in range(0, len(payload), 4):
+                if not self.pn532.ntag2xx_write_block(TAG_FIRST_PAGE + index // 4, payload[index:index + 4]):
+                    return "the tag refused page %d" % (TAG_FIRST_PAGE + index // 4)
+            stored = bytearray()
+            while len(stored) < len(payload):
+                block = self.pn532.mifare_classic_read_block(TAG_FIRST_PAGE + len(stored) // 4)
+                if block is None:
+                    return "reading back failed"
+                stored += block
+        except (RuntimeError, IndexError, TypeError) as exc:
+            return "the reader did not answer (%s)" % _first_line(exc)
+        if decode_tag_payload(stored) != code:
+            return "read back %r instead of %r" % (bytes(stored[:len(payload)]), code)
+        return None
+
+    def close(self):
+        self.serial.close()
+
+
+def _first_line(exc):
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0]
+
+
+# ----- keyboard commands ---------------------------------------------------------------------------------
+class StdinCommands:
+    """Non-blocking line reader: a daemon thread feeds stdin lines into a queue; call to poll one."""
+
+    def __init__(self, stream=None):
+        self._lines = queue.Queue()
+        self._stream = stream if stream is not None else sys.stdin
+        threading.Thread(target=self._pump, name="enroll-stdin", daemon=True).start()
+
+    def _pump(self):
+        for line in self._stream:
+            self._lines.put(line.strip().lower())
+
+    def __call__(self):
+        try:
+            return self._lines.get_nowait()
+        except queue.Empty:
+            return None
+
+
+# ----- the session ---------------------------------------------------------------------------------------
+class Enroller:
+    """One enrollment session. ``commands`` is a zero-argument callable returning a typed line or None."""
+
+    def __init__(self, reader, out_path, deck=None, jokers=False, write_tags=False, timeout_s=0.0,
+                 commands=None, echo=print):
+        self.reader = reader
+        self.out_path = out_path
+        self.suffix = "@%s" % deck if deck else ""
+        self.order = card_order(jokers)
+        self.write_tags = write_tags
+        self.timeout_s = timeout_s
+        self.commands = commands or (lambda: None)
+        self.echo = echo
+        self.cards = load_card_map(out_path)
+        self.last_seen = None
+
+    def deck_entries(self):
+        """(uid, code) of this deck's cards in enrollment order."""
+        return [(uid, value) for uid, value in self.cards.items()
+                if _split_code(value)[1] == self.suffix[1:]]
+
+    def next_missing(self):
+        """Index in the prompting order of the first card this deck still lacks, or None when complete."""
+        remaining = [_split_code(value)[0] for _, value in self.deck_entries()]
+        for index, code in enumerate(self.order):
+            if code in remaining:
+                remaining.remove(code)
+            else:
+                return index
+        return None
+
+    def undo_last(self):
+        """Forget the most recently enrolled card of this deck and save. Returns its code or None."""
+        entries = self.deck_entries()
+        if not entries:
+            self.echo("Nothing to undo.")
+            return None
+        uid, value = entries[-1]
+        del self.cards[uid]
+        save_card_map(self.out_path, self.cards)
+        self.echo("Undone: %s (tag %s)" % (value, uid))
+        return value
+
+    def run(self):
+        """Prompt until the deck is complete. Returns the number of cards enrolled in this session."""
+        total = len(self.order)
+        if self.deck_entries():
+            self.echo("Resuming %s: %d/%d cards already enrolled." % (self.out_path, len(self.deck_entries()),
+                                                                     total))
+        enrolled = 0
+        while True:
+            index = self.next_missing()
+            if index is None:
+                self.echo("All %d cards enrolled in %s." % (total, self.out_path))
+                return enrolled
+            code = self.order[index]
+            name = card_name(code, nth_joker=self.order[:index + 1].count(JOKER))
+            self.echo("Tap the %s (%d/%d)  [u = undo, q = quit]" % (name, index + 1, total))
+            uid = self._wait_for_new_tag(name)
+            if uid is None:
+                continue                                    # undo: prompt again from the new position
+            value = code + self.suffix
+            if self.write_tags:
+                problem = self.reader.write_code(value)
+                if problem:
+                    self.echo("  Writing %s to tag %s failed: %s. Tap it again." % (value, uid, problem))
+                    self.last_seen = None
+                    continue
+            self.cards[uid] = value
+            save_card_map(self.out_path, self.cards)
+            enrolled += 1
+            self.echo("  %s = %s%s" % (uid, value, " (written and verified)" if self.write_tags else ""))
+
+    def _wait_for_new_tag(self, name):
+        """UID of the next new, not yet enrolled tag; None after an undo."""
+        deadline = time.monotonic() + self.timeout_s if self.timeout_s else None
+        while True:
+            command = self.commands()
+            if command in ("u", "undo"):
+                self.undo_last()
+                return None
+            if command in ("q", "quit"):
+                raise EnrollQuit()
+            if deadline is not None and time.monotonic() > deadline:
+                raise EnrollError("no tag tapped for the %s within %g s (progress is saved in %s)"
+                                  % (name, self.timeout_s, self.out_path))
+            uid = self.reader.poll()
+            if uid is None:
+                self.last_seen = None                       # the field is empty: the next tag is new
+                continue
+            if uid == self.last_seen:
+                continue                                    # the same tag is still lying on the reader
+            self.last_seen = uid
+            if uid in self.cards:
+                self.echo("  Tag %s is already enrolled as %s; tap the %s." % (uid, self.cards[uid], name))
+                continue
+            return uid
+
+
+# ----- the board's own enrollment mode ---------------------------------------------------------------------
+def board_enrollment_commands(port, out_path, deck=None, jokers=False):
+    """The mpremote command lines used by :func:`run_board_enrollment`.
+
+    Firmware contract: ``referee.enroll.run(deck=None, jokers=False)`` prompts on the serial console,
+    reads tags with the board's own PN532, prints one progress line per card and writes ``/cards.json``
+    (same format as this tool, saved after each card so it can resume too).
+    """
+    arguments = []
+    if deck:
+        arguments.append("deck=%r" % str(deck))
+    if jokers:
+        arguments.append("jokers=True")
+    code = "import referee.enroll as e; e.run(%s)" % ", ".join(arguments)
+    mpremote = [sys.executable, "-m", "mpremote", "connect", port]
+    return [mpremote + ["exec", code], mpremote + ["fs", "cp", ":cards.json", out_path]]
+
+
+def run_board_enrollment(port, out_path, deck=None, jokers=False, runner=subprocess.run):
+    """Run the board's enrollment mode (its output streams to our stdout), then copy /cards.json here."""
+    for command in board_enrollment_commands(port, out_path, deck, jokers):
+        result = runner(command)
+        if result.returncode != 0:
+            raise EnrollError("mpremote failed on %s (exit %d): %s" % (port, result.returncode,
+                                                                   " ".join(command[3:])))
+    cards = load_card_map(out_path)
+    print("Copied %d cards from the board to %s." % (len(cards), out_path))
+    return cards
