@@ -38,8 +38,9 @@ def list_logs(port):
     raise FlashError("unexpected answer listing logs/ on %s: %r" % (port, output.strip()[-200:]))
 
 
-def pull_logs(port, dest, err=sys.stderr):
+def pull_logs(port, dest, err=None):
     """Copy every file of the board's logs/ into ``dest``. Returns the local paths written."""
+    err = err or sys.stderr
     port = resolve_port(port)
     names = list_logs(port)
     if not names:

@@ -300,8 +300,10 @@ def run_mpremote(port, actions, on_line=None, timeout=MPREMOTE_TIMEOUT_S):
     return output
 
 
-def flash(options, err=sys.stderr, out=sys.stdout):
+def flash(options, err=None, out=None):
     """Run ``spit flash`` with argparse-style ``options``. Returns the version line; raises FlashError."""
+    err = err or sys.stderr
+    out = out or sys.stdout
     firmware_dir = os.path.abspath(options.firmware_dir or default_firmware_dir())
     boards_dir = options.boards_dir or default_boards_dir()
     build_dir = os.path.abspath(options.build_dir or os.path.join(os.path.dirname(firmware_dir), "build", "mpy"))

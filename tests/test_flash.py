@@ -1,0 +1,261 @@
+"""End-to-end tests of `spit flash`, `spit logs pull` and the pty fake board, with no hardware.
+
+The fake board (host_tools/fakeboard_pty.py) is the MicroPython unix port behind a pty, with a temp dir as its
+flash file system; mpremote talks to it exactly as to a Pico. Most tests flash a tiny fake firmware tree (fast,
+independent of the real engine's progress); one flashes the real firmware/ and boards/pico.json when present.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from host_tools import cli_flash, flash
+from host_tools.fakeboard_pty import FakeBoard, find_micropython
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FAKE_VERSION = "9.8.7"
+
+try:
+    find_micropython()
+    HAVE_MICROPYTHON = True
+except FileNotFoundError:
+    HAVE_MICROPYTHON = False
+needs_micropython = pytest.mark.skipif(not HAVE_MICROPYTHON, reason="micropython unix port not installed")
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+@pytest.fixture
+def firmware(tmp_path):
+    """A tiny firmware tree shaped like the real one."""
+    root = tmp_path / "firmware"
+    write(str(root / "main.py"), "import spit\nprint('spit-referee', spit.__version__)\n")
+    write(str(root / "lib/spit/__init__.py"), '"""Fake engine."""\n__version__ = "%s"\n' % FAKE_VERSION)
+    write(str(root / "lib/spit/cards.py"), "RANKS = 'A23456789TJQK'\n\ndef rank(code):\n    return code[:-1]\n")
+    write(str(root / "drivers/leds.py"), "class Leds:\n    pass\n")
+    write(str(root / "referee/app.py"), "import machine\n")  # needs hardware: must not be imported by verify
+    return str(root)
+
+
+@pytest.fixture
+def boards(tmp_path):
+    root = tmp_path / "boards"
+    write(str(root / "pico.json"), json.dumps({"name": "pico", "pins": {"led": 25}}))
+    return str(root)
+
+
+@pytest.fixture
+def board(tmp_path):
+    if not HAVE_MICROPYTHON:
+        pytest.skip("micropython unix port not installed")
+    with FakeBoard(str(tmp_path / "board")) as fake:
+        yield fake
+
+
+def run_cli(capsys, *argv):
+    """Run the board subcommands in-process; return (exit code, stdout, stderr)."""
+    code = cli_flash.main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def flash_args(board, firmware, boards, tmp_path, *extra):
+    return ["flash", "--port", board.port, "--board", "pico", "--ruleset", "classic",
+            "--firmware-dir", firmware, "--boards-dir", boards, "--build-dir", str(tmp_path / "build")] + list(extra)
+
+
+def mpremote(port, *actions):
+    proc = subprocess.run([sys.executable, "-m", "mpremote", "connect", port] + list(actions),
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout
+
+
+def board_files(root):
+    found = set()
+    for dirpath, _, filenames in os.walk(root):
+        for name in filenames:
+            found.add(os.path.relpath(os.path.join(dirpath, name), root).replace(os.sep, "/"))
+    return found
+
+
+# -- the fake board itself -----------------------------------------------------------------------------------
+
+@needs_micropython
+def test_fake_board_soft_resets_and_cleans_up(tmp_path):
+    with FakeBoard(str(tmp_path / "b")) as fake:
+        boots = fake.boots
+        assert mpremote(fake.port, "soft-reset", "+", "exec", "import os; print(os.getcwd())").strip() \
+            == str(tmp_path / "b")
+        assert fake.boots > boots  # the process exited on Ctrl-D and was respawned
+        child = fake._child
+        thread = fake._thread
+    assert child.poll() is not None  # reaped: no zombie micropython
+    assert not thread.is_alive()
+
+
+# -- spit flash ----------------------------------------------------------------------------------------------
+
+def test_flash_lands_files_and_firmware_imports(board, firmware, boards, tmp_path, capsys):
+    code, out, err = run_cli(capsys, *flash_args(board, firmware, boards, tmp_path))
+    assert code == 0, err
+    assert out.strip() == "spit-referee %s board=pico" % FAKE_VERSION
+    assert "[7/7] :ruleset.json" in err and "copied 7 files" in err  # progress on stderr
+
+    assert board_files(board.root) == {
+        "main.py", "lib/spit/__init__.mpy", "lib/spit/cards.mpy", "drivers/leds.mpy", "referee/app.mpy",
+        "board.json", "ruleset.json"}
+    assert os.path.isdir(os.path.join(board.root, "logs"))
+    with open(os.path.join(board.root, "lib/spit/cards.mpy"), "rb") as f:
+        assert f.read(2) == b"M\x06"  # a .mpy v6 file, not a copied source
+    with open(os.path.join(board.root, "ruleset.json")) as f:
+        assert json.load(f) == {"ruleset": "classic", "options": {}}
+    with open(os.path.join(board.root, "board.json")) as f:
+        assert json.load(f)["pins"] == {"led": 25}
+
+    # A fresh interpreter on the board imports the compiled engine from lib/.
+    answer = mpremote(board.port, "exec", "import spit, spit.cards; print(spit.__version__, spit.cards.rank('QH'))")
+    assert answer.split() == [FAKE_VERSION, "Q"]
+
+
+def test_flash_source_replaces_mpy_modules(board, firmware, boards, tmp_path, capsys):
+    assert run_cli(capsys, *flash_args(board, firmware, boards, tmp_path))[0] == 0
+    code, out, err = run_cli(capsys, *flash_args(board, firmware, boards, tmp_path, "--source"))
+    assert code == 0, err
+    files = board_files(board.root)
+    assert "lib/spit/cards.py" in files and "drivers/leds.py" in files
+    assert not [f for f in files if f.endswith(".mpy")]  # stale .mpy removed: no mixed install
+
+
+def test_flash_ruleset_file_and_card_map(board, firmware, boards, tmp_path, capsys):
+    ruleset = tmp_path / "house.json"
+    ruleset.write_text(json.dumps({"ruleset": "own-deck", "options": {"piles": 3}}))
+    cards = tmp_path / "cards.json"
+    cards.write_text(json.dumps({"cardmap": 1, "cards": {"04A1B2C3D4E5F6": "QH"}}))
+    args = flash_args(board, firmware, boards, tmp_path, "--cards", str(cards))
+    args[args.index("classic")] = str(ruleset)
+    code, _, err = run_cli(capsys, *args)
+    assert code == 0, err
+    with open(os.path.join(board.root, "ruleset.json")) as f:
+        assert json.load(f) == {"ruleset": "own-deck", "options": {"piles": 3}}
+    with open(os.path.join(board.root, "cards.json")) as f:
+        assert json.load(f)["cards"] == {"04A1B2C3D4E5F6": "QH"}
+
+
+def test_dry_run_prints_mpremote_steps_only(firmware, boards, tmp_path, capsys):
+    build = tmp_path / "build"
+    code, out, err = run_cli(capsys, "flash", "--dry-run", "--port", "/dev/ttyACM7", "--firmware-dir", firmware,
+                             "--boards-dir", boards, "--build-dir", str(build))
+    assert code == 0, err
+    commands = [line for line in out.splitlines() if line.startswith("mpremote ")]
+    assert len(commands) == 2
+    assert commands[0].startswith("mpremote connect /dev/ttyACM7 exec ")
+    assert " + fs cp %s :lib/spit/cards.mpy" % (build / "lib/spit/cards.mpy") in commands[0]
+    assert " :main.py " in commands[0] and " :board.json " in commands[0] and commands[0].endswith(":ruleset.json")
+    assert commands[1].startswith("mpremote connect /dev/ttyACM7 soft-reset + exec ")
+    assert "mpremote connect /dev/ttyACM7 reset" in out
+    assert not build.exists()  # nothing compiled, nothing touched
+
+
+def test_missing_board_file_is_one_line_error(firmware, boards, tmp_path, capsys):
+    code, out, err = run_cli(capsys, "flash", "--port", "/dev/null", "--board", "nosuch",
+                             "--firmware-dir", firmware, "--boards-dir", boards)
+    assert code == 1
+    assert err.count("\n") == 1
+    assert err.startswith("spit flash: error: board file not found: ") and "nosuch.json" in err
+    assert "known boards: pico" in err
+
+
+def test_mpy_cross_failure_names_the_file(board, firmware, boards, tmp_path, capsys):
+    write(os.path.join(firmware, "lib/spit/bad.py"), "def f(a, /, b):\n    return a\n")
+    code, _, err = run_cli(capsys, *flash_args(board, firmware, boards, tmp_path))
+    assert code == 1
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("spit flash: error: mpy-cross failed on ") and "lib/spit/bad.py" in last
+    assert not board_files(board.root)  # failed before touching the board
+
+
+def test_no_board_found(firmware, boards, tmp_path, capsys, monkeypatch):
+    from serial.tools import list_ports
+    monkeypatch.setattr(list_ports, "comports", lambda: [])
+    code, _, err = run_cli(capsys, "flash", "--firmware-dir", firmware, "--boards-dir", boards,
+                           "--build-dir", str(tmp_path / "build"))
+    assert code == 1
+    assert err.startswith("spit flash: error: no board found")
+
+
+def test_unreachable_port_reports_mpremote_failure(firmware, boards, tmp_path, capsys):
+    port = str(tmp_path / "ttyNOPE")
+    code, _, err = run_cli(capsys, "flash", "--port", port, "--firmware-dir", firmware, "--boards-dir", boards,
+                           "--build-dir", str(tmp_path / "build"))
+    assert code == 1
+    assert err.strip().splitlines()[-1].startswith("spit flash: error: mpremote on %s failed: " % port)
+
+
+def test_version_mismatch_is_reported(board, firmware, boards, tmp_path, capsys):
+    # An older engine left as .py in a directory that shadows lib/ makes the board report another version.
+    write(os.path.join(board.root, "spit/__init__.py"), '__version__ = "0.0.1"\n')
+    write(os.path.join(board.root, "spit/cards.py"), "")
+    code, _, err = run_cli(capsys, *flash_args(board, firmware, boards, tmp_path))
+    assert code == 1
+    assert "board reports spit-referee 0.0.1 but %s was flashed" % FAKE_VERSION in err
+
+
+# -- the real firmware tree ------------------------------------------------------------------------------------
+
+REAL_FIRMWARE = os.path.join(REPO, "firmware")
+
+
+@pytest.mark.skipif(not (os.path.isfile(os.path.join(REAL_FIRMWARE, "main.py"))
+                         and os.path.isfile(os.path.join(REAL_FIRMWARE, "lib/spit/__init__.py"))),
+                    reason="firmware/main.py or firmware/lib/spit/__init__.py not written yet")
+def test_flash_real_firmware(board, boards, tmp_path, capsys):
+    real_boards = os.path.join(REPO, "boards")
+    use_boards = real_boards if os.path.isfile(os.path.join(real_boards, "pico.json")) else boards
+    args = ["flash", "--port", board.port, "--board", "pico", "--ruleset", "classic",
+            "--boards-dir", use_boards, "--build-dir", str(tmp_path / "build")]
+    code, out, err = run_cli(capsys, *args)
+    assert code == 0, err
+    version = flash.firmware_version(REAL_FIRMWARE)
+    assert out.startswith("spit-referee %s board=" % version)
+    assert "lib/spit/__init__.mpy" in board_files(board.root)
+    answer = mpremote(board.port, "exec", "import spit; print(spit.__version__)")
+    assert answer.strip() == version
+
+
+# -- logs pull ---------------------------------------------------------------------------------------------------
+
+def test_logs_pull_copies_every_log(board, tmp_path, capsys):
+    first = '{"t": 0, "ev": "session", "ruleset": "classic"}\n{"t": 12, "ev": "play"}\n'
+    write(os.path.join(board.root, "logs/session-001.jsonl"), first)
+    write(os.path.join(board.root, "logs/session-002.jsonl"), "{}\n" * 500)
+    dest = tmp_path / "pulled"
+    code, _, err = run_cli(capsys, "logs", "pull", "--port", board.port, "--dest", str(dest))
+    assert code == 0, err
+    assert sorted(os.listdir(dest)) == ["session-001.jsonl", "session-002.jsonl"]
+    assert (dest / "session-001.jsonl").read_text() == first
+    assert (dest / "session-002.jsonl").read_text() == "{}\n" * 500
+    assert "[2/2]" in err and "pulled 2 log files" in err
+
+
+def test_logs_pull_with_no_logs(board, tmp_path, capsys):
+    code, _, err = run_cli(capsys, "logs", "pull", "--port", board.port, "--dest", str(tmp_path / "pulled"))
+    assert code == 0
+    assert "no session logs" in err
+    assert not (tmp_path / "pulled").exists()
+
+
+def test_help_reads(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        cli_flash.main(["flash", "--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    for option in ("--port", "--board", "--ruleset", "--cards", "--source", "--dry-run", "--build-dir"):
+        assert option in out
