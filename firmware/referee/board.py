@@ -1,0 +1,322 @@
+"""Load and validate the board file (``/board.json``); boot-time error reporting.
+
+``load_board(path_or_dict)`` returns a normalised dict (schema in boards/README.md) or raises
+``BoardError`` whose message names the file and the key, e.g.
+``board.json: players[1].slap[0]: pin 40 is not a Pico GPIO (0-29)``.  ``BoardError.code``
+is the LED blink code shown by ``boot_error()``.
+
+The machine objects (pins, buses, strip, PWM) are built from a validated board by
+``referee/board_hw.py``; this module imports no hardware, so it also runs on a PC.
+"""
+
+import json
+
+from micropython import const
+
+# Blink codes (number of blinks, repeated) for boot errors.
+ERR_MISSING = const(2)  # board.json missing or unreadable
+ERR_JSON = const(3)  # not valid JSON
+ERR_INVALID = const(4)  # valid JSON, wrong content
+ERR_HARDWARE = const(5)  # board valid but a device failed at init (set by the caller)
+
+ZONE_NAMES = ("PILE0", "PILE1", "PILE2", "SPIT", "PLAYER0", "PLAYER1", "RESULT")
+COLOR_NAMES = ("OFF", "GREEN", "RED", "ORANGE", "PURPLE", "BLUE", "WHITE", "YELLOW", "CYAN", "MAGENTA")
+
+_N_GPIO = const(30)
+_LED_GPIO = const(25)  # on-board LED of the Pico
+_INTERNAL = (23, 24, 29)  # SMPS mode, VBUS sense, VSYS/3: not on the header
+_I2C_ADDR = const(0x24)
+
+
+class BoardError(ValueError):
+    def __init__(self, msg, code=ERR_INVALID):
+        super().__init__(msg)
+        self.msg = msg
+        self.code = code
+
+    def __str__(self):
+        return self.msg
+
+
+def _is_int(v):
+    return type(v) is int  # excludes bool on CPython (and MicroPython)
+
+
+class _Checker:
+    def __init__(self, label):
+        self.label = label
+        self.used = {}  # gpio -> path of first use
+
+    def fail(self, path, msg):
+        raise BoardError("%s: %s: %s" % (self.label, path, msg) if path else "%s: %s" % (self.label, msg))
+
+    def obj(self, d, path, required, optional=()):
+        if type(d) is not dict:
+            self.fail(path, "expected an object")
+        for k in required:
+            if k not in d:
+                self.fail(path, "missing key '%s'" % k)
+        for k in d:
+            if k not in required and k not in optional and not k.startswith("_"):
+                allowed = ", ".join(tuple(required) + tuple(optional))
+                self.fail(path, "unknown key '%s' (expected %s)" % (k, allowed))
+        return d
+
+    def seq(self, v, path, n=-1, unit="pile"):
+        if type(v) is not list:
+            self.fail(path, "expected a list")
+        if n >= 0 and len(v) != n:
+            self.fail(path, "expected %d entries (one per %s), got %d" % (n, unit, len(v)))
+        return v
+
+    def integer(self, v, path, lo, hi):
+        if not _is_int(v) or v < lo or v > hi:
+            self.fail(path, "expected an integer %d..%d, got %s" % (lo, hi, json.dumps(v)))
+        return v
+
+    def choice(self, v, path, options):
+        if v not in options:
+            self.fail(path, "expected one of %s, got %s" % ("/".join(options), json.dumps(v)))
+        return v
+
+    def pin(self, v, path, allow_led=False):
+        if not _is_int(v) or v < 0 or v >= _N_GPIO:
+            self.fail(path, "pin %s is not a Pico GPIO (0-29)" % json.dumps(v))
+        if v in _INTERNAL:
+            self.fail(path, "GPIO %d is used inside the Pico, not on its header" % v)
+        if v == _LED_GPIO and not allow_led:
+            self.fail(path, "GPIO 25 is the on-board LED, only status_led may use it")
+        prev = self.used.get(v)
+        if prev is not None:
+            self.fail(path, "pin %d is already used by %s" % (v, prev))
+        self.used[v] = path
+        return v
+
+    def input(self, v, path, default_active="low"):
+        short = _is_int(v)
+        if short:
+            v = {"pin": v}
+        self.obj(v, path, ("pin",), ("active", "pull", "debounce_ms"))
+        pin = self.pin(v["pin"], path if short else path + ".pin")
+        active = self.choice(v.get("active", default_active), path + ".active", ("low", "high"))
+        pull = self.choice(v.get("pull", "up" if active == "low" else "down"), path + ".pull",
+                           ("up", "down", "none"))
+        deb = v.get("debounce_ms")
+        if deb is not None:
+            self.integer(deb, path + ".debounce_ms", 0, 1000)
+        return {"pin": pin, "active": active, "pull": pull, "debounce_ms": deb}
+
+
+def _spi_role(gpio, bus):
+    """'miso'/'cs'/'sck'/'mosi' if gpio carries that function of SPI<bus>, else None."""
+    if (gpio >> 3) & 1 != bus:
+        return None
+    return ("miso", "cs", "sck", "mosi")[gpio & 3]
+
+
+def _i2c_role(gpio, bus):
+    if (gpio >> 1) & 1 != bus:
+        return None
+    return "scl" if gpio & 1 else "sda"
+
+
+def _check_spi(ck, d, path):
+    ck.obj(d, path, ("id", "sck", "mosi", "miso"), ("baudrate",))
+    bus = ck.integer(d["id"], path + ".id", 0, 1)
+    out = {"id": bus, "baudrate": ck.integer(d.get("baudrate", 1000000), path + ".baudrate", 100000, 5000000)}
+    for role in ("sck", "mosi", "miso"):
+        p = ck.pin(d[role], path + "." + role)
+        if _spi_role(p, bus) != role:
+            ck.fail(path + "." + role, "GPIO %d cannot be SPI%d %s" % (p, bus, role.upper()))
+        out[role] = p
+    return out
+
+
+def _check_nfc(ck, d, piles):
+    bus = ck.choice(d.get("bus") if type(d) is dict else None, "nfc.bus", ("spi", "i2c"))
+    if bus == "spi":
+        ck.obj(d, "nfc", ("bus", "spi", "readers"))
+        out = {"bus": "spi", "spi": _check_spi(ck, d["spi"], "nfc.spi"), "readers": []}
+        for i, r in enumerate(ck.seq(d["readers"], "nfc.readers", piles)):
+            p = "nfc.readers[%d]" % i
+            ck.obj(r, p, ("cs", "irq"))
+            out["readers"].append({"cs": ck.pin(r["cs"], p + ".cs"), "irq": ck.pin(r["irq"], p + ".irq")})
+        return out
+    ck.obj(d, "nfc", ("bus", "i2c", "readers"))
+    buses = []
+    ids = []
+    for j, b in enumerate(ck.seq(d["i2c"], "nfc.i2c")):
+        p = "nfc.i2c[%d]" % j
+        ck.obj(b, p, ("id", "sda", "scl"), ("freq",))
+        bid = ck.integer(b["id"], p + ".id", 0, 1)
+        if bid in ids:
+            ck.fail(p + ".id", "I2C%d is listed twice" % bid)
+        ids.append(bid)
+        nb = {"id": bid, "freq": ck.integer(b.get("freq", 100000), p + ".freq", 10000, 400000)}
+        for role in ("sda", "scl"):
+            g = ck.pin(b[role], p + "." + role)
+            if _i2c_role(g, bid) != role:
+                ck.fail(p + "." + role, "GPIO %d cannot be I2C%d %s" % (g, bid, role.upper()))
+            nb[role] = g
+        buses.append(nb)
+    out = {"bus": "i2c", "i2c": buses, "readers": []}
+    seen = {}
+    for i, r in enumerate(ck.seq(d["readers"], "nfc.readers", piles)):
+        p = "nfc.readers[%d]" % i
+        ck.obj(r, p, ("i2c", "irq"), ("addr",))
+        bi = ck.integer(r["i2c"], p + ".i2c", 0, len(buses) - 1)
+        addr = ck.integer(r.get("addr", _I2C_ADDR), p + ".addr", 8, 119)
+        key = bi * 256 + addr
+        if key in seen:
+            ck.fail(p, "address 0x%02x on nfc.i2c[%d] is already used by %s (the PN532 address is "
+                       "fixed: one reader per bus, or put them behind a mux)" % (addr, bi, seen[key]))
+        seen[key] = p
+        out["readers"].append({"i2c": bi, "addr": addr, "irq": ck.pin(r["irq"], p + ".irq")})
+    return out
+
+
+def _check_leds(ck, d):
+    if d is None:
+        return None
+    typ = ck.choice(d.get("type") if type(d) is dict else None, "leds.type", ("neopixel", "gpio"))
+    zones = [[] for _ in ZONE_NAMES]
+    if typ == "neopixel":
+        ck.obj(d, "leds", ("type", "pin", "count", "zones"), ("brightness",))
+        pin = ck.pin(d["pin"], "leds.pin")
+        count = ck.integer(d["count"], "leds.count", 1, 256)
+        owner = {}
+        zd = ck.obj(d["zones"], "leds.zones", (), ZONE_NAMES)
+        for name in zd:
+            if name.startswith("_"):
+                continue
+            p = "leds.zones." + name
+            for k, px in enumerate(ck.seq(zd[name], p)):
+                ck.integer(px, "%s[%d]" % (p, k), 0, count - 1)
+                if px in owner:
+                    ck.fail("%s[%d]" % (p, k), "pixel %d is already in zone %s" % (px, owner[px]))
+                owner[px] = name
+                zones[ZONE_NAMES.index(name)].append(px)
+        return {"type": typ, "pin": pin, "count": count, "zones": zones,
+                "brightness": ck.integer(d.get("brightness", 64), "leds.brightness", 0, 255)}
+    ck.obj(d, "leds", ("type", "zones"), ("active_high",))
+    ah = d.get("active_high", True)
+    if ah is not True and ah is not False:
+        ck.fail("leds.active_high", "expected true or false")
+    zd = ck.obj(d["zones"], "leds.zones", (), ZONE_NAMES)
+    for name in zd:
+        if name.startswith("_"):
+            continue
+        p = "leds.zones." + name
+        v = zd[name]
+        if _is_int(v):
+            v = {"ANY": v}
+        ck.obj(v, p, (), COLOR_NAMES[1:] + ("ANY",))
+        for cname in v:
+            if cname.startswith("_"):
+                continue
+            cid = -1 if cname == "ANY" else COLOR_NAMES.index(cname)
+            zones[ZONE_NAMES.index(name)].append([cid, ck.pin(v[cname], p + "." + cname)])
+    return {"type": typ, "active_high": ah, "zones": zones}
+
+
+def validate(d, label="board.json"):
+    """Validate a parsed board dict; returns the normalised board or raises BoardError."""
+    ck = _Checker(label)
+    ck.obj(d, "", ("board", "name", "piles", "nfc", "players"),
+           ("description", "touch", "leds", "buzzer", "status_led", "debounce_ms"))
+    if d["board"] != 1:
+        ck.fail("board", "unsupported board file version %s (this firmware reads 1)" % json.dumps(d["board"]))
+    if type(d["name"]) is not str or not d["name"]:
+        ck.fail("name", "expected a non-empty string")
+    piles = ck.integer(d["piles"], "piles", 2, 3)
+    out = {"name": d["name"], "description": d.get("description", ""), "piles": piles,
+           "debounce_ms": ck.integer(d.get("debounce_ms", 20), "debounce_ms", 0, 1000)}
+    st = d.get("status_led")
+    out["status_led"] = None if st is None else ck.pin(st, "status_led", allow_led=True)
+    out["nfc"] = _check_nfc(ck, d["nfc"], piles)
+    touch = d.get("touch")
+    out["touch"] = [None] * piles
+    if touch is not None:
+        for i, t in enumerate(ck.seq(touch, "touch", piles)):
+            if t is not None:
+                out["touch"][i] = ck.input(t, "touch[%d]" % i)
+    players = []
+    for q, pl in enumerate(ck.seq(d["players"], "players", 2, "player")):
+        p = "players[%d]" % q
+        ck.obj(pl, p, ("stuck",), ("slap",))
+        slaps = [None] * piles
+        if pl.get("slap") is not None:
+            for i, s in enumerate(ck.seq(pl["slap"], p + ".slap", piles)):
+                if s is not None:
+                    slaps[i] = ck.input(s, "%s.slap[%d]" % (p, i))
+        players.append({"stuck": ck.input(pl["stuck"], p + ".stuck"), "slap": slaps})
+    out["players"] = players
+    out["leds"] = _check_leds(ck, d.get("leds"))
+    bz = d.get("buzzer")
+    if bz is not None:
+        if _is_int(bz):
+            bz = {"pin": bz}
+        ck.obj(bz, "buzzer", ("pin",), ("volume",))
+        out["buzzer"] = {"pin": ck.pin(bz["pin"], "buzzer.pin"),
+                         "volume": ck.integer(bz.get("volume", 8000), "buzzer.volume", 0, 32768)}
+    else:
+        out["buzzer"] = None
+    return out
+
+
+def load_board(src, label=None):
+    """Load a board from a path or an already-parsed dict; returns the normalised board.
+
+    Raises BoardError (code ERR_MISSING / ERR_JSON / ERR_INVALID) with a message naming the key.
+    """
+    if type(src) is dict:
+        return validate(src, label or "board.json")
+    name = label or src.rsplit("/", 1)[-1]
+    try:
+        f = open(src)
+    except OSError as e:
+        raise BoardError("%s: cannot open %s (%s)" % (name, src, e), ERR_MISSING)
+    try:
+        try:
+            d = json.load(f)
+        except ValueError as e:
+            raise BoardError("%s: not valid JSON (%s)" % (name, e), ERR_JSON)
+    finally:
+        f.close()
+    return validate(d, name)
+
+
+def blink_code(led, code, repeats=1, sleep_ms=None):
+    """Blink ``code`` times, pause, ``repeats`` times (blocking: boot errors only).
+
+    ``led`` is a Pin (``value()``), an LED renderer with ``fill(color)`` (LedStrip/GpioLeds:
+    magenta), or None (just waits).
+    """
+    if sleep_ms is None:
+        import time
+
+        sleep_ms = time.sleep_ms
+    for _ in range(repeats):
+        for _ in range(code):
+            _led(led, True)
+            sleep_ms(250)
+            _led(led, False)
+            sleep_ms(250)
+        sleep_ms(1000)
+
+
+def _led(led, on):
+    if led is None:
+        return
+    if hasattr(led, "fill"):
+        led.fill(9 if on else 0)  # MAGENTA
+    else:
+        led.value(1 if on else 0)
+
+
+def boot_error(err, led=None, repeats=3, sleep_ms=None):
+    """Print one clear serial line for a boot error and blink its code; returns the code."""
+    code = getattr(err, "code", ERR_HARDWARE)
+    print("spit-referee: board error (blink code %d): %s" % (code, err))
+    blink_code(led, code, repeats, sleep_ms)
+    return code

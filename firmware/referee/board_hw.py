@@ -1,0 +1,162 @@
+"""Build the machine objects of a validated board (see ``referee/board.py``).
+
+This is the only place that constructs ``machine.Pin``/``SPI``/``I2C``/``PWM`` and
+``neopixel.NeoPixel``; the drivers get them passed in.  Call with the dict returned by
+``load_board()``.  Under the virtual board the same code builds the fakes.
+"""
+
+from micropython import const
+
+from referee import sources
+
+_SPI_POLARITY = const(0)  # PN532: SPI mode 0
+_SPI_PHASE = const(0)
+
+
+def _input_pin(spec):
+    from machine import Pin
+
+    pull = spec["pull"]
+    if pull == "up":
+        return Pin(spec["pin"], Pin.IN, Pin.PULL_UP)
+    if pull == "down":
+        return Pin(spec["pin"], Pin.IN, Pin.PULL_DOWN)
+    return Pin(spec["pin"], Pin.IN)
+
+
+def _add(out, spec, source, ring, both_edges):
+    from machine import Pin
+    from drivers.edge_input import EdgeInput
+
+    low = spec["active"] == "low"
+    if both_edges:
+        trig = Pin.IRQ_FALLING | Pin.IRQ_RISING
+    else:
+        trig = Pin.IRQ_FALLING if low else Pin.IRQ_RISING
+    out.append(EdgeInput(_input_pin(spec), source, ring, trig, active_low=low, mark_release=both_edges))
+
+
+def build_inputs(board, ring, reader_irqs=True):
+    """EdgeInputs for every touch sensor, STUCK button, slap pad (and PN532 IRQ line).
+
+    Keep the returned list alive for as long as the IRQs should fire.  Touch sensors and slap
+    pads trigger on their active edge only; STUCK buttons on both edges (releases carry
+    ``sources.RELEASE``) for the long-press correction gesture.  With ``reader_irqs`` the
+    PN532 IRQ lines (active low) are timestamped too (``sources.READER0 + pile``); the
+    PN532 driver then only reads ``irq.value()`` and must not attach its own handler.
+    """
+    out = []
+    for p in range(board["piles"]):
+        t = board["touch"][p]
+        if t is not None:
+            _add(out, t, sources.touch(p), ring, False)
+    for q in range(2):
+        pl = board["players"][q]
+        _add(out, pl["stuck"], sources.stuck(q), ring, True)
+        for p in range(board["piles"]):
+            s = pl["slap"][p]
+            if s is not None:
+                _add(out, s, sources.slap(q, p), ring, False)
+    if reader_irqs:
+        from machine import Pin
+        from drivers.edge_input import EdgeInput
+
+        for p, r in enumerate(board["nfc"]["readers"]):
+            pin = Pin(r["irq"], Pin.IN, Pin.PULL_UP)
+            out.append(EdgeInput(pin, sources.reader(p), ring, Pin.IRQ_FALLING))
+    return out
+
+
+def build_debouncer(board):
+    """A Debouncer with the board's windows (reader IRQ lines are clean: window 0)."""
+    from drivers.debouncer import Debouncer
+
+    deb = Debouncer(sources.N_SOURCES, board["debounce_ms"] * 1000)
+    for p in range(board["piles"]):
+        deb.set_window(sources.reader(p), 0)
+        t = board["touch"][p]
+        if t is not None and t["debounce_ms"] is not None:
+            deb.set_window(sources.touch(p), t["debounce_ms"] * 1000)
+    for q in range(2):
+        pl = board["players"][q]
+        if pl["stuck"]["debounce_ms"] is not None:
+            deb.set_window(sources.stuck(q), pl["stuck"]["debounce_ms"] * 1000)
+        for p in range(board["piles"]):
+            s = pl["slap"][p]
+            if s is not None and s["debounce_ms"] is not None:
+                deb.set_window(sources.slap(q, p), s["debounce_ms"] * 1000)
+    return deb
+
+
+def build_nfc(board):
+    """One ``(bus, cs_pin, irq_pin)`` per pile for the PN532 drivers.
+
+    SPI: one shared ``machine.SPI`` (mode 0, MSB-first: the driver reverses bits), a CS pin
+    per reader (output, idle high).  I2C: the reader's ``machine.I2C``, ``cs_pin`` None; the
+    address is ``board["nfc"]["readers"][pile]["addr"]``.  IRQ pins: input with pull-up.
+    """
+    from machine import Pin
+
+    nfc = board["nfc"]
+    out = []
+    if nfc["bus"] == "spi":
+        from machine import SPI
+
+        c = nfc["spi"]
+        bus = SPI(c["id"], baudrate=c["baudrate"], polarity=_SPI_POLARITY, phase=_SPI_PHASE,
+                  bits=8, firstbit=SPI.MSB, sck=Pin(c["sck"]), mosi=Pin(c["mosi"]), miso=Pin(c["miso"]))
+        for r in nfc["readers"]:
+            cs = Pin(r["cs"], Pin.OUT, value=1)
+            out.append((bus, cs, Pin(r["irq"], Pin.IN, Pin.PULL_UP)))
+        return out
+    from machine import I2C
+
+    buses = []
+    for c in nfc["i2c"]:
+        buses.append(I2C(c["id"], sda=Pin(c["sda"]), scl=Pin(c["scl"]), freq=c["freq"]))
+    for r in nfc["readers"]:
+        out.append((buses[r["i2c"]], None, Pin(r["irq"], Pin.IN, Pin.PULL_UP)))
+    return out
+
+
+def build_leds(board):
+    """LedStrip (neopixel boards), GpioLeds (plain LED boards) or None."""
+    leds = board["leds"]
+    if leds is None:
+        return None
+    from machine import Pin
+
+    if leds["type"] == "neopixel":
+        import neopixel
+        from drivers.led_strip import LedStrip
+
+        np = neopixel.NeoPixel(Pin(leds["pin"], Pin.OUT), leds["count"])
+        return LedStrip(np, leds["zones"], brightness=leds["brightness"])
+    from drivers.gpio_leds import GpioLeds
+
+    zones = []
+    for z in leds["zones"]:
+        zones.append([(cid, Pin(g, Pin.OUT, value=0)) for cid, g in z])
+    return GpioLeds(zones, active_high=leds["active_high"])
+
+
+def build_buzzer(board):
+    """Buzzer on a PWM pin, or None."""
+    bz = board["buzzer"]
+    if bz is None:
+        return None
+    from machine import Pin, PWM
+    from drivers.buzzer import Buzzer
+
+    return Buzzer(PWM(Pin(bz["pin"], Pin.OUT), freq=1000, duty_u16=0), volume=bz["volume"])
+
+
+def status_led(board=None):
+    """The board's status LED pin (default: the Pico's on-board LED, GPIO 25), as output."""
+    from machine import Pin
+
+    gpio = 25 if board is None or board.get("status_led") is None else board["status_led"]
+    try:
+        return Pin(gpio, Pin.OUT, value=0)
+    except (ValueError, TypeError):  # e.g. Pico W, where the LED hangs off the radio chip
+        return None
