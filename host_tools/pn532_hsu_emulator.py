@@ -28,7 +28,8 @@ retries (``retry_interval_s`` each, 0 by default so tests stay fast).
 
 Cards come from two sources: tags placed in the field (:meth:`place_tag` / :meth:`remove_tag`, they stay
 until removed) and a scripted tap queue (:meth:`tap` / :meth:`script_taps`): each InListPassiveTarget
-consumes the next queued tag, which then counts as "just lifted" but stays selected for the InDataExchange
+arriving while a tap is queued consumes it (a command already waiting does not, see
+:meth:`_service_pending`); the tapped tag then counts as lifted but stays selected for the InDataExchange
 commands that follow, like a card held briefly over the reader.
 """
 
@@ -382,20 +383,25 @@ class PN532HsuEmulator:
         else:
             attempts = self.max_retries_passive + 1
             self._pending_deadline = time.monotonic() + attempts * self.retry_interval_s
-        self._service_pending()
+        self._service_pending(take_tap=True)
 
-    def _next_tag(self):
-        if self.tap_queue:
+    def _next_tag(self, take_tap):
+        if take_tap and self.tap_queue:
             return self.tap_queue.pop(0)
         if self.field_tags:
             return self.field_tags[0]
         return None
 
-    def _service_pending(self):
-        """Answer a waiting InListPassiveTarget if a card is there or its retry budget is spent."""
+    def _service_pending(self, take_tap=False):
+        """Answer a waiting InListPassiveTarget if a card is there or its retry budget is spent.
+
+        Scripted taps go only to a command that arrives while the tap is queued (``take_tap``), never to
+        one already waiting: a host that gave up on its command (and will flush the late reply) cannot
+        swallow a tap. A placed tag is reported to a waiting command at once, as by a real chip.
+        """
         if not self._pending_list or self.silent or self._master_fd is None:
             return
-        tag = self._next_tag()
+        tag = self._next_tag(take_tap)
         if tag is not None:
             self._pending_list = False
             self.selected_tag = tag
