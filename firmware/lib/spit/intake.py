@@ -1,0 +1,218 @@
+"""Event intake: order by hardware timestamp, match card reads to touches (R-PLAY-5).
+
+Input events reach the referee out of order: an NFC identity read lands milliseconds after
+the touch edge that marks the true landing, and readers are serviced one after the other.
+``EventQueue`` therefore
+
+* matches each card read to the earliest unmatched touch on its pile (taken at most
+  ``touch_match_us`` before the read); the card then counts as landed at the touch time.
+  With no touch sensor (no touch before the read) the read's own time is used;
+* keeps events in a small buffer sorted by time and releases one only when the newest time
+  seen (the *horizon*) is ``reorder_us`` past it, so that a later-arriving read of an earlier
+  landing is still judged in order;
+* turns a touch that no read claimed within ``touch_match_us`` into a ``no_read`` event.
+
+Everything is preallocated: feeding an event allocates nothing.  The game itself lives in the
+subclass (``Referee``): it implements ``_process(kind, ms, us, a, b, c)`` and
+``_clock_to(ms, us)`` (time-driven transitions up to that time).
+"""
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+from spit.timebase import diff_us
+
+EV_TOUCH = const(1)    # a: pile
+EV_CARD = const(2)     # a: pile, b: card, c: player (-1 unknown)
+EV_STUCK = const(3)    # a: player
+EV_SLAP = const(4)     # a: player, b: pile
+EV_READY = const(5)    # a: player
+EV_UNDO = const(6)     # a: pile                 (correction: take back the last card)
+EV_TOP = const(7)      # a: pile, b: card        (correction: the top card really is ...)
+EV_ANSWER = const(8)   # a: player, b: value     (answer to the referee's question)
+EV_TICK = const(9)     # time passes, nothing happened (log end marker)
+EV_NO_READ = const(10)  # internal: a touch no card read claimed; a: pile
+EVENT_NAMES = ("", "touch", "card", "stuck", "slap", "ready", "undo", "top", "answer", "tick", "no_read")
+
+_CAP = const(32)         # buffered events (a few hundred ms of the fastest play)
+_TOUCH_CAP = const(8)    # unmatched touches per pile
+
+
+class EventQueue:
+    def __init__(self, npiles, reorder_us, touch_match_us):
+        self.npiles = npiles
+        self.reorder_us = reorder_us
+        self.touch_match_us = touch_match_us
+        self._qk = [0] * _CAP
+        self._qms = [0] * _CAP
+        self._qus = [0] * _CAP
+        self._qa = [0] * _CAP
+        self._qb = [0] * _CAP
+        self._qc = [0] * _CAP
+        self._qn = 0
+        n = npiles * _TOUCH_CAP
+        self._tms = [0] * n
+        self._tus = [0] * n
+        self._thead = [0] * npiles
+        self._tcount = [0] * npiles
+        self.horizon_ms = 0
+        self.horizon_us = 0
+        self._done_ms = 0   # time of the last event handed to _process
+        self._done_us = 0
+        self.overflows = 0
+
+    # --- input side ---
+    def feed(self, kind, ms, us, a, b, c):
+        """One input event with its hardware time (session ms + us within the ms)."""
+        if ms > self.horizon_ms or (ms == self.horizon_ms and us > self.horizon_us):
+            self.horizon_ms = ms
+            self.horizon_us = us
+        if kind == EV_TOUCH:
+            if 0 <= a < self.npiles:
+                self._push_touch(a, ms, us)
+            else:
+                self._insert(kind, ms, us, a, b, c)  # judged (as a bad pile) in order
+        else:
+            if kind == EV_CARD and 0 <= a < self.npiles:
+                self._expire_touches(a, ms, us)
+                if self._tcount[a] > 0:
+                    i = a * _TOUCH_CAP + self._thead[a]
+                    tms = self._tms[i]
+                    tus = self._tus[i]
+                    if tms < ms or (tms == ms and tus <= us):
+                        ms = tms
+                        us = tus
+                        self._pop_touch(a)
+            self._insert(kind, ms, us, a, b, c)
+        self._release(False)
+
+    def advance(self, ms, us):
+        """Time has reached (ms, us) with nothing new: release what is due (device loop)."""
+        if ms > self.horizon_ms or (ms == self.horizon_ms and us > self.horizon_us):
+            self.horizon_ms = ms
+            self.horizon_us = us
+        self._release(False)
+
+    def flush(self):
+        """End of input: judge everything still buffered."""
+        self._release(True)
+
+    # --- touches ---
+    def _push_touch(self, pile, ms, us):
+        if self._tcount[pile] == _TOUCH_CAP:
+            # Full: the oldest touch can only be a stale one; report it unread.
+            i = pile * _TOUCH_CAP + self._thead[pile]
+            self._insert(EV_NO_READ, self._tms[i], self._tus[i], pile, -1, -1)
+            self._pop_touch(pile)
+        i = pile * _TOUCH_CAP + (self._thead[pile] + self._tcount[pile]) % _TOUCH_CAP
+        self._tms[i] = ms
+        self._tus[i] = us
+        self._tcount[pile] += 1
+
+    def _pop_touch(self, pile):
+        self._thead[pile] = (self._thead[pile] + 1) % _TOUCH_CAP
+        self._tcount[pile] -= 1
+
+    def _expire_touches(self, pile, ms, us):
+        # Touches more than touch_match_us before (ms, us) can no longer be claimed.
+        limit = self.touch_match_us
+        while self._tcount[pile] > 0:
+            i = pile * _TOUCH_CAP + self._thead[pile]
+            if diff_us(ms, us, self._tms[i], self._tus[i]) <= limit:
+                return
+            self._insert(EV_NO_READ, self._tms[i], self._tus[i], pile, -1, -1)
+            self._pop_touch(pile)
+
+    # --- the sorted buffer ---
+    def _insert(self, kind, ms, us, a, b, c):
+        if self._qn == _CAP:
+            self.overflows += 1
+            self._release_first()
+        # Insert after every event at the same or an earlier time (stable by arrival).
+        i = self._qn
+        qms = self._qms
+        qus = self._qus
+        while i > 0 and (qms[i - 1] > ms or (qms[i - 1] == ms and qus[i - 1] > us)):
+            qms[i] = qms[i - 1]
+            qus[i] = qus[i - 1]
+            self._qk[i] = self._qk[i - 1]
+            self._qa[i] = self._qa[i - 1]
+            self._qb[i] = self._qb[i - 1]
+            self._qc[i] = self._qc[i - 1]
+            i -= 1
+        qms[i] = ms
+        qus[i] = us
+        self._qk[i] = kind
+        self._qa[i] = a
+        self._qb[i] = b
+        self._qc[i] = c
+        self._qn += 1
+
+    def _release_first(self):
+        kind = self._qk[0]
+        ms = self._qms[0]
+        us = self._qus[0]
+        a = self._qa[0]
+        b = self._qb[0]
+        c = self._qc[0]
+        n = self._qn - 1
+        for i in range(n):
+            self._qk[i] = self._qk[i + 1]
+            self._qms[i] = self._qms[i + 1]
+            self._qus[i] = self._qus[i + 1]
+            self._qa[i] = self._qa[i + 1]
+            self._qb[i] = self._qb[i + 1]
+            self._qc[i] = self._qc[i + 1]
+        self._qn = n
+        late = ms < self._done_ms or (ms == self._done_ms and us < self._done_us)
+        if late:
+            # Arrived after later events were judged: judge it now, at the latest time.
+            ms = self._done_ms
+            us = self._done_us
+        else:
+            self._done_ms = ms
+            self._done_us = us
+        self._clock_to(ms, us)
+        self._process(kind, ms, us, a, b, c, late)
+
+    def _release(self, everything):
+        hold = self.reorder_us
+        hms = self.horizon_ms
+        hus = self.horizon_us
+        for p in range(self.npiles):
+            if everything:
+                while self._tcount[p] > 0:
+                    i = p * _TOUCH_CAP + self._thead[p]
+                    self._insert(EV_NO_READ, self._tms[i], self._tus[i], p, -1, -1)
+                    self._pop_touch(p)
+            else:
+                self._expire_touches(p, hms, hus)
+        while self._qn > 0:
+            if not everything and diff_us(hms, hus, self._qms[0], self._qus[0]) < hold:
+                break
+            self._release_first()
+        # Time-driven transitions (countdown end, slap window, game timer) up to the
+        # released time.
+        if everything:
+            self._clock_to(hms, hus)
+        else:
+            q = hold // 1000
+            tms = hms - q
+            tus = hus - (hold - q * 1000)
+            if tus < 0:
+                tus += 1000
+                tms -= 1
+            if tms > self._done_ms or (tms == self._done_ms and tus > self._done_us):
+                self._done_ms = tms
+                self._done_us = tus
+                self._clock_to(tms, tus)
+
+    # --- hooks for the game ---
+    def _clock_to(self, ms, us):
+        pass
+
+    def _process(self, kind, ms, us, a, b, c, late):
+        pass

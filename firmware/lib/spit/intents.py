@@ -1,0 +1,120 @@
+"""LED intents: what each zone of the table should show, never GPIO calls.
+
+The referee updates a ``LedIntents`` on every verdict; the firmware's LED driver renders it
+(blinking and countdown bars are computed by the driver from ``until_ms`` and the clock).
+Per zone: a colour, a pattern and an expiry in session ms (-1 = until changed).
+``changes`` counts updates so a renderer can skip work when nothing changed.
+"""
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+from spit import verdicts as V
+
+ZONE_PILE0 = const(0)
+ZONE_PILE1 = const(1)
+ZONE_PILE2 = const(2)
+ZONE_SPIT = const(3)
+ZONE_PLAYER0 = const(4)
+ZONE_PLAYER1 = const(5)
+ZONE_RESULT = const(6)
+N_ZONES = const(7)
+ZONE_NAMES = ("pile0", "pile1", "pile2", "spit", "player0", "player1", "result")
+
+OFF = const(0)
+GREEN = const(1)    # accept
+RED = const(2)      # illegal
+ORANGE = const(3)   # late
+PURPLE = const(4)   # tie
+BLUE = const(5)     # early
+WHITE = const(6)    # spit / spit call
+YELLOW = const(7)   # stuck, or a question to the players
+CYAN = const(8)     # countdown
+MAGENTA = const(9)  # error / flag
+COLOUR_NAMES = ("off", "green", "red", "orange", "purple", "blue", "white", "yellow", "cyan", "magenta")
+
+SOLID = const(0)
+BLINK = const(1)      # 2 Hz
+FAST = const(2)       # 8 Hz
+PULSE = const(3)      # breathing
+COUNTDOWN = const(4)  # a bar shrinking until until_ms
+PATTERN_NAMES = ("solid", "blink", "fast", "pulse", "countdown")
+
+_FLASH_MS = const(600)     # how long a per-card verdict stays lit
+_ALERT_MS = const(2000)
+
+
+class LedIntents:
+    def __init__(self):
+        self.color = [OFF] * N_ZONES
+        self.pattern = [SOLID] * N_ZONES
+        self.until_ms = [-1] * N_ZONES
+        self.changes = 0
+
+    def show(self, zone, color, pattern, until_ms):
+        self.color[zone] = color
+        self.pattern[zone] = pattern
+        self.until_ms[zone] = until_ms
+        self.changes += 1
+
+    def clear(self):
+        for z in range(N_ZONES):
+            self.color[z] = OFF
+            self.pattern[z] = SOLID
+            self.until_ms[z] = -1
+        self.changes += 1
+
+    def on_verdict(self, code, t_ms, a, b, c):
+        """Map one verdict onto the zones (same small-int fields as the verdict sink)."""
+        if code == V.V_ACCEPT:
+            self.show(a, GREEN, SOLID, t_ms + _FLASH_MS)
+        elif code == V.V_ILLEGAL:
+            self.show(a, RED, FAST, t_ms + _ALERT_MS)
+        elif code == V.V_LATE:
+            self.show(a, ORANGE, BLINK, t_ms + _ALERT_MS)
+        elif code == V.V_TIE:
+            self.show(a, PURPLE, BLINK, t_ms + _ALERT_MS)
+        elif code == V.V_EARLY:
+            self.show(a, BLUE, FAST, t_ms + _ALERT_MS)
+        elif code == V.V_SPIT:
+            self.show(a, WHITE, SOLID, t_ms + _FLASH_MS)
+        elif code == V.V_SPIT_CALL:
+            self.show(ZONE_SPIT, WHITE, FAST, t_ms + _ALERT_MS)
+            self.show(ZONE_PLAYER0, OFF, SOLID, -1)
+            self.show(ZONE_PLAYER1, OFF, SOLID, -1)
+        elif code == V.V_COUNTDOWN:
+            self.show(ZONE_SPIT, CYAN, COUNTDOWN, t_ms + a)
+        elif code == V.V_STUCK:
+            self.show(ZONE_PLAYER0 + a, YELLOW, SOLID, -1)
+        elif code == V.V_QUESTION:
+            self.show(ZONE_PLAYER0 + b, YELLOW, BLINK, -1)
+            self.show(ZONE_RESULT, YELLOW, BLINK, -1)
+        elif code == V.V_ROUND_END:
+            self.show(ZONE_RESULT, WHITE, PULSE, -1)
+            if b >= 0:
+                self.show(ZONE_PLAYER0 + b, GREEN, PULSE, -1)
+        elif code == V.V_PILE_WON:
+            self.show(b, GREEN if a == 0 else CYAN, BLINK, t_ms + _ALERT_MS)
+        elif code == V.V_GAME_OVER:
+            self.show(ZONE_RESULT, GREEN, PULSE, -1)
+            for p in range(2):
+                self.show(ZONE_PLAYER0 + p, GREEN if p == a else RED, PULSE if p == a else SOLID, -1)
+        elif code == V.V_ERROR:
+            if 0 <= b < 3:
+                self.show(b, MAGENTA, FAST, t_ms + _ALERT_MS)
+            else:
+                self.show(ZONE_RESULT, MAGENTA, FAST, t_ms + _ALERT_MS)
+        elif code == V.V_ROUND_START:
+            self.clear()
+
+    def on_play(self, t_ms):
+        """Play is live: the STUCK lamps go out."""
+        self.show(ZONE_PLAYER0, OFF, SOLID, -1)
+        self.show(ZONE_PLAYER1, OFF, SOLID, -1)
+
+    def on_spit_now(self, t_ms):
+        """The countdown ended: players flip their spit cards."""
+        self.show(ZONE_SPIT, WHITE, SOLID, t_ms + _ALERT_MS)

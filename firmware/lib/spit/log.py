@@ -1,0 +1,203 @@
+"""The session log ("spitlog", docs/log-format.md): parse, re-judge, write.
+
+JSON Lines.  The first line is the header ``{"spitlog": 1, "ruleset": .., "options": ..,
+"counts": [..]}``; then input events ``{"t": us, "ev": name, ...}``; lines with a
+``"verdict"`` key are verdicts the device logged (kept apart, for comparison).  ``t`` is
+integer microseconds since the session start.  A bad line never stops a re-judge: it becomes
+an ``error`` verdict carrying its line number.
+"""
+
+import json
+
+from spit import verdicts as V
+from spit.cards import parse_card, format_card, CardError
+from spit.intake import (EV_TOUCH, EV_CARD, EV_STUCK, EV_SLAP, EV_READY, EV_UNDO, EV_TOP,
+                         EV_ANSWER, EV_TICK, EVENT_NAMES)
+from spit.referee import Referee
+from spit.rules import make_ruleset, RulesetError
+
+LOG_VERSION = 1
+
+# Event name -> (kind, field for a, field for b, field for c); "card" fields hold card codes.
+_EVENTS = {
+    "touch": (EV_TOUCH, "pile", None, None),
+    "card": (EV_CARD, "pile", "card", "player?"),
+    "stuck": (EV_STUCK, "player", None, None),
+    "slap": (EV_SLAP, "player", "pile", None),
+    "ready": (EV_READY, "player", None, None),
+    "undo": (EV_UNDO, "pile", None, None),
+    "top": (EV_TOP, "pile", "card", None),
+    "answer": (EV_ANSWER, "player", "value", None),
+    "tick": (EV_TICK, None, None, None),
+}
+
+
+class LogError(ValueError):
+    """A log line that cannot be used; the message says why."""
+
+
+def _int_field(obj, key, optional=False):
+    if key not in obj:
+        if optional:
+            return -1
+        raise LogError("missing %r" % key)
+    v = obj[key]
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise LogError("%r must be an integer, not %r" % (key, v))
+    return v
+
+
+def parse_header(obj):
+    """``(ruleset, counts)`` from the header object; raises LogError/RulesetError."""
+    if not isinstance(obj, dict) or "spitlog" not in obj:
+        raise LogError("the first line must be the header {\"spitlog\": 1, ...}")
+    if obj["spitlog"] != LOG_VERSION:
+        raise LogError("unsupported spitlog version %r (this reader knows %d)" % (obj["spitlog"], LOG_VERSION))
+    rules = make_ruleset(obj.get("ruleset", "classic"), obj.get("options"))
+    counts = obj.get("counts")
+    if counts is None:
+        counts = rules.default_counts()
+    if not isinstance(counts, list) or len(counts) != 2:
+        raise LogError("'counts' must be a list of two integers")
+    for c in counts:
+        if isinstance(c, bool) or not isinstance(c, int) or c < 0 or c > 200:
+            raise LogError("'counts' must be a list of two integers 0..200")
+    return rules, counts
+
+
+def parse_event(obj):
+    """``(kind, ms, us, a, b, c)`` for an input event object; raises LogError or CardError."""
+    if not isinstance(obj, dict):
+        raise LogError("not a JSON object")
+    name = obj.get("ev")
+    spec = _EVENTS.get(name) if isinstance(name, str) else None
+    if spec is None:
+        raise LogError("unknown event %r" % (name,))
+    t = _int_field(obj, "t")
+    if t < 0:
+        raise LogError("'t' must not be negative")
+    vals = [0, 0, 0]
+    for i in range(3):
+        field = spec[i + 1]
+        if field is None:
+            continue
+        optional = field.endswith("?")
+        if optional:
+            field = field[:-1]
+        if field == "card":
+            if "card" not in obj:
+                raise LogError("missing 'card'")
+            vals[i] = parse_card(obj["card"])
+        else:
+            vals[i] = _int_field(obj, field, optional)
+    return spec[0], t // 1000, t % 1000, vals[0], vals[1], vals[2]
+
+
+def event_items(kind, t, a, b, c):
+    """The log form of an input event, as ordered (key, value) pairs."""
+    name = EVENT_NAMES[kind]
+    spec = _EVENTS[name]
+    out = [("t", t), ("ev", name)]
+    vals = (a, b, c)
+    for i in range(3):
+        field = spec[i + 1]
+        if field is None:
+            continue
+        if field.endswith("?"):
+            if vals[i] < 0:
+                continue
+            field = field[:-1]
+        v = vals[i]
+        if field == "card":
+            v = format_card(v)
+        out.append((field, v))
+    return out
+
+
+def header_line(rules, counts, extra=None):
+    obj = {"spitlog": LOG_VERSION, "ruleset": rules.name, "options": rules.options, "counts": list(counts)}
+    if extra:
+        for k in extra:
+            obj[k] = extra[k]
+    return json.dumps(obj)
+
+
+class Rejudge:
+    """Re-judge a session log line by line. ``verdicts`` collects ``(line_no, items)``."""
+
+    def __init__(self):
+        self.referee = None
+        self.verdicts = []
+        self.device_verdicts = []   # (line_no, dict) as logged by the device
+        self.problems = []          # (line_no, message) for every bad line
+        self.line_no = 0
+        self.last_t = 0
+
+    def _sink(self, code, ms, us, a, b, c, d):
+        self.verdicts.append((self.line_no, V.verdict_items(code, ms, us, a, b, c, d)))
+
+    def _bad(self, reason, message, pile=-1, value=-1):
+        self.problems.append((self.line_no, message))
+        items = [("t", self.last_t), ("verdict", "error"), ("reason", V.ERROR_NAMES[reason])]
+        if pile >= 0:
+            items.append(("pile", pile))
+        items.append(("line", self.line_no))
+        self.verdicts.append((self.line_no, items))
+
+    def feed_line(self, line):
+        self.line_no += 1
+        line = line.strip()
+        if not line:
+            return
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            self._bad(V.E_MALFORMED, "not valid JSON: %s" % line[:60])
+            return
+        if self.referee is None:
+            try:
+                rules, counts = parse_header(obj)
+            except (LogError, RulesetError) as e:
+                self._bad(V.E_MALFORMED, "bad header: %s" % e)
+                rules, counts = make_ruleset("classic"), None
+                if isinstance(obj, dict) and "ev" in obj:
+                    self.referee = Referee(rules, counts, self._sink)
+                    self.feed_line_obj(obj)
+                    return
+            self.referee = Referee(rules, counts, self._sink)
+            return
+        self.feed_line_obj(obj)
+
+    def feed_line_obj(self, obj):
+        if isinstance(obj, dict) and "verdict" in obj:
+            self.device_verdicts.append((self.line_no, obj))
+            return
+        try:
+            kind, ms, us, a, b, c = parse_event(obj)
+        except CardError as e:
+            pile = obj.get("pile", -1) if isinstance(obj, dict) else -1
+            self._bad(V.E_UNKNOWN_CARD, str(e), pile if isinstance(pile, int) else -1)
+            return
+        except LogError as e:
+            self._bad(V.E_MALFORMED, str(e))
+            return
+        self.last_t = obj["t"]
+        if kind == EV_TICK:
+            self.referee.advance(ms, us)
+        else:
+            self.referee.feed(kind, ms, us, a, b, c)
+
+    def finish(self):
+        if self.referee is None:
+            self._bad(V.E_MALFORMED, "empty log: no header")
+            return
+        self.referee.flush()
+
+
+def rejudge(lines):
+    """Re-judge an iterable of log lines; returns the finished ``Rejudge``."""
+    r = Rejudge()
+    for line in lines:
+        r.feed_line(line)
+    r.finish()
+    return r

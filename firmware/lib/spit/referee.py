@@ -1,0 +1,457 @@
+"""The referee: a state machine fed timestamped input events, emitting verdicts.
+
+Feed it events (``feed`` or the named helpers) in any order close to their time; it orders
+them (``intake.EventQueue``), judges plays (R-PLAY-*), stalemates and spit calls (R-STALL-*),
+round ends and slaps (R-ROUND-*) and game ends (R-GAME-*), and reports every verdict as small
+ints to ``sink(code, t_ms, t_us, a, b, c, d)`` (see ``verdicts``) while keeping
+``intents`` (LED zones) up to date.  What it cannot see it asks for with a ``question``
+verdict, answered by an ``answer`` event.  Round settlement lives in ``settle.py``.
+"""
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+from spit import verdicts as V
+from spit.cards import JOKER, is_card
+from spit.intake import (EventQueue, EV_TOUCH, EV_CARD, EV_STUCK, EV_SLAP, EV_READY, EV_UNDO,
+                         EV_TOP, EV_ANSWER, EV_NO_READ)
+from spit.intents import LedIntents
+from spit.rules import fits, MODE_TABLEAU, MODE_OWN_DECK, MODE_SPEED, JOKER_ANY, SLAP_BOTH
+from spit.settle import Settlement, Q_BLOCKED, Q_TIMER
+from spit.timebase import diff_us, before, SATURATED_US
+
+PH_COUNTDOWN = const(0)  # R-PLAY-1: "one, two, three, SPIT"; cards now are early
+PH_PLAY = const(1)       # spit cards, then free play
+PH_SLAP = const(2)       # R-ROUND-3/4: a player went out, piles are being claimed
+PH_QUESTION = const(3)   # waiting for the players' answer
+PH_BETWEEN = const(4)    # between rounds: waiting for both READY
+PH_OVER = const(5)
+PHASE_NAMES = ("countdown", "play", "slap", "question", "between", "over")
+
+_HIST = const(16)        # cards remembered per pile (for undo)
+
+
+class Referee(EventQueue, Settlement):
+    def __init__(self, rules, counts=None, sink=None, intents=None):
+        n = rules.piles
+        EventQueue.__init__(self, n, rules.reorder_us, rules.touch_match_us)
+        self.rules = rules
+        self.sink = sink
+        self.intents = intents if intents is not None else LedIntents()
+        if counts is None:
+            counts = rules.default_counts()
+        self.cards = [counts[0], counts[1]]   # each player's cards at the start of a round
+        # Piles.
+        self.top = [-1] * n          # top card (-1: empty)
+        self.top_rank = [0] * n      # the rank the top counts as (0: wild joker)
+        self.prev_top = [-1] * n     # the top before the last landing (for "late")
+        self.prev_rank = [0] * n
+        self.size = [0] * n
+        self.land_ms = [0] * n       # time of the last landing (for races and ties)
+        self.land_us = [0] * n
+        self.landed = [False] * n
+        self.need_spit = [False] * n
+        self.spitter = [-1] * n
+        self._hist = [0] * (n * _HIST)      # card, spit flag (+64) and player (+128 << p)
+        self._hist_n = [0] * n
+        # Players.
+        self.stock_start = [0, 0]    # tableau cards at round start (R-SETUP-2/3/4)
+        self.spit_left = [0, 0]      # cards left in the spit pile (or own deck, or side pile)
+        self.stock_left = [0, 0]     # filled at round end
+        self.left = [0, 0]           # own-deck: cards not yet played to the center
+        self.stuck = [False, False]
+        self.ready = [False, False]
+        self.score = [0, 0]
+        self._seen = bytearray(128)  # cards in the center this round, per deck owner
+        self.round = 0
+        self.phase = PH_COUNTDOWN
+        self.played = 0              # accepted plays this round (not spit cards)
+        self.unread = 0              # touches with no card read this round
+        self.single_pile = -1        # R-STALL-2: the only pile still spat on
+        self.flips = 0
+        self.first_flip = True       # speed: the first flip uses the two middle cards
+        self.cd_ms = 0               # countdown end
+        self.cd_us = 0
+        self.live_ms = 0             # slow spit: play allowed from here (R-STALL-3)
+        self.live_us = 0
+        self.winner = -1
+        self.over_reason = -1
+        self.timer_due = False
+        # Counters for statistics (sim, bench).
+        self.n_races = 0
+        self.n_ties = 0
+        self.n_spit_calls = 0
+        self.n_illegal = 0
+        self.n_late = 0
+        self.n_early = 0
+        self.n_verdicts = 0
+        Settlement.__init__(self)
+        self._start_round(0, 0)
+
+    # --- public helpers (session time in ms + us within the ms) ---
+    def touch(self, ms, us, pile):
+        self.feed(EV_TOUCH, ms, us, pile, 0, 0)
+
+    def card(self, ms, us, pile, card, player=-1):
+        self.feed(EV_CARD, ms, us, pile, card, player)
+
+    def press_stuck(self, ms, us, player):
+        self.feed(EV_STUCK, ms, us, player, 0, 0)
+
+    def slap(self, ms, us, player, pile):
+        self.feed(EV_SLAP, ms, us, player, pile, 0)
+
+    def report(self, ms, us, reason, pile, value):
+        """An error seen outside the engine (unknown tag, dead reader): flag it at once."""
+        self._emit(V.V_ERROR, ms, us, reason, pile, value, -1)
+
+    def outcome(self):
+        """``None`` while the game runs, else ``(winner, reason)`` (winner -1: a draw)."""
+        if self.phase != PH_OVER:
+            return None
+        return (self.winner, V.REASON_NAMES[self.over_reason])
+
+    # --- internals ---
+    def _emit(self, code, ms, us, a, b, c, d):
+        self.n_verdicts += 1
+        self.intents.on_verdict(code, ms, a, b, c)
+        if self.sink is not None:
+            self.sink(code, ms, us, a, b, c, d)
+
+    def _start_round(self, ms, us):
+        rules = self.rules
+        self.round += 1
+        for p in range(self.npiles):
+            self.top[p] = -1
+            self.top_rank[p] = 0
+            self.prev_top[p] = -1
+            self.size[p] = 0
+            self.landed[p] = False
+            self._hist_n[p] = 0
+        for i in range(128):
+            self._seen[i] = 0
+        for p in range(2):
+            c = self.cards[p]
+            self.stuck[p] = False
+            self.ready[p] = False
+            if rules.mode == MODE_TABLEAU:
+                # R-SETUP-2/3/4: stocks first, the rest is the spit pile.
+                self.stock_start[p] = c if c < rules.stock_cards else rules.stock_cards
+                self.spit_left[p] = c - self.stock_start[p]
+            elif rules.mode == MODE_OWN_DECK:
+                self.left[p] = c
+            else:
+                self.stock_start[p] = c
+                self.spit_left[p] = rules.speed_side
+        self.played = 0
+        self.unread = 0
+        self.single_pile = -1
+        self.flips = 0
+        self._emit(V.V_ROUND_START, ms, us, self.round, self.cards[0], self.cards[1], -1)
+        self._countdown(ms, us)
+
+    def _countdown(self, ms, us):
+        """R-PLAY-1 / R-STALL-1: a countdown, then the next card on each pile is its spit card."""
+        self.phase = PH_COUNTDOWN
+        self.cd_ms = ms + self.rules.countdown_ms
+        self.cd_us = us
+        self.live_ms = self.cd_ms
+        self.live_us = us
+        self.stuck[0] = False
+        self.stuck[1] = False
+        self._emit(V.V_COUNTDOWN, ms, us, self.rules.countdown_ms, self.round, -1, -1)
+
+    def _plan_spit(self):
+        """Decide who spits onto which pile at the coming flip. False: nobody can."""
+        rules = self.rules
+        n = self.npiles
+        for p in range(n):
+            self.spitter[p] = -1
+        left = self.spit_left
+        if rules.mode == MODE_OWN_DECK:
+            # R-OWN-1: a player spits while their deck (beyond the row) has cards.
+            for p in range(2):
+                if self.left[p] > rules.row:
+                    self.spitter[p] = p
+        elif rules.mode == MODE_SPEED and self.first_flip:
+            self.spitter[0] = 0   # R-SPEED-1: the two single middle cards start the piles
+            self.spitter[1] = 1
+        elif rules.mode == MODE_SPEED:
+            if left[0] == 0 and left[1] == 0:
+                self._recycle()
+            for p in range(2):
+                if left[p] > 0:
+                    self.spitter[p] = p
+        elif self.single_pile >= 0:
+            q = self.single_pile
+            if left[q] > 0:
+                self.spitter[q] = q
+        elif left[0] > 0 and left[1] > 0:
+            self.spitter[0] = 0
+            self.spitter[1] = 1
+            if n == 3:
+                # R-STALL-4: the third pile is filled by the players in turn.
+                k = self.flips % 2
+                if left[k] >= 2:
+                    self.spitter[2] = k
+                elif left[1 - k] >= 2:
+                    self.spitter[2] = 1 - k
+        else:
+            # R-STALL-2: only one player has spit cards: they spit alone, onto their pile.
+            for q in range(2):
+                if left[q] > 0:
+                    self.single_pile = q
+                    self.spitter[q] = q
+        anyone = False
+        for p in range(n):
+            self.need_spit[p] = self.spitter[p] >= 0
+            if self.need_spit[p]:
+                anyone = True
+        return anyone
+
+    def _recycle(self):
+        # R-SPEED-1: the center piles but their top cards become the new side piles.
+        total = 0
+        for p in range(self.npiles):
+            if self.size[p] > 1:
+                total += self.size[p] - 1
+                self.size[p] = 1
+        self.spit_left[0] = (total + 1) // 2
+        self.spit_left[1] = total // 2
+        self._emit(V.V_RECYCLE, self.horizon_ms, self.horizon_us, total, -1, -1, -1)
+
+    def _clock_to(self, ms, us):
+        if self.phase == PH_COUNTDOWN and not before(ms, us, self.cd_ms, self.cd_us):
+            self.phase = PH_PLAY
+            if self.spit_done():
+                self._plan_spit()
+            self.intents.on_spit_now(self.cd_ms)
+        elif self.phase == PH_SLAP and self.slap_deadline_ms >= 0 and ms >= self.slap_deadline_ms:
+            self.assign_piles(self.slap_deadline_ms, 0)
+        t = self.rules.timer_ms
+        if t > 0 and ms >= t and not self.timer_due and self.phase != PH_OVER:
+            self.timer_due = True   # R-GAME-6
+            self.timer_expired(t, 0)
+
+    def spit_done(self):
+        """No pile is waiting for its spit card."""
+        for p in range(self.npiles):
+            if self.need_spit[p]:
+                return False
+        return True
+
+    def _process(self, kind, ms, us, a, b, c, late):
+        if late:
+            self._emit(V.V_ERROR, ms, us, V.E_LATE_EVENT, a if kind == EV_CARD else -1, -1, -1)
+        if kind == EV_CARD:
+            self._on_card(ms, us, a, b, c)
+        elif kind == EV_STUCK:
+            self._on_stuck(ms, us, a)
+        elif kind == EV_SLAP:
+            self._on_slap(ms, us, a, b)
+        elif kind == EV_READY:
+            self._on_ready(ms, us, a)
+        elif kind == EV_NO_READ:
+            if self.phase == PH_PLAY:
+                self.unread += 1
+            self._emit(V.V_ERROR, ms, us, V.E_NO_READ, a, -1, -1)
+        elif kind == EV_UNDO:
+            self._on_undo(ms, us, a)
+        elif kind == EV_TOP:
+            self._on_top(ms, us, a, b)
+        elif kind == EV_ANSWER:
+            self.on_answer(ms, us, a, b)
+        elif kind == EV_TOUCH:
+            self._emit(V.V_ERROR, ms, us, V.E_BAD_PILE, a, -1, -1)
+
+    def _on_card(self, ms, us, pile, card, player):
+        if not (0 <= pile < self.npiles):
+            self._emit(V.V_ERROR, ms, us, V.E_BAD_PILE, pile, card, player)
+            return
+        if not is_card(card):
+            self._emit(V.V_ERROR, ms, us, V.E_UNKNOWN_CARD, pile, card, player)
+            return
+        if player < -1 or player > 1:
+            self._emit(V.V_ERROR, ms, us, V.E_BAD_PLAYER, pile, card, player)
+            return
+        if self.phase != PH_PLAY:
+            if self.phase == PH_OVER:
+                self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, pile, card, player)
+            else:
+                self.n_early += 1
+                self._emit(V.V_EARLY, ms, us, pile, card, -1, -1)
+            return
+        own = self.rules.mode == MODE_OWN_DECK
+        deck = player if (own and player >= 0) else 0
+        if card != JOKER and self._seen[deck * 64 + card]:
+            # Two copies of one card in the center: a card-map or misread problem.
+            self._emit(V.V_ERROR, ms, us, V.E_DUPLICATE, pile, card, player)
+            return
+        if own and player < 0:
+            self._emit(V.V_ERROR, ms, us, V.E_NO_OWNER, pile, card, -1)
+        if self.need_spit[pile]:
+            self._land(ms, us, pile, card, self.spitter[pile], True)
+            self._emit(V.V_SPIT, ms, us, pile, card, self.spitter[pile], -1)
+            return
+        rules = self.rules
+        if rules.slow_spit_ms > 0 and (before(ms, us, self.live_ms, self.live_us) or not self.spit_done()):
+            self.n_early += 1   # R-STALL-3: wait 2 s after the spit flip
+            self._emit(V.V_EARLY, ms, us, pile, card, -1, -1)
+            return
+        # R-PLAY-5: judged in landing order; the loser of a race against the new top.
+        dt = SATURATED_US
+        if self.landed[pile]:
+            dt = diff_us(ms, us, self.land_ms[pile], self.land_us[pile])
+        top = self.top[pile]
+        if dt < rules.tie_window_us:
+            self.n_ties += 1
+            self._emit(V.V_TIE, ms, us, pile, card, top, dt)
+        race = dt < rules.race_window_us
+        if race:
+            self.n_races += 1
+        if fits(rules, top, self.top_rank[pile], card):
+            self._land(ms, us, pile, card, player, False)
+            self._emit(V.V_ACCEPT, ms, us, pile, card, player, dt if race else -1)
+            if own and player >= 0 and self.left[player] == 0:
+                self.game_over(ms, us, player, V.R_NO_CARDS)   # R-OWN-1
+        elif race and fits(rules, self.prev_top[pile], self.prev_rank[pile], card):
+            self.n_late += 1
+            self._emit(V.V_LATE, ms, us, pile, card, dt, top)
+        else:
+            self.n_illegal += 1
+            self._emit(V.V_ILLEGAL, ms, us, pile, card, top, -1)
+
+    def _land(self, ms, us, pile, card, player, spit):
+        """The raw state change of a card landing (no judging)."""
+        self.prev_top[pile] = self.top[pile]
+        self.prev_rank[pile] = self.top_rank[pile]
+        self.top[pile] = card
+        if card != JOKER:
+            self.top_rank[pile] = card & 15
+        elif self.rules.joker_next == JOKER_ANY or self.top_rank[pile] == 0:
+            self.top_rank[pile] = 0
+        self.size[pile] += 1
+        self.land_ms[pile] = ms
+        self.land_us[pile] = us
+        self.landed[pile] = True
+        own = self.rules.mode == MODE_OWN_DECK
+        if card != JOKER:
+            self._seen[(player if (own and player >= 0) else 0) * 64 + card] = 1
+        i = pile * _HIST + self._hist_n[pile] % _HIST
+        self._hist[i] = card | (64 if spit else 0) | ((player + 1) << 7)
+        self._hist_n[pile] += 1
+        if spit:
+            s = player
+            self.need_spit[pile] = False
+            if own:
+                self.left[s] -= 1
+            elif not (self.rules.mode == MODE_SPEED and self.first_flip):
+                self.spit_left[s] -= 1
+            if self.spit_done():
+                self.first_flip = False
+                self.live_ms = ms + self.rules.slow_spit_ms
+                self.live_us = us
+        else:
+            self.played += 1
+            if own and player >= 0:
+                self.left[player] -= 1
+            self.stuck[0] = False
+            self.stuck[1] = False
+            self.intents.on_play(ms)
+
+    def _on_stuck(self, ms, us, player):
+        if player < 0 or player > 1:
+            self._emit(V.V_ERROR, ms, us, V.E_BAD_PLAYER, -1, player, -1)
+            return
+        if self.phase == PH_BETWEEN:
+            self._on_ready(ms, us, player)   # STUCK doubles as READY between rounds
+            return
+        if self.phase != PH_PLAY or self.stuck[player] or not self.spit_done():
+            return
+        self.stuck[player] = True
+        self._emit(V.V_STUCK, ms, us, player, -1, -1, -1)
+        if not self.stuck[1 - player]:
+            return
+        # R-STALL-1: both stuck.
+        if self._plan_spit():
+            self.flips += 1
+            self.n_spit_calls += 1
+            self._emit(V.V_SPIT_CALL, ms, us, self.npiles if self.single_pile < 0 else 1, -1, -1, -1)
+            self._countdown(ms, us)
+        else:
+            self.blocked(ms, us)
+
+    def _on_ready(self, ms, us, player):
+        if player < 0 or player > 1:
+            self._emit(V.V_ERROR, ms, us, V.E_BAD_PLAYER, -1, player, -1)
+            return
+        if self.phase != PH_BETWEEN:
+            return
+        self.ready[player] = True
+        if self.ready[0] and self.ready[1]:
+            self._start_round(ms, us)
+
+    def _on_slap(self, ms, us, player, pile):
+        if player < 0 or player > 1:
+            self._emit(V.V_ERROR, ms, us, V.E_BAD_PLAYER, pile, player, -1)
+            return
+        if not (0 <= pile < self.npiles):
+            self._emit(V.V_ERROR, ms, us, V.E_BAD_PILE, pile, -1, player)
+            return
+        if self.phase == PH_PLAY:
+            self.going_out(ms, us, player, pile)
+        elif self.phase == PH_SLAP:
+            self.claim(ms, us, player, pile)
+        else:
+            self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, pile, -1, player)
+
+    def _on_undo(self, ms, us, pile):
+        """Correction: the last card on this pile is taken back (players agreed)."""
+        if not (0 <= pile < self.npiles) or self._hist_n[pile] == 0 or self.phase == PH_OVER:
+            self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, pile, -1, -1)
+            return
+        self._hist_n[pile] -= 1
+        h = self._hist[pile * _HIST + self._hist_n[pile] % _HIST]
+        card = h & 63
+        player = (h >> 7) - 1
+        if card != JOKER:
+            own = self.rules.mode == MODE_OWN_DECK
+            self._seen[(player if (own and player >= 0) else 0) * 64 + card] = 0
+        if h & 64:
+            self.need_spit[pile] = True
+            self.spitter[pile] = player
+            if self.rules.mode == MODE_OWN_DECK:
+                self.left[player] += 1
+            else:
+                self.spit_left[player] += 1
+        else:
+            self.played -= 1
+            if self.rules.mode == MODE_OWN_DECK and player >= 0:
+                self.left[player] += 1
+        self.size[pile] -= 1
+        self.landed[pile] = False
+        n = self._hist_n[pile]
+        if n > 0 and self.size[pile] > 0:
+            prev = self._hist[pile * _HIST + (n - 1) % _HIST] & 63
+            self.top[pile] = prev
+            self.top_rank[pile] = prev & 15   # a joker under as_below loses its memory: wild
+        else:
+            self.top[pile] = -1
+            self.top_rank[pile] = 0
+        self.prev_top[pile] = -1
+        self._emit(V.V_UNDO, ms, us, pile, card, self.top[pile], -1)
+
+    def _on_top(self, ms, us, pile, card):
+        """Correction: the pile's top card is ``card`` (a landing the readers missed)."""
+        if not (0 <= pile < self.npiles) or not is_card(card) or self.phase != PH_PLAY:
+            self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, pile, card, -1)
+            return
+        spit = self.need_spit[pile]
+        self._land(ms, us, pile, card, self.spitter[pile] if spit else -1, spit)
+        self.landed[pile] = False
+        if self.unread > 0 and not spit:
+            self.unread -= 1   # that unread touch was this card: _land counted it as played
+        self._emit(V.V_RESYNC, ms, us, pile, card, -1, -1)

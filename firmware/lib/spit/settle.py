@@ -1,0 +1,220 @@
+"""Round ends, slaps, questions and game ends (R-ROUND-*, R-GAME-*).
+
+A mixin of ``Referee``: it works on the referee's state and is split out only to keep each
+module readable.  The referee cannot see the stocks: when a player slaps it checks the slap is
+possible (enough cards were played), derives the opponent's leftover stock from what it saw,
+and when that cannot be derived (a blocked round, the timer) it asks with a ``question``.
+"""
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+from spit import verdicts as V
+from spit.rules import MODE_TABLEAU, MODE_OWN_DECK, MODE_SPEED, SLAP_BOTH, END_STOCKS_AND_SPIT
+
+Q_NONE = const(0)
+Q_BLOCKED = const(1)   # stock split after a blocked round
+Q_TIMER = const(2)     # stock split when the 10-minute timer ran out
+
+# Phases (same values as in referee.py; kept here to avoid a circular import).
+_PH_SLAP = const(2)
+_PH_QUESTION = const(3)
+_PH_BETWEEN = const(4)
+_PH_OVER = const(5)
+
+
+class Settlement:
+    def __init__(self):
+        self.out_player = -1        # who went out this round (-1: blocked)
+        self.round_winner = -1
+        self.first_slapper = -1
+        self.slap_pile = [-1, -1]
+        self.slap_deadline_ms = -1
+        self.question_player = -1
+        self.question_total = 0
+        self.question_after = Q_NONE
+        self.streak_player = -1
+        self.streak = 0
+        self._owner = [-1, -1, -1]
+        self._taken = [0, 0]
+
+    # --- a player goes out (their first slap) ---
+    def going_out(self, ms, us, player, pile):
+        rules = self.rules
+        played = self.played + self.unread
+        if rules.mode == MODE_OWN_DECK:
+            # R-OWN-1 ends by itself when the last card is played: a slap means nothing.
+            self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, pile, -1, player)
+            return
+        if played < self.stock_start[player] or (
+                rules.round_end == END_STOCKS_AND_SPIT and rules.mode == MODE_TABLEAU
+                and self.spit_left[player] > 0):
+            # Not enough cards reached the center for this player to be out (R-ROUND-1/2).
+            self._emit(V.V_ERROR, ms, us, V.E_SLAP_EARLY, pile, -1, player)
+            return
+        if rules.mode == MODE_SPEED:
+            self.game_over(ms, us, player, V.R_OUT)   # R-SPEED-1: played out hand and stock
+            return
+        other = 1 - player
+        self.out_player = player
+        self.round_winner = player
+        self.stock_left[player] = 0
+        opp_played = played - self.stock_start[player]
+        left = self.stock_start[other] - opp_played
+        self.stock_left[other] = left if left > 0 else 0
+        self._emit(V.V_ROUND_END, ms, us, V.R_OUT, player, self.round, -1)
+        self._open_slaps()
+        if self.single_pile >= 0:
+            self.assign_piles(ms, us)   # R-ROUND-6: no slap, the opponent takes the center
+        else:
+            self.claim(ms, us, player, pile)
+
+    def _open_slaps(self):
+        self.phase = _PH_SLAP
+        self.first_slapper = -1
+        self.slap_pile[0] = -1
+        self.slap_pile[1] = -1
+        self.slap_deadline_ms = -1
+
+    def claim(self, ms, us, player, pile):
+        """R-ROUND-3/4: a slap (or a choice) on a pile while piles are being claimed."""
+        if self.slap_pile[player] >= 0:
+            return
+        mode = self.rules.slap
+        if mode != SLAP_BOTH and self.out_player >= 0 and player != self.out_player:
+            # R-ROUND-3 (001) / R-ROUND-4: only the player who went out claims a pile.
+            self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, pile, -1, player)
+            return
+        self.slap_pile[player] = pile
+        if self.first_slapper < 0:
+            self.first_slapper = player
+            self.slap_deadline_ms = ms + self.rules.slap_window_ms
+        if mode != SLAP_BOTH or self.slap_pile[1 - player] >= 0:
+            self.assign_piles(ms, us)
+
+    def assign_piles(self, ms, us):
+        """Give out the center piles, carry the card counts over, check the game end."""
+        n = self.npiles
+        owner = self._owner
+        for p in range(3):
+            owner[p] = -1
+        if self.single_pile >= 0 and self.out_player >= 0:
+            # R-ROUND-6: the first out takes nothing; the opponent takes the center.
+            for p in range(n):
+                owner[p] = 1 - self.out_player
+        else:
+            first = self.first_slapper
+            if first < 0:
+                first = self.out_player if self.out_player >= 0 else 0
+            if self.slap_pile[first] >= 0:
+                owner[self.slap_pile[first]] = first
+            second = 1 - first
+            sp = self.slap_pile[second]
+            if sp >= 0 and owner[sp] < 0:
+                owner[sp] = second   # different piles: each takes the one they slapped
+            for p in range(n):
+                if owner[p] < 0:
+                    owner[p] = second   # same pile or no slap: the other takes the rest
+        taken = self._taken
+        taken[0] = 0
+        taken[1] = 0
+        for p in range(n):
+            taken[owner[p]] += self.size[p]
+            self._emit(V.V_PILE_WON, ms, us, owner[p], p, self.size[p], -1)
+        for p in range(2):
+            kept = self.stock_left[p] + self.spit_left[p]   # R-ROUND-5
+            self.cards[p] = taken[p] + kept
+            if self.rules.points_target > 0:
+                self.score[p] += kept   # R-GAME-4: a point per card left
+                self._emit(V.V_SCORE, ms, us, p, self.score[p], -1, -1)
+        self._finish_round(ms, us)
+
+    def _finish_round(self, ms, us):
+        rules = self.rules
+        rw = self.round_winner
+        if rw >= 0 and rw == self.streak_player:
+            self.streak += 1
+        elif rw >= 0:
+            self.streak_player = rw
+            self.streak = 1
+        out = self.out_player
+        if out >= 0 and self.cards[out] == 0:
+            self.game_over(ms, us, out, V.R_NO_CARDS)   # R-GAME-1/2/3
+        elif self.cards[0] == 0 or self.cards[1] == 0:
+            self.game_over(ms, us, 0 if self.cards[0] == 0 else 1, V.R_NO_CARDS)
+        elif rules.points_target > 0 and (self.score[0] >= rules.points_target
+                                          or self.score[1] >= rules.points_target):
+            s0 = self.score[0]
+            s1 = self.score[1]
+            self.game_over(ms, us, 0 if s0 < s1 else 1 if s1 < s0 else rw, V.R_POINTS)
+        elif rules.rounds_in_a_row > 0 and self.streak >= rules.rounds_in_a_row:
+            self.game_over(ms, us, self.streak_player, V.R_STREAK)   # R-GAME-5
+        elif self.timer_due:
+            self._timer_verdict(ms, us, self.cards[0], self.cards[1])
+        else:
+            self.phase = _PH_BETWEEN
+            self.ready[0] = False
+            self.ready[1] = False
+
+    # --- blocked rounds, the timer, questions ---
+    def blocked(self, ms, us):
+        """Both stuck and no spit card left anywhere (R-ROUND-1, R-ROUND-2, R-OWN-1)."""
+        if self.rules.mode != MODE_TABLEAU:
+            # Own deck (and speed with nothing to recycle): fewer cards left wins.
+            a = self.left[0] if self.rules.mode == MODE_OWN_DECK else 0
+            b = self.left[1] if self.rules.mode == MODE_OWN_DECK else 0
+            self.game_over(ms, us, 0 if a < b else 1 if b < a else -1, V.R_BLOCKED)
+            return
+        self.out_player = -1
+        self._emit(V.V_ROUND_END, ms, us, V.R_BLOCKED, -1, self.round, -1)
+        self._ask(ms, us, Q_BLOCKED)
+
+    def timer_expired(self, ms, us):
+        if self.rules.mode == MODE_OWN_DECK:
+            self._timer_verdict(ms, us, self.left[0], self.left[1])
+        elif self.phase == _PH_BETWEEN:
+            self._timer_verdict(ms, us, self.cards[0], self.cards[1])
+        elif self.phase in (_PH_SLAP, _PH_QUESTION):
+            pass   # settled when this round's piles are given out (timer_due)
+        elif self.rules.mode == MODE_SPEED:
+            self.game_over(ms, us, -1, V.R_TIMER)   # hands are secret: no count to compare
+        else:
+            self._emit(V.V_ROUND_END, ms, us, V.R_TIMER, -1, self.round, -1)
+            self._ask(ms, us, Q_TIMER)
+
+    def _timer_verdict(self, ms, us, a, b):
+        # R-GAME-6: fewer cards in total wins.
+        self.game_over(ms, us, 0 if a < b else 1 if b < a else -1, V.R_TIMER)
+
+    def _ask(self, ms, us, after):
+        total = self.stock_start[0] + self.stock_start[1] - self.played - self.unread
+        self.question_total = total if total > 0 else 0
+        self.question_player = 0
+        self.question_after = after
+        self.phase = _PH_QUESTION
+        self._emit(V.V_QUESTION, ms, us, V.Q_STOCK_LEFT, 0, self.question_total, -1)
+
+    def on_answer(self, ms, us, player, value):
+        if self.phase != _PH_QUESTION or player != self.question_player \
+                or value < 0 or value > self.question_total:
+            self._emit(V.V_ERROR, ms, us, V.E_BAD_ANSWER, -1, value, player)
+            return
+        self.stock_left[player] = value
+        self.stock_left[1 - player] = self.question_total - value
+        s0 = self.stock_left[0]
+        s1 = self.stock_left[1]
+        if self.question_after == Q_TIMER:
+            self._timer_verdict(ms, us, s0 + self.spit_left[0], s1 + self.spit_left[1])
+            return
+        # R-ROUND-2: in a blocked round the player with fewer tableau cards wins it.
+        self.round_winner = 0 if s0 < s1 else 1 if s1 < s0 else -1
+        self._open_slaps()
+
+    def game_over(self, ms, us, winner, reason):
+        self.phase = _PH_OVER
+        self.winner = winner
+        self.over_reason = reason
+        self._emit(V.V_GAME_OVER, ms, us, winner, reason, -1, -1)
