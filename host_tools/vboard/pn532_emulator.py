@@ -1,0 +1,420 @@
+"""A PN532 emulator for the virtual board: real frames over the fake SPI and I2C buses.
+
+Wire behaviour (PN532 user manual):
+- SPI: the chip is LSB-first.  The fake bus delivers bytes as an MSB-first master (rp2)
+  clocks them, so the emulator reverses each byte's bits itself, like the real chip would
+  see them.  A driver that forgets its reversal table gets nothing sensible back.
+  Operation byte 0x01 data write, 0x02 status read, 0x03 data read; a frame is taken at the
+  end of its chip-select.  The chip starts asleep: CS must be held low ~1 ms to wake it.
+- I2C: address 0x24, every read starts with the status byte.
+- ACK first, reply later; the IRQ pin (a fake Pin, or a GPIO number looked up in
+  ``Pin.registry``) is low while an ACK or reply waits to be read.
+
+Tags and timing (all on a ``VirtualClock``):
+- ``place_tag(uid)`` / ``remove_tag(uid)``; a pending InListPassiveTarget finds a tag at the
+  next activation attempt (``attempt_us`` apart) and replies ``anticollision_us`` later.
+- MxRtyPassiveActivation (RFConfiguration item 5): 0xFF retries forever, n gives n+1 tries.
+- A halted tag (InRelease/InDeselect sends HLTA) stays silent to REQA until it leaves the
+  field or the field is reset (RFConfiguration item 1 off).  ``list_uses_wupa=True`` models
+  a chip that wakes halted tags on every listing.
+- Several tags answering at once: anticollision picks the highest UID.
+- Stacked-tag misses (``stacked_miss_rate``/``stacked_miss_attempts``), random read
+  failures (``read_failure_rate``), or per tag ``misses=`` / ``unreadable=True``.
+- Faults: ``nack_next``, ``bad_checksum_next``, ``error_frame_next``, ``silent``.
+
+The simulator calls ``update()`` after moving the clock (bus traffic updates too), and
+``next_event_us()`` says when something will happen next.  MicroPython-compatible.
+"""
+
+from .pins import Pin
+
+ACK = b"\x00\x00\xff\x00\xff\x00"
+NACK = b"\x00\x00\xff\xff\x00\x00"
+ERROR_FRAME = b"\x00\x00\xff\x01\xff\x7f\x81\x00"
+
+_TFI_HOST = 0xD4
+_TFI_CHIP = 0xD5
+_FIRMWARE = b"\x32\x01\x06\x07"  # IC PN532, version 1.6, supports ISO14443A/B + FeliCa
+
+
+def reverse_bits(byte):
+    """Bit order reversal, done differently from the firmware's table on purpose."""
+    out = 0
+    for bit in range(8):
+        if byte & (1 << bit):
+            out |= 0x80 >> bit
+    return out
+
+
+def build_frame(payload):
+    """``payload`` starts with the TFI.  Returns the complete normal information frame."""
+    n = len(payload)
+    dcs = (-sum(payload)) & 0xFF
+    return bytes([0x00, 0x00, 0xFF, n, (-n) & 0xFF]) + bytes(payload) + bytes([dcs, 0x00])
+
+
+class Tag:
+    def __init__(self, uid, placed_us, misses=0, unreadable=False, sel_res=0x00):
+        self.uid = bytes(uid)
+        self.placed_us = placed_us
+        self.misses = misses          # activation attempts it will not answer (detuning)
+        self.unreadable = unreadable  # never answers (badly stacked)
+        self.halted = False
+        self.sel_res = sel_res
+        n = len(self.uid)
+        self.sens_res = 0x0004 if n == 4 else (0x0044 if n == 7 else 0x0084)
+
+
+class PN532Emulator:
+    def __init__(self, clock, irq=None, attempt_us=2000, anticollision_us=2500, ack_us=150,
+                 command_us=600, seed=12345, stacked_miss_rate=0.0, stacked_miss_attempts=3,
+                 read_failure_rate=0.0, list_uses_wupa=False, asleep=True, wake_us=1000):
+        self.clock = clock
+        self.irq = irq
+        self.attempt_us = attempt_us
+        self.anticollision_us = anticollision_us
+        self.ack_us = ack_us
+        self.command_us = command_us
+        self.stacked_miss_rate = stacked_miss_rate
+        self.stacked_miss_attempts = stacked_miss_attempts
+        self.read_failure_rate = read_failure_rate
+        self.list_uses_wupa = list_uses_wupa
+        self.asleep = asleep
+        self.wake_us = wake_us
+        self._rng = seed & 0x7FFFFFFF or 1
+        self.tags = []
+        self.field_on = True
+        self.passive_retries = 0xFF
+        self.irq_enabled = True
+        # Faults.
+        self.nack_next = False
+        self.bad_checksum_next = False
+        self.error_frame_next = False
+        self.silent = False
+        # Bookkeeping tests look at.
+        self.commands = []            # command codes received, in order
+        self.host_frame_errors = 0
+        self.aborts = 0
+        self.listed = []              # UIDs returned by InListPassiveTarget, in order
+        # Output queue: [ready_at_us, frame]; the head is what a read returns.
+        self._out = []
+        self._last_reply = None
+        self._list_started = None     # time the pending InListPassiveTarget began
+        self._selected = None
+        # SPI transaction state.
+        self._select_us = 0
+        self._op = None
+        self._rx = bytearray()
+        self._read_pos = 0
+
+    # ---- attaching ---------------------------------------------------------------------
+    def attach_spi(self, spi, cs_pin):
+        spi.attach(self, cs_pin)
+        return self
+
+    def attach_i2c(self, i2c, addr=0x24):
+        self.asleep = False
+        i2c.attach(self, addr)
+        return self
+
+    # ---- the world ---------------------------------------------------------------------
+    def _random(self):
+        # xorshift31: deterministic, same on CPython and MicroPython.
+        x = self._rng
+        x ^= (x << 13) & 0x7FFFFFFF
+        x ^= x >> 17
+        x ^= (x << 5) & 0x7FFFFFFF
+        self._rng = x or 1
+        return (x & 0xFFFFFF) / 16777216.0
+
+    def place_tag(self, uid, misses=0, unreadable=False, sel_res=0x00):
+        """A card lands in the field now."""
+        self.remove_tag(uid)
+        if self.tags and self.stacked_miss_rate and self._random() < self.stacked_miss_rate:
+            misses += self.stacked_miss_attempts
+        if self.read_failure_rate and self._random() < self.read_failure_rate:
+            misses += 1
+        tag = Tag(uid, self.clock.now_us, misses, unreadable, sel_res)
+        self.tags.append(tag)
+        self.update()
+        return tag
+
+    def remove_tag(self, uid):
+        uid = bytes(uid)
+        for tag in self.tags:
+            if tag.uid == uid:
+                self.tags.remove(tag)
+                if self._selected is tag:
+                    self._selected = None
+                return True
+        return False
+
+    def clear_tags(self):
+        self.tags = []
+        self._selected = None
+
+    def tag(self, uid):
+        uid = bytes(uid)
+        for tag in self.tags:
+            if tag.uid == uid:
+                return tag
+        return None
+
+    def send_error_frame_next(self):
+        self.error_frame_next = True
+
+    # ---- time --------------------------------------------------------------------------
+    def _list_outcome(self):
+        """(time_us, tag or None) when the pending listing ends, or None if never (yet)."""
+        t0 = self._list_started
+        if t0 is None:
+            return None
+        budget = None if self.passive_retries == 0xFF else self.passive_retries + 1
+        best = None
+        best_k = 0
+        for tag in self.tags:
+            if tag.unreadable or (tag.halted and not self.list_uses_wupa):
+                continue
+            first = tag.placed_us if tag.placed_us > t0 else t0
+            k = (first - t0 + self.attempt_us - 1) // self.attempt_us + tag.misses
+            if budget is not None and k >= budget:
+                continue
+            if best is None or k < best_k or (k == best_k and tag.uid > best.uid):
+                best = tag
+                best_k = k
+        if best is not None:
+            return (t0 + best_k * self.attempt_us + self.anticollision_us, best)
+        if budget is None:
+            return None
+        return (t0 + budget * self.attempt_us, None)
+
+    def next_event_us(self):
+        """Absolute ``clock.now_us`` of the next state change, or None."""
+        times = []
+        outcome = self._list_outcome()
+        if outcome is not None:
+            times.append(outcome[0])
+        if self._out:
+            times.append(self._out[0][0])
+        future = [t for t in times if t > self.clock.now_us]
+        return min(future) if future else None
+
+    def update(self):
+        now = self.clock.now_us
+        outcome = self._list_outcome()
+        if outcome is not None and outcome[0] <= now:
+            self._end_listing(outcome[0], outcome[1])
+        self._drive_irq()
+
+    def _end_listing(self, at_us, tag):
+        t0 = self._list_started
+        self._list_started = None
+        attempts = (at_us - t0) // self.attempt_us
+        for other in self.tags:
+            if other is not tag and other.misses:
+                first = other.placed_us if other.placed_us > t0 else t0
+                tried = attempts - (first - t0) // self.attempt_us
+                if tried > 0:
+                    other.misses = max(0, other.misses - tried)
+        if tag is None:
+            self._queue_reply(b"\x4b\x00", at_us)
+            return
+        tag.misses = 0
+        self._selected = tag
+        self.listed.append(tag.uid)
+        payload = bytes([0x4B, 0x01, 0x01, tag.sens_res >> 8, tag.sens_res & 0xFF,
+                         tag.sel_res, len(tag.uid)]) + tag.uid
+        self._queue_reply(payload, at_us)
+
+    def _ready(self):
+        return bool(self._out) and self._out[0][0] <= self.clock.now_us
+
+    def _drive_irq(self):
+        if self.irq is None:
+            return
+        pin = self.irq
+        if isinstance(pin, int):
+            pin = Pin.registry.get(pin)
+            if pin is None:
+                return
+        pin.drive(0 if (self.irq_enabled and self._ready() and not self.silent) else 1)
+
+    # ---- frames from the host -------------------------------------------------------------
+    def _queue(self, frame, at_us):
+        self._out.append([at_us, frame])
+
+    def _queue_reply(self, payload, at_us):
+        """``payload`` = command+1 and data; the TFI is added here."""
+        if self.error_frame_next:
+            self.error_frame_next = False
+            self._queue(ERROR_FRAME, at_us)
+            return
+        frame = build_frame(bytes([_TFI_CHIP]) + payload)
+        self._last_reply = frame
+        if self.bad_checksum_next:
+            self.bad_checksum_next = False
+            corrupted = bytearray(frame)
+            corrupted[-2] ^= 0x5A
+            frame = bytes(corrupted)
+        self._queue(frame, at_us)
+
+    def _consume_output(self):
+        if self._out:
+            self._out.pop(0)
+        self._drive_irq()
+
+    def host_frame(self, data):
+        """A complete frame written by the host (already in logical bit order)."""
+        now = self.clock.now_us
+        i = 0
+        while i < len(data) and data[i] == 0x00:
+            i += 1
+        if i >= len(data):
+            return  # only zeros: a wake-up write
+        if i == 0 or data[i] != 0xFF or i + 2 >= len(data):
+            self.host_frame_errors += 1
+            return
+        length = data[i + 1]
+        lcs = data[i + 2]
+        if length == 0x00 and lcs == 0xFF:
+            # ACK from the host aborts the command in progress.
+            self.aborts += 1
+            self._list_started = None
+            self._out = []
+            self._drive_irq()
+            return
+        if length == 0xFF and lcs == 0x00:
+            if self._last_reply is not None:  # NACK: send the last reply again
+                self._out = [[now + self.ack_us, self._last_reply]]
+            self._drive_irq()
+            return
+        start = i + 3
+        if (length + lcs) & 0xFF or start + length >= len(data) or length < 2:
+            self.host_frame_errors += 1
+            return
+        if sum(data[start:start + length + 1]) & 0xFF or data[start] != _TFI_HOST:
+            self.host_frame_errors += 1
+            return
+        command = data[start + 1]
+        params = bytes(data[start + 2:start + length])
+        self.commands.append(command)
+        if self.nack_next:
+            self.nack_next = False
+            self._queue(NACK, now + self.ack_us)
+            self._drive_irq()
+            return
+        # A new command replaces whatever was pending.
+        self._out = []
+        self._list_started = None
+        self._queue(ACK, now + self.ack_us)
+        self._execute(command, params, now + self.ack_us)
+        self._drive_irq()
+
+    def _execute(self, command, params, now):
+        done = now + self.command_us
+        if command == 0x02:  # GetFirmwareVersion
+            self._queue_reply(b"\x03" + _FIRMWARE, done)
+        elif command == 0x14:  # SAMConfiguration
+            if not params or params[0] != 0x01:
+                self._queue(ERROR_FRAME, done)
+                return
+            self.irq_enabled = len(params) < 3 or params[2] != 0
+            self._queue_reply(b"\x15", done)
+        elif command == 0x32:  # RFConfiguration
+            self._rf_configuration(params)
+            self._queue_reply(b"\x33", done)
+        elif command == 0x4A:  # InListPassiveTarget
+            if len(params) < 2 or params[0] not in (1, 2) or params[1] != 0x00:
+                self._queue(ERROR_FRAME, done)
+                return
+            self.field_on = True
+            self._list_started = now
+        elif command in (0x44, 0x52):  # InDeselect / InRelease: HLTA to the listed tag
+            if self._selected is not None:
+                self._selected.halted = True
+                self._selected = None
+            self._queue_reply(bytes([command + 1, 0x00]), done)
+        else:
+            self._queue(ERROR_FRAME, done)
+
+    def _rf_configuration(self, params):
+        if not params:
+            return
+        item = params[0]
+        if item == 0x01 and len(params) >= 2:
+            on = bool(params[1] & 0x01)
+            if not on:
+                # Tags lose power: all of them forget HALT.
+                for tag in self.tags:
+                    tag.halted = False
+                self._selected = None
+            self.field_on = on
+        elif item == 0x05 and len(params) >= 4:
+            self.passive_retries = params[3]
+
+    def _output_byte(self, index):
+        if not self._ready():
+            return 0x00
+        frame = self._out[0][1]
+        return frame[index] if index < len(frame) else 0x00
+
+    # ---- SPI device side (see buses.py) ------------------------------------------------------
+    def spi_select(self):
+        self._select_us = self.clock.now_us
+        self._op = None
+        self._rx = bytearray()
+        self._read_pos = 0
+
+    def spi_deselect(self):
+        if self.asleep:
+            if self.clock.now_us - self._select_us >= self.wake_us:
+                self.asleep = False
+            return
+        if self.silent:
+            return
+        if self._op == 0x01:
+            self.host_frame(bytes(self._rx))
+        elif self._op == 0x03 and self._ready() and self._read_pos >= len(self._out[0][1]):
+            self._consume_output()
+        self._op = None
+
+    def spi_exchange(self, wire_byte):
+        if self.asleep or self.silent:
+            return 0x00
+        self.update()
+        byte = reverse_bits(wire_byte)
+        if self._op is None:
+            self._op = byte
+            return 0x00
+        if self._op == 0x02:
+            return reverse_bits(0x01 if self._ready() else 0x00)
+        if self._op == 0x01:
+            self._rx.append(byte)
+            return 0x00
+        if self._op == 0x03:
+            out = self._output_byte(self._read_pos)
+            self._read_pos += 1
+            return reverse_bits(out)
+        return 0x00
+
+    # ---- I2C device side -----------------------------------------------------------------
+    def i2c_write(self, buf):
+        if self.silent:
+            return False
+        self.update()
+        if len(buf):
+            self.host_frame(bytes(buf))
+        return True
+
+    def i2c_read_into(self, buf):
+        if self.silent:
+            return False
+        self.update()
+        ready = self._ready()
+        if len(buf):
+            buf[0] = 0x01 if ready else 0x00
+        for i in range(1, len(buf)):
+            buf[i] = self._output_byte(i - 1)
+        if ready and len(buf) - 1 >= len(self._out[0][1]):
+            self._consume_output()
+        return True

@@ -1,0 +1,114 @@
+"""PN532 driver + emulator under the real MicroPython unix port.
+
+Run from the repository root:
+    MICROPYPATH=.frozen:firmware:firmware/lib:. .venv/bin/micropython tests/mp_pn532_check.py
+Prints "mp_pn532_check: OK" and exits 0, or exits 1 on the first failure.
+"""
+
+import sys
+
+from host_tools.vboard.clock import VirtualClock
+from host_tools.vboard.install import install
+from host_tools.vboard.pins import Pin
+from host_tools.vboard.pn532_emulator import PN532Emulator
+
+UID_A = b"\x04\xa1\xb2\xc3\xd4\xe5\xf6"
+UID_B = b"\x04\xa1\xb2\xc3\xd4\xe5\xf7"
+
+failures = []
+
+
+def check(condition, what):
+    if not condition:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def wait(driver, clock, emulator, limit_us=1000000):
+    waited = 0
+    while not driver.reply_ready():
+        if waited > limit_us:
+            raise AssertionError("reply never ready")
+        clock.advance_us(100)
+        emulator.update()
+        waited += 100
+
+
+def list_uid(driver, clock, emulator, uid):
+    driver.start_list()
+    wait(driver, clock, emulator)
+    n = driver.finish_list(uid)
+    return bytes(uid[:n])
+
+
+def run(transport):
+    Pin.reset_registry()
+    clock = VirtualClock(((1 << 30) - 3) * 1000 - 20000)
+    board = install(clock)
+    try:
+        import machine
+        from drivers import pn532
+        from drivers.pn532_spi import PN532_SPI
+        from drivers.pn532_i2c import PN532_I2C
+        irq = machine.Pin(20, machine.Pin.IN, machine.Pin.PULL_UP)
+        emulator = board.add_device(PN532Emulator(clock, irq=20))
+        if transport == "spi":
+            bus = machine.SPI(0, baudrate=1000000)
+            cs = machine.Pin(17, machine.Pin.OUT, value=1)
+            emulator.attach_spi(bus, cs)
+            driver = PN532_SPI(bus, cs, irq=irq)
+        else:
+            bus = machine.I2C(0)
+            emulator.attach_i2c(bus)
+            driver = PN532_I2C(bus, irq=irq)
+        uid = bytearray(pn532.MAX_UID_LEN)
+        check(driver.setup(passive_retries=1) == (0x32, 1, 6, 7), transport + " firmware version")
+        check(list_uid(driver, clock, emulator, uid) == b"", transport + " empty field")
+        emulator.place_tag(UID_A)
+        check(list_uid(driver, clock, emulator, uid) == UID_A, transport + " first card")
+        driver.halt()
+        emulator.place_tag(UID_B)
+        check(list_uid(driver, clock, emulator, uid) == UID_B, transport + " newest card")
+        driver.halt()
+        check(list_uid(driver, clock, emulator, uid) == b"", transport + " halted cards silent")
+        emulator.nack_next = True
+        try:
+            driver.firmware_version()
+            check(False, transport + " NACK raised")
+        except pn532.PN532Nack:
+            pass
+        emulator.bad_checksum_next = True
+        try:
+            driver.firmware_version()
+            check(False, transport + " checksum raised")
+        except pn532.PN532ChecksumError:
+            pass
+        emulator.silent = True
+        try:
+            driver.firmware_version()
+            check(False, transport + " silence raised")
+        except pn532.PN532Error:
+            pass
+        emulator.silent = False
+        if transport == "spi":
+            check(clock.ticks_ms() < 1000, "ticks_ms wrapped during the SPI run")
+        check(driver.firmware_version()[0] == 0x32, transport + " recovers")
+        check(emulator.host_frame_errors == 0, transport + " frames well formed")
+    finally:
+        board.uninstall()
+
+
+def main():
+    for transport in ("spi", "i2c"):
+        try:
+            run(transport)
+        except Exception as e:  # noqa: BLE001
+            failures.append(transport + ": " + repr(e))
+            sys.print_exception(e) if hasattr(sys, "print_exception") else print(repr(e))
+    if failures:
+        print("mp_pn532_check: FAILED", len(failures))
+        sys.exit(1)
+    print("mp_pn532_check: OK")
+
+
+main()

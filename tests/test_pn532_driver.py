@@ -1,0 +1,303 @@
+"""PN532 driver (firmware/drivers) against the PN532 emulator over the fake SPI and I2C buses."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+for _path in (os.path.join(ROOT, "firmware"), ROOT):
+    if _path not in sys.path:
+        sys.path.insert(0, _path)
+
+from host_tools.vboard.clock import VirtualClock  # noqa: E402
+from host_tools.vboard.install import install  # noqa: E402
+from host_tools.vboard.pins import Pin  # noqa: E402
+from host_tools.vboard.pn532_emulator import PN532Emulator, build_frame, reverse_bits  # noqa: E402
+
+UID_A = bytes.fromhex("04A1B2C3D4E5F6")
+UID_B = bytes.fromhex("04A1B2C3D4E5F7")
+UID_4 = bytes.fromhex("DEADBEEF")
+UID_10 = bytes.fromhex("0102030405060708090A")
+JUST_BELOW_MS_WRAP_US = ((1 << 30) - 3) * 1000  # ticks_ms wraps 3 ms after the start
+
+
+class Rig:
+    """One PN532 emulator and the driver talking to it, on a fresh virtual board."""
+
+    def __init__(self, transport="spi", start_us=0, irq=True, **emulator_options):
+        Pin.reset_registry()
+        self.clock = VirtualClock(start_us)
+        self.board = install(self.clock)
+        import machine
+        from drivers import pn532
+        from drivers.pn532_i2c import PN532_I2C
+        from drivers.pn532_spi import PN532_SPI
+        self.pn532 = pn532
+        irq_pin = machine.Pin(20, machine.Pin.IN, machine.Pin.PULL_UP) if irq else None
+        self.emulator = PN532Emulator(self.clock, irq=20 if irq else None, **emulator_options)
+        self.board.add_device(self.emulator)
+        if transport == "spi":
+            self.bus = machine.SPI(0, baudrate=1000000, polarity=0, phase=0)
+            cs = machine.Pin(17, machine.Pin.OUT, value=1)
+            self.emulator.attach_spi(self.bus, cs)
+            self.driver = PN532_SPI(self.bus, cs, irq=irq_pin)
+        else:
+            self.bus = machine.I2C(0, freq=400000)
+            self.emulator.attach_i2c(self.bus)
+            self.driver = PN532_I2C(self.bus, irq=irq_pin)
+        self.uid = bytearray(pn532.MAX_UID_LEN)
+
+    def close(self):
+        self.board.uninstall()
+
+    def wait_reply(self, limit_us=1000000, step_us=100):
+        waited = 0
+        while not self.driver.reply_ready():
+            assert waited < limit_us, "reply never became ready"
+            self.clock.advance_us(step_us)
+            self.emulator.update()
+            waited += step_us
+        return waited
+
+    def list_uid(self):
+        self.driver.start_list()
+        self.wait_reply()
+        n = self.driver.finish_list(self.uid)
+        return bytes(self.uid[:n])
+
+
+@pytest.fixture(params=["spi", "i2c"])
+def rig(request):
+    r = Rig(request.param)
+    r.driver.setup(passive_retries=1)
+    yield r
+    r.close()
+
+
+def test_frames_match_the_user_manual():
+    r = Rig()
+    try:
+        size = r.driver._build_frame(0x02, b"", 0)
+        assert bytes(r.driver._tx[:size]) == bytes.fromhex("0000FF02FED4022A00")
+        size = r.driver._build_frame(0x14, b"\x01\x14\x01", 3)
+        assert bytes(r.driver._tx[:size]) == bytes.fromhex("0000FF05FBD414011401020" "0")
+        assert build_frame(b"\xd5\x03\x32\x01\x06\x07") == bytes.fromhex("0000FF06FAD50332010607E800")
+    finally:
+        r.close()
+
+
+def test_reverse_table_matches_an_independent_reversal():
+    r = Rig()
+    try:
+        from drivers import pn532_spi
+        assert len(pn532_spi._REVERSE) == 256
+        assert all(pn532_spi._REVERSE[b] == reverse_bits(b) for b in range(256))
+        assert pn532_spi._REVERSE[0x01] == 0x80
+    finally:
+        r.close()
+
+
+def test_setup_reads_firmware_version(rig):
+    assert rig.driver.firmware_version() == (0x32, 1, 6, 7)
+    assert rig.emulator.commands[:3] == [0x14, 0x32, 0x02]
+    assert rig.emulator.passive_retries == 1
+    assert rig.emulator.host_frame_errors == 0
+
+
+@pytest.mark.parametrize("uid", [UID_4, UID_A, UID_10])
+def test_lists_uids_of_every_size(rig, uid):
+    rig.emulator.place_tag(uid)
+    assert rig.list_uid() == uid
+    assert rig.driver.target == 1
+    assert rig.driver.sens_res == {4: 0x0004, 7: 0x0044, 10: 0x0084}[len(uid)]
+
+
+def test_no_tag_answers_zero_after_limited_retries(rig):
+    rig.driver.start_list()
+    assert not rig.driver.reply_ready()
+    waited = rig.wait_reply(step_us=50)
+    assert rig.driver.finish_list(rig.uid) == 0
+    # MxRtyPassiveActivation=1 -> two activation attempts of attempt_us each.
+    assert abs(waited - 2 * rig.emulator.attempt_us) <= 200
+
+
+def test_halted_tag_stays_silent_and_newest_card_answers(rig):
+    rig.emulator.place_tag(UID_A)
+    assert rig.list_uid() == UID_A
+    rig.driver.halt()
+    rig.clock.advance_us(10000)
+    rig.emulator.place_tag(UID_B)  # lands on top of A
+    assert rig.list_uid() == UID_B
+    rig.driver.halt()
+    assert rig.list_uid() == b""  # both halted: nothing answers REQA
+
+
+def test_without_halt_the_old_tag_keeps_winning(rig):
+    rig.emulator.place_tag(UID_B)
+    assert rig.list_uid() == UID_B
+    rig.emulator.place_tag(UID_A)
+    assert rig.list_uid() == UID_B  # anticollision keeps picking the same tag
+
+
+def test_field_reset_wakes_halted_tags(rig):
+    rig.emulator.place_tag(UID_A)
+    assert rig.list_uid() == UID_A
+    rig.driver.halt()
+    assert rig.list_uid() == b""
+    rig.driver.set_field(False)
+    rig.driver.set_field(True)
+    assert rig.list_uid() == UID_A
+
+
+def test_in_deselect_halts_too():
+    r = Rig("spi")
+    try:
+        r.driver.halt_command = r.pn532.HALT_DESELECT
+        r.driver.setup()
+        r.emulator.place_tag(UID_A)
+        assert r.list_uid() == UID_A
+        r.driver.halt()
+        assert 0x44 in r.emulator.commands
+        assert r.list_uid() == b""
+    finally:
+        r.close()
+
+
+def test_non_blocking_listing_reports_after_the_rf_work():
+    r = Rig("spi")
+    try:
+        r.driver.setup(passive_retries=0xFF)  # wait for a card forever
+        r.driver.start_list()
+        for _ in range(50):
+            r.clock.advance_us(1000)
+            r.emulator.update()
+            assert not r.driver.reply_ready()
+        landed = r.clock.now_us
+        r.emulator.place_tag(UID_A)
+        r.wait_reply(step_us=10)
+        delay = r.clock.now_us - landed
+        # Found at the next activation attempt, then anticollision: IRQ delay after landing.
+        assert r.emulator.anticollision_us <= delay <= r.emulator.anticollision_us + r.emulator.attempt_us + 10
+        assert Pin.registry[20].value() == 0
+        assert r.driver.finish_list(r.uid) == 7
+        assert Pin.registry[20].value() == 1  # IRQ released once the reply is read
+    finally:
+        r.close()
+
+
+def test_status_polling_without_irq_pin():
+    for transport in ("spi", "i2c"):
+        r = Rig(transport, irq=False)
+        try:
+            r.driver.setup()
+            r.emulator.place_tag(UID_4)
+            assert r.list_uid() == UID_4
+        finally:
+            r.close()
+
+
+def test_abort_cancels_a_pending_listing():
+    r = Rig("spi")
+    try:
+        r.driver.setup(passive_retries=0xFF)
+        r.driver.start_list()
+        r.driver.abort()
+        assert r.emulator.aborts == 1
+        assert r.driver.pending == 0
+        assert r.driver.firmware_version() == (0x32, 1, 6, 7)
+    finally:
+        r.close()
+
+
+def test_spi_without_bit_reversal_gets_nowhere(monkeypatch):
+    r = Rig("spi")
+    try:
+        from drivers import pn532_spi
+        monkeypatch.setattr(pn532_spi, "_REVERSE", bytes(range(256)))
+        with pytest.raises(r.pn532.PN532Error):
+            r.driver.setup()
+    finally:
+        r.close()
+
+
+def test_spi_bus_refuses_lsb_first():
+    r = Rig("spi")
+    try:
+        import machine
+        with pytest.raises(ValueError):
+            machine.SPI(1, firstbit=machine.SPI.LSB)
+    finally:
+        r.close()
+
+
+def test_spi_chip_stays_asleep_without_the_wake_pulse():
+    r = Rig("spi")
+    try:
+        with pytest.raises(r.pn532.PN532Timeout):
+            r.driver.sam_configuration()
+        r.driver.setup()  # setup() starts with the ~2 ms CS wake pulse
+    finally:
+        r.close()
+
+
+def test_nack_is_reported_and_the_next_command_works(rig):
+    rig.emulator.nack_next = True
+    with pytest.raises(rig.pn532.PN532Nack):
+        rig.driver.start_list()
+    rig.emulator.place_tag(UID_A)
+    assert rig.list_uid() == UID_A
+
+
+def test_bad_checksum_is_reported(rig):
+    rig.emulator.place_tag(UID_A)
+    rig.emulator.bad_checksum_next = True
+    rig.driver.start_list()
+    rig.wait_reply()
+    with pytest.raises(rig.pn532.PN532ChecksumError):
+        rig.driver.finish_list(rig.uid)
+    assert rig.list_uid() == UID_A  # the tag was not halted, it answers again
+
+
+def test_error_frame_is_reported(rig):
+    rig.emulator.send_error_frame_next()
+    with pytest.raises(rig.pn532.PN532ErrorFrame):
+        rig.driver.firmware_version()
+    assert rig.driver.firmware_version() == (0x32, 1, 6, 7)
+
+
+def test_silent_reader_times_out_across_the_ms_wrap():
+    for transport in ("spi", "i2c"):
+        r = Rig(transport, start_us=JUST_BELOW_MS_WRAP_US - 10000)
+        try:
+            r.driver.setup()
+            assert r.clock.ticks_ms() > (1 << 30) - 10
+            r.emulator.silent = True
+            before = r.clock.now_us
+            with pytest.raises(r.pn532.PN532Error) as info:
+                r.driver.firmware_version()
+            assert isinstance(info.value, (r.pn532.PN532Timeout, r.pn532.PN532BusError))
+            if transport == "spi":
+                waited_ms = (r.clock.now_us - before) / 1000
+                # The timeout neither fired at once nor hung when ticks_ms wrapped.
+                assert r.driver.ack_timeout_ms - 1 <= waited_ms <= r.driver.ack_timeout_ms + 2
+                assert r.clock.ticks_ms() < 100  # wrapped during the wait
+            r.emulator.silent = False
+            assert r.driver.firmware_version() == (0x32, 1, 6, 7)
+        finally:
+            r.close()
+
+
+def test_runs_under_the_micropython_unix_port():
+    exe = os.path.join(ROOT, ".venv", "bin", "micropython")
+    if not os.path.exists(exe):
+        exe = shutil.which("micropython")
+    if not exe:
+        pytest.skip("micropython executable not found")
+    env = dict(os.environ, MICROPYPATH=".frozen:firmware:firmware/lib:.")
+    result = subprocess.run([exe, "tests/mp_pn532_check.py"], cwd=ROOT, env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "mp_pn532_check: OK" in result.stdout
