@@ -1,0 +1,291 @@
+"""Input ring, EdgeInput and Debouncer on CPython (the heap-lock proof is mp_irq_heap_check.py)."""
+
+import os
+import os
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+for _p in (ROOT, os.path.join(ROOT, "firmware"), os.path.join(ROOT, "firmware", "lib")):
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
+
+from host_tools.vboard.clock import VirtualClock  # noqa: E402
+
+WRAP = 1 << 30
+
+
+@pytest.fixture
+def vb():
+    """Virtual board: fake machine/neopixel/micropython and a wrapping clock as ``time``."""
+    from host_tools.vboard.install import install
+    from host_tools.vboard.pins import Pin
+
+    Pin.reset_registry()
+    board = install(VirtualClock(WRAP - 5000))
+    try:
+        yield board
+    finally:
+        board.uninstall()
+
+
+# ---------------------------------------------------------------- InputRing
+def test_ring_fifo_and_ticks_attribute(vb):
+    from drivers.input_ring import InputRing
+
+    r = InputRing(4)
+    assert r.pop() == -1 and len(r) == 0
+    assert r.put(3, 100) and r.put(0x8009, 200)
+    assert len(r) == 2
+    assert r.pop() == 3 and r.ticks == 100
+    assert r.pop() == 0x8009 and r.ticks == 200
+    assert r.pop() == -1
+    assert r.overflows == 0
+
+
+def test_ring_holds_exactly_capacity_then_counts_overflows(vb):
+    from drivers.input_ring import InputRing
+
+    r = InputRing(4)
+    for i in range(4):
+        assert r.put(i, 1000 + i)
+    assert len(r) == 4
+    assert not r.put(99, 5000)
+    assert not r.put(98, 5001)
+    assert r.overflows == 2
+    # The oldest events survive; the dropped ones are the new ones.
+    assert [r.pop() for _ in range(5)] == [0, 1, 2, 3, -1]
+    # Space again after draining.
+    assert r.put(7, 1) and r.pop() == 7
+
+
+def test_ring_index_wraparound_many_cycles(vb):
+    from drivers.input_ring import InputRing
+
+    r = InputRing(5)
+    expect = []
+    got = []
+    n = 0
+    for cycle in range(50):
+        for _ in range(cycle % 6):
+            if r.put(n & 0x7FFF, (WRAP - 10 + n) % WRAP):
+                expect.append((n & 0x7FFF, (WRAP - 10 + n) % WRAP))
+            n += 1
+        for _ in range(cycle % 4):
+            s = r.pop()
+            if s >= 0:
+                got.append((s, r.ticks))
+    while True:
+        s = r.pop()
+        if s < 0:
+            break
+        got.append((s, r.ticks))
+    assert got == expect
+    assert r.overflows == n - len(expect) > 0
+
+
+def test_ring_drain_into_preallocated_arrays(vb):
+    from array import array
+    from drivers.input_ring import InputRing
+
+    r = InputRing(8)
+    for i in range(5):
+        r.put(i, WRAP - 1 - i)
+    src = array("H", [0] * 3)
+    ticks = array("i", [0] * 3)
+    assert r.drain(src, ticks) == 3
+    assert list(src) == [0, 1, 2] and list(ticks) == [WRAP - 1, WRAP - 2, WRAP - 3]
+    assert r.drain(src, ticks) == 2 and list(src[:2]) == [3, 4]
+    assert r.drain(src, ticks) == 0
+    r.put(1, 1)
+    r.clear()
+    assert len(r) == 0 and r.pop() == -1
+
+
+def test_ring_ticks_up_to_2_30_fit(vb):
+    from drivers.input_ring import InputRing
+
+    r = InputRing(2)
+    r.put(1, WRAP - 1)
+    assert r.pop() == 1 and r.ticks == WRAP - 1
+
+
+# ---------------------------------------------------------------- EdgeInput
+def test_edge_input_stores_source_and_ticks_on_active_edge(vb):
+    from machine import Pin
+    from drivers.input_ring import InputRing
+    from drivers.edge_input import EdgeInput
+
+    ring = InputRing(8)
+    pin = Pin(3, Pin.IN, Pin.PULL_UP)
+    EdgeInput(pin, 17, ring, Pin.IRQ_FALLING)
+    t0 = vb.clock.ticks_us()
+    pin.drive(0)
+    vb.clock.advance_us(3000)
+    pin.drive(1)  # rising edge: not registered
+    assert ring.pop() == 17 and ring.ticks == t0
+    assert ring.pop() == -1
+    assert Pin.irq_errors == []
+
+
+def test_edge_input_marks_releases_and_reports_level(vb):
+    from machine import Pin
+    from drivers.input_ring import InputRing
+    from drivers.edge_input import EdgeInput, RELEASE
+
+    ring = InputRing(8)
+    pin = Pin(2, Pin.IN, Pin.PULL_UP)
+    inp = EdgeInput(pin, 8, ring, Pin.IRQ_FALLING | Pin.IRQ_RISING, mark_release=True)
+    assert not inp.is_active()
+    pin.drive(0)
+    assert inp.is_active()
+    vb.clock.advance_us(2000000)
+    pin.drive(1)
+    assert ring.pop() == 8
+    t_press = ring.ticks
+    assert ring.pop() == 8 | RELEASE
+    # The press straddles the 2**30 wrap: ticks_diff still gives the hold time.
+    assert vb.clock.ticks_diff(ring.ticks, t_press) == 2000000
+    inp.disable()
+    pin.drive(0)
+    assert ring.pop() == -1
+
+
+def test_edge_input_active_high(vb):
+    from machine import Pin
+    from drivers.input_ring import InputRing
+    from drivers.edge_input import EdgeInput
+
+    ring = InputRing(8)
+    pin = Pin(26, Pin.IN, Pin.PULL_DOWN)
+    inp = EdgeInput(pin, 0, ring, Pin.IRQ_RISING, active_low=False)
+    pin.drive(1)
+    assert inp.is_active() and ring.pop() == 0
+
+
+# ---------------------------------------------------------------- Debouncer
+def test_debounce_drops_bounces_within_window(vb):
+    from drivers.debouncer import Debouncer
+
+    d = Debouncer(24, window_us=20000)
+    assert d.accept(3, 1000)
+    assert not d.accept(3, 1050)
+    assert not d.accept(3 | 0x8000, 19999)  # release flag shares the source's window
+    assert d.accept(3, 21000)  # 20 ms after the last *accepted* event
+    assert d.accept(4, 21001)  # other sources are independent
+    assert d.dropped == 2
+
+
+def test_debounce_per_source_window_and_unknown_source(vb):
+    from drivers.debouncer import Debouncer
+
+    d = Debouncer(8, window_us=20000)
+    d.set_window(5, 0)
+    assert d.accept(5, 100) and d.accept(5, 100) and d.accept(5, 101)
+    d.set_window(6, 5000)
+    assert d.accept(6, 0) and not d.accept(6, 4999) and d.accept(6, 5000)
+    assert not d.accept(30, 0) and d.unknown == 1
+
+
+def test_debounce_wrap_safe_across_2_30(vb):
+    from drivers.debouncer import Debouncer
+
+    d = Debouncer(24, window_us=20000)
+    last = WRAP - 5000
+    assert d.accept(2, last)
+    # 3 ms later the ticks have wrapped to a small number: still a bounce.
+    assert not d.accept(2, (last + 3000) % WRAP)
+    assert not d.accept(2, (last + 19999) % WRAP)
+    # 25 ms later: a real press, although the raw value is far smaller than `last`.
+    assert d.accept(2, (last + 25000) % WRAP)
+
+
+def test_debounce_long_idle_gaps(vb):
+    from drivers.debouncer import Debouncer
+
+    d = Debouncer(24, window_us=20000)
+    assert d.accept(9, 1000)
+    # A gap between 2**29 and 2**30 us aliases to a negative ticks_diff: treated as long ago.
+    assert d.accept(9, (1000 + (1 << 29) + 10) % WRAP)
+    # After a full wrap the difference would alias to a tiny positive value; expire() (called
+    # periodically by the main loop) forgets idle sources so the press is not lost.
+    t = (1000 + (1 << 29) + 10) % WRAP
+    d.expire((t + (1 << 28)) % WRAP)
+    assert d.accept(9, (t + WRAP + 5) % WRAP)
+
+
+def test_pipeline_bouncy_button_through_ring_and_debouncer(vb):
+    """A press with contact bounce on both edges, straddling the ticks wrap."""
+    from machine import Pin
+    from drivers.input_ring import InputRing
+    from drivers.edge_input import EdgeInput, RELEASE
+    from drivers.debouncer import Debouncer
+    from referee import sources
+
+    ring = InputRing(32)
+    pin = Pin(2, Pin.IN, Pin.PULL_UP)
+    EdgeInput(pin, sources.STUCK0, ring, Pin.IRQ_FALLING | Pin.IRQ_RISING, mark_release=True)
+    deb = Debouncer(sources.N_SOURCES, 20000)
+    press_t = vb.clock.ticks_us()
+    for level in (0, 1, 0, 1, 0):  # bouncy press
+        pin.drive(level)
+        vb.clock.advance_us(300)
+    vb.clock.advance_us(200000)
+    release_t = vb.clock.ticks_us()
+    for level in (1, 0, 1):  # bouncy release
+        pin.drive(level)
+        vb.clock.advance_us(400)
+    accepted = []
+    while True:
+        s = ring.pop()
+        if s < 0:
+            break
+        if deb.accept(s, ring.ticks):
+            accepted.append((s, ring.ticks))
+    assert accepted == [(sources.STUCK0, press_t), (sources.STUCK0 | RELEASE, release_t)]
+    assert release_t < press_t  # the clock wrapped in between
+    assert deb.dropped == 6
+
+
+def test_source_ids_are_distinct_and_decodable():
+    from referee import sources as S
+
+    ids = [S.touch(p) for p in range(3)] + [S.reader(p) for p in range(3)]
+    ids += [S.stuck(q) for q in range(2)] + [S.slap(q, p) for q in range(2) for p in range(3)]
+    assert len(set(ids)) == len(ids) and max(ids) < S.N_SOURCES
+    assert S.slap(1, 2) == S.SLAP1_2 and S.kind(S.SLAP1_2) == S.KIND_SLAP
+    assert S.player_of(S.SLAP1_2) == 1 and S.pile_of(S.SLAP1_2) == 2
+    assert S.kind(S.STUCK1 | S.RELEASE) == S.KIND_STUCK and S.is_release(S.STUCK1 | S.RELEASE)
+    assert S.player_of(S.STUCK1) == 1 and S.pile_of(S.STUCK1) == -1
+    assert S.kind(S.READER2) == S.KIND_READER and S.pile_of(S.READER2) == 2
+    assert S.kind(S.TOUCH1) == S.KIND_TOUCH and S.kind(12) == S.KIND_UNKNOWN
+
+
+def test_irq_heap_check_under_micropython():
+    """Runs tests/mp_irq_heap_check.py on the unix port: no hard handler allocates."""
+    res = _run_mp("tests/mp_irq_heap_check.py")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "OK: no hard IRQ handler allocated" in res.stdout
+
+
+def test_irq_heap_check_catches_allocating_handler():
+    """Negative control: the same harness fails on a handler that allocates."""
+    res = _run_mp("tests/mp_irq_heap_check.py", "--bad")
+    assert res.returncode != 0
+    assert "MemoryError" in res.stdout
+
+
+def _run_mp(*args):
+    import subprocess
+
+    exe = os.path.join(ROOT, ".venv", "bin", "micropython")
+    if not os.path.exists(exe):
+        import shutil
+
+        exe = shutil.which("micropython")
+        if exe is None:
+            pytest.skip("micropython unix port not installed")
+    env = dict(os.environ)
+    env["MICROPYPATH"] = ".frozen:firmware:firmware/lib:."
+    return subprocess.run([exe] + list(args), cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
