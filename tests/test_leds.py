@@ -1,0 +1,303 @@
+"""LED strip / GPIO LED renderers and the buzzer, on the virtual board (CPython)."""
+
+import os
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+for _p in (ROOT, os.path.join(ROOT, "firmware"), os.path.join(ROOT, "firmware", "lib")):
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
+
+from host_tools.vboard.clock import VirtualClock  # noqa: E402
+
+WRAP = 1 << 30
+
+
+@pytest.fixture
+def vb():
+    """Virtual board: fake machine/neopixel/micropython and a wrapping clock as ``time``."""
+    from host_tools.vboard.install import install
+    from host_tools.vboard.pins import Pin
+
+    Pin.reset_registry()
+    board = install(VirtualClock(WRAP - 5000))
+    try:
+        yield board
+    finally:
+        board.uninstall()
+
+N_ZONES = 7
+ZONES = [[2, 3, 4, 5], [8, 9, 10, 11], [], [6, 7], [0, 1], [12, 13], [14, 15]]
+
+
+class FakeIntents:
+    """The engine's LED intent contract: color/pattern/until_ms per zone + a changes counter."""
+
+    def __init__(self):
+        self.color = [0] * N_ZONES
+        self.pattern = [0] * N_ZONES
+        self.until_ms = [-1] * N_ZONES
+        self.changes = 0
+
+    def set(self, zone, color, pattern=0, until_ms=-1):
+        self.color[zone] = color
+        self.pattern[zone] = pattern
+        self.until_ms[zone] = until_ms
+        self.changes += 1
+
+
+def make_strip(vb, brightness=255, zones=ZONES):
+    import neopixel
+    from machine import Pin
+    from drivers.led_strip import LedStrip
+
+    np = neopixel.NeoPixel(Pin(28, Pin.OUT), 16)
+    return np, LedStrip(np, zones, brightness=brightness)
+
+
+def test_constants_mirror_the_contract(vb):
+    from drivers import led_strip as L
+
+    assert (L.C_OFF, L.C_GREEN, L.C_RED, L.C_ORANGE, L.C_PURPLE, L.C_BLUE, L.C_WHITE, L.C_YELLOW,
+            L.C_CYAN, L.C_MAGENTA) == tuple(range(10))
+    assert (L.P_SOLID, L.P_BLINK, L.P_FAST, L.P_PULSE, L.P_COUNTDOWN) == tuple(range(5))
+    assert (L.Z_PILE0, L.Z_PILE1, L.Z_PILE2, L.Z_SPIT, L.Z_PLAYER0, L.Z_PLAYER1, L.Z_RESULT) == tuple(range(7))
+    assert L.N_ZONES == 7 and len(L.ZONE_NAMES) == 7 and len(L.DEFAULT_PALETTE) == L.N_COLORS
+
+
+def test_solid_zone_and_write_only_on_change(vb):
+    from drivers.led_strip import C_GREEN, C_RED
+
+    np, strip = make_strip(vb)
+    it = FakeIntents()
+    assert strip.render(it, 0)  # first render clears the strip once
+    assert np.writes == 1 and np.lit() == []
+    it.set(0, C_GREEN)
+    assert strip.render(it, 10)
+    assert np.lit() == [2, 3, 4, 5] and np.shown[2] == (0, 255, 0)
+    for t in range(11, 2000, 7):  # nothing changes: no writes, no pixel sets
+        assert not strip.render(it, t)
+    assert np.writes == 2
+    sets = np.sets
+    it.set(1, C_RED)
+    assert strip.render(it, 2000)
+    assert np.lit() == [2, 3, 4, 5, 8, 9, 10, 11] and np.shown[8] == (255, 0, 0)
+    assert np.sets - sets == 4  # only the changed pixels were set
+    assert np.writes == 3
+
+
+def test_changes_counter_is_the_trigger(vb):
+    from drivers.led_strip import C_GREEN
+
+    np, strip = make_strip(vb)
+    it = FakeIntents()
+    strip.render(it, 0)
+    it.color[0] = C_GREEN  # mutated without bumping `changes`: contract says not re-read
+    assert not strip.render(it, 5)
+    it.changes += 1
+    assert strip.render(it, 6) and np.lit() == [2, 3, 4, 5]
+
+
+def test_blink_2hz_timing_and_writes(vb):
+    from drivers.led_strip import C_RED, P_BLINK
+
+    np, strip = make_strip(vb)
+    it = FakeIntents()
+    strip.render(it, 0)
+    base = np.writes
+    it.set(3, C_RED, P_BLINK)
+    start = 1000
+    on = []
+    for t in range(start, start + 1000):
+        strip.render(it, t)
+        on.append(bool(np.lit()))
+    # Starts on at the moment of the change, 250 ms on / 250 ms off.
+    assert all(on[0:250]) and not any(on[250:500]) and all(on[500:750]) and not any(on[750:1000])
+    assert np.writes - base == 4  # one write per transition, none in between
+
+
+def test_fast_blink_8hz(vb):
+    from drivers.led_strip import C_WHITE, P_FAST
+
+    np, strip = make_strip(vb)
+    it = FakeIntents()
+    it.set(3, C_WHITE, P_FAST)
+    toggles = 0
+    prev = None
+    for t in range(0, 1000):
+        strip.render(it, t)
+        cur = bool(np.lit())
+        if cur != prev:
+            toggles += 1
+            prev = cur
+    assert toggles == 16  # 8 on + 8 off phases in one second
+    assert np.writes == 16
+
+
+def test_until_ms_expiry_turns_zone_off_then_idle(vb):
+    from drivers.led_strip import C_ORANGE
+
+    np, strip = make_strip(vb)
+    it = FakeIntents()
+    it.set(1, C_ORANGE, 0, until_ms=1500)
+    strip.render(it, 1000)
+    assert np.lit() == [8, 9, 10, 11]
+    strip.render(it, 1499)
+    assert np.lit() == [8, 9, 10, 11]
+    strip.render(it, 1500)
+    assert np.lit() == []
+    w = np.writes
+    for t in range(1501, 3000, 10):
+        strip.render(it, t)
+    assert np.writes == w
+
+
+def test_countdown_bar_shrinks_until_expiry(vb):
+    from drivers.led_strip import C_CYAN, P_COUNTDOWN
+
+    np, strip = make_strip(vb)
+    it = FakeIntents()
+    it.set(0, C_CYAN, P_COUNTDOWN, until_ms=5000)
+    seen = {}
+    for t in range(4000, 5001, 50):
+        strip.render(it, t)
+        seen[t] = np.lit()
+    assert seen[4000] == [2, 3, 4, 5]
+    assert seen[4250] == [2, 3, 4]  # 750 of 1000 ms left -> 3 of 4 pixels
+    assert seen[4500] == [2, 3]
+    assert seen[4950] == [2]
+    assert seen[5000] == []
+    assert np.writes == 4 + 1  # initial + one per pixel going out (incl. the last)
+
+
+def test_pulse_breathes_within_bounds_with_few_writes(vb):
+    from drivers.led_strip import C_PURPLE, P_PULSE
+
+    np, strip = make_strip(vb)
+    it = FakeIntents()
+    it.set(6, C_PURPLE, P_PULSE)
+    reds = set()
+    for t in range(0, 1600):
+        strip.render(it, t)
+        reds.add(np.shown[14][0])
+    assert max(reds) == 160 and 0 < min(reds) < 40
+    assert len(reds) == 16
+    assert np.writes <= 32  # quantised: not one write per millisecond
+
+
+def test_brightness_scales_palette_and_fill(vb):
+    from drivers.led_strip import C_WHITE, C_MAGENTA
+
+    np, strip = make_strip(vb, brightness=64)
+    it = FakeIntents()
+    it.set(4, C_WHITE)
+    strip.render(it, 0)
+    assert np.shown[0] == (64, 64, 64)
+    strip.fill(C_MAGENTA)
+    assert len(np.lit()) == 16 and np.shown[15] == (64, 0, 40)
+    strip.render(it, 1)  # fill forces a full redraw from the intents
+    assert np.lit() == [0, 1]
+    strip.off()
+    assert np.lit() == []
+
+
+def test_bad_zone_pixel_rejected(vb):
+    with pytest.raises(ValueError):
+        make_strip(vb, zones=[[0, 16]])
+
+
+def test_phase_restarts_when_a_zone_intent_changes(vb):
+    from drivers.led_strip import C_RED, C_GREEN, P_BLINK
+
+    np, strip = make_strip(vb)
+    it = FakeIntents()
+    it.set(0, C_RED, P_BLINK)
+    strip.render(it, 0)
+    strip.render(it, 300)
+    assert np.lit() == []  # off phase
+    it.set(0, C_GREEN, P_BLINK)
+    strip.render(it, 310)
+    assert np.lit() == [2, 3, 4, 5] and np.shown[2] == (0, 255, 0)
+
+
+# ---------------------------------------------------------------- GpioLeds
+def make_gpio(vb):
+    from machine import Pin
+    from drivers.gpio_leds import GpioLeds, ANY
+    from drivers.led_strip import C_GREEN, C_RED
+
+    pins = {n: Pin(n, Pin.OUT) for n in (16, 17, 18, 22)}
+    zones = [[(C_GREEN, pins[16]), (C_RED, pins[17]), (ANY, pins[18])], [], [], [(ANY, pins[22])], [], [], []]
+    return pins, GpioLeds(zones)
+
+
+def test_gpio_leds_colour_pins_and_any_fallback(vb):
+    from drivers.led_strip import C_GREEN, C_RED, C_ORANGE, C_WHITE
+
+    pins, leds = make_gpio(vb)
+    it = FakeIntents()
+    it.set(0, C_GREEN)
+    it.set(3, C_WHITE)
+    leds.render(it, 0)
+    assert [pins[n].value() for n in (16, 17, 18, 22)] == [1, 0, 0, 1]
+    it.set(0, C_RED)
+    leds.render(it, 1)
+    assert [pins[n].value() for n in (16, 17, 18)] == [0, 1, 0]
+    it.set(0, C_ORANGE)  # no orange LED: the zone's "any" LED
+    leds.render(it, 2)
+    assert [pins[n].value() for n in (16, 17, 18)] == [0, 0, 1]
+
+
+def test_gpio_leds_blink_and_writes_only_on_change(vb):
+    from drivers.led_strip import C_GREEN, P_BLINK
+
+    pins, leds = make_gpio(vb)
+    it = FakeIntents()
+    it.set(0, C_GREEN, P_BLINK, until_ms=1000)
+    states = []
+    for t in range(0, 1200):
+        leds.render(it, t)
+        states.append(pins[16].value())
+    assert states[0] == 1 and states[249] == 1 and states[250] == 0 and states[500] == 1
+    assert states[999] == 0 and states[1000:] == [0] * 200
+    assert leds.writes == 4  # on, off, on, off (the expiry at 1000 ms is already off)
+    leds.fill(C_GREEN)
+    assert pins[16].value() == 1 and pins[18].value() == 1 and pins[17].value() == 0
+    leds.off()
+    assert all(p.value() == 0 for p in pins.values())
+
+
+# ---------------------------------------------------------------- Buzzer
+def test_buzzer_plays_queue_without_blocking(vb):
+    from machine import Pin, PWM
+    from drivers.buzzer import Buzzer
+
+    pwm = PWM(Pin(15))
+    bz = Buzzer(pwm, volume=1000)
+    assert not bz.update(0) and not pwm.sounding()
+    bz.play(Buzzer.ILLEGAL)  # 330 Hz 120 ms, rest 40 ms, 330 Hz 120 ms
+    timeline = []
+    for t in range(0, 400, 10):
+        bz.update(t)
+        timeline.append(pwm.freq() if pwm.sounding() else 0)
+    assert timeline[:12] == [330] * 12 and timeline[12:16] == [0] * 4 and timeline[16:28] == [330] * 12
+    assert timeline[28:] == [0] * 12 and not bz.busy()
+
+
+def test_buzzer_queue_full_and_stop(vb):
+    from machine import Pin, PWM
+    from drivers.buzzer import Buzzer
+
+    pwm = PWM(Pin(15))
+    bz = Buzzer(pwm)
+    for _ in range(20):
+        bz.tone(1000, 10)
+    assert bz.dropped == 4
+    bz.update(0)
+    assert pwm.sounding()
+    bz.stop()
+    assert not pwm.sounding() and not bz.busy()
+    bz.enabled = False
+    assert not bz.tone(1000, 10)
