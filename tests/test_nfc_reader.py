@@ -1,0 +1,254 @@
+"""NfcReader service: newest-card detection, timestamps, strategies and reader faults."""
+
+import os
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+for _path in (os.path.join(ROOT, "firmware"), ROOT):
+    if _path not in sys.path:
+        sys.path.insert(0, _path)
+
+from host_tools.vboard.clock import VirtualClock  # noqa: E402
+from host_tools.vboard.install import install  # noqa: E402
+from host_tools.vboard.pins import Pin  # noqa: E402
+from host_tools.vboard.pn532_emulator import PN532Emulator  # noqa: E402
+
+JUST_BELOW_US_WRAP = (1 << 30) - 60000  # ticks_us wraps 60 ms into the test
+CS_PINS = (17, 18, 19)
+IRQ_PINS = (20, 21, 22)
+
+
+def uid(n):
+    return bytes([0x04, 0x10, 0x20, 0x30, 0x40, 0x50, n])
+
+
+class Table:
+    """Piles with a PN532 each on one SPI bus (or one I2C bus each), serviced like the loop does."""
+
+    def __init__(self, piles=2, transport="spi", irq=True, strategy=None, emulator_options=None,
+                 reader_options=None, start_us=JUST_BELOW_US_WRAP):
+        Pin.reset_registry()
+        self.clock = VirtualClock(start_us)
+        self.board = install(self.clock)
+        import machine
+        import time
+        from drivers import nfc_reader
+        from drivers.pn532_i2c import PN532_I2C
+        from drivers.pn532_spi import PN532_SPI
+        self.mod = nfc_reader
+        self.time = time
+        self.cards = []          # (pile, uid, ticks_us)
+        self.status_changes = []
+        self.emulators = []
+        self.readers = []
+        spi = machine.SPI(0, baudrate=1000000)
+        for pile in range(piles):
+            emulator = PN532Emulator(self.clock, irq=IRQ_PINS[pile] if irq else None,
+                                     seed=pile + 1, **(emulator_options or {}))
+            self.board.add_device(emulator)
+            irq_pin = None
+            if irq:
+                irq_pin = machine.Pin(IRQ_PINS[pile], machine.Pin.IN, machine.Pin.PULL_UP)
+            if transport == "spi":
+                cs = machine.Pin(CS_PINS[pile], machine.Pin.OUT, value=1)
+                emulator.attach_spi(spi, cs)
+                driver = PN532_SPI(spi, cs, irq=irq_pin)
+            else:
+                i2c = machine.I2C(pile)
+                emulator.attach_i2c(i2c)
+                driver = PN532_I2C(i2c, irq=irq_pin)
+            driver.setup()
+            options = dict(reader_options or {})
+            if strategy is not None:
+                options["strategy"] = getattr(nfc_reader, strategy)
+            reader = nfc_reader.NfcReader(driver, pile, on_card=self._on_card,
+                                          on_status=self._on_status, **options)
+            if irq:
+                # The firmware's hard IRQ handler stores (source, ticks_us) in the input ring;
+                # here the reader is told directly.
+                irq_pin.irq(self._irq_handler(reader), machine.Pin.IRQ_FALLING, hard=True)
+            self.emulators.append(emulator)
+            self.readers.append(reader)
+
+    def _irq_handler(self, reader):
+        def handler(pin):
+            reader.note_irq(self.time.ticks_us())
+        return handler
+
+    def _on_card(self, pile, card_uid, ticks_us):
+        self.cards.append((pile, card_uid, ticks_us))
+
+    def _on_status(self, reader):
+        self.status_changes.append((reader.pile, reader.status, reader.last_error))
+
+    def run(self, duration_us, step_us=250):
+        end = self.clock.now_us + duration_us
+        while self.clock.now_us < end:
+            self.clock.advance_us(step_us)
+            for emulator in self.emulators:
+                emulator.update()
+            now = self.time.ticks_us()
+            for reader in self.readers:
+                reader.service(now)
+
+    def ticks_now(self):
+        return self.clock.ticks_us()
+
+    def close(self):
+        self.board.uninstall()
+
+
+@pytest.fixture
+def table():
+    t = Table()
+    yield t
+    t.close()
+
+
+def test_growing_pile_reports_each_new_card_once_in_order(table):
+    table.run(20000)
+    landed = []
+    for n in range(6):
+        landed.append(table.ticks_now())
+        table.emulators[0].place_tag(uid(n))
+        table.run(40000)
+    assert [c[1] for c in table.cards] == [uid(n) for n in range(6)]
+    assert all(c[0] == 0 for c in table.cards)
+    emulator = table.emulators[0]
+    for (pile, card, stamp), land in zip(table.cards, landed):
+        delay = table.time.ticks_diff(stamp, land)
+        # IRQ timestamp: after the RF work, within one attempt + anticollision of landing.
+        assert emulator.anticollision_us <= delay <= emulator.anticollision_us + emulator.attempt_us + 250
+    # The run crossed the 2**30 us wrap and the order is still right.
+    stamps = [c[2] for c in table.cards]
+    assert any(s < 1000000 for s in stamps) and any(s > (1 << 30) - 1000000 for s in stamps)
+    assert all(table.time.ticks_diff(b, a) > 0 for a, b in zip(stamps, stamps[1:]))
+    assert table.readers[0].failures == 0 and table.readers[0].status == table.mod.STATUS_OK
+
+
+def test_each_pile_has_its_own_reader(table):
+    table.emulators[1].place_tag(uid(1))
+    table.run(10000)
+    table.emulators[0].place_tag(uid(2))
+    table.run(30000)
+    assert [(c[0], c[1]) for c in table.cards] == [(1, uid(1)), (0, uid(2))]
+
+
+def test_polling_without_irq_uses_the_poll_time():
+    t = Table(piles=1, irq=False, transport="i2c")
+    try:
+        t.run(5000)
+        landed = t.ticks_now()
+        t.emulators[0].place_tag(uid(7))
+        t.run(30000)
+        assert len(t.cards) == 1
+        delay = t.time.ticks_diff(t.cards[0][2], landed)
+        assert t.emulators[0].anticollision_us <= delay <= 20000
+    finally:
+        t.close()
+
+
+def test_rewoken_tag_is_halted_again_but_not_reported_twice(table):
+    table.emulators[0].place_tag(uid(1))
+    table.run(20000)
+    table.emulators[0].tag(uid(1)).halted = False  # lost power when the stack detuned
+    table.run(20000)
+    assert [c[1] for c in table.cards] == [uid(1)]
+    assert table.readers[0].rereads >= 1
+    assert table.emulators[0].tag(uid(1)).halted
+    table.readers[0].clear_pile()  # pile taken: the same card may come back later
+    table.emulators[0].remove_tag(uid(1))
+    table.emulators[0].place_tag(uid(1))
+    table.run(20000)
+    assert [c[1] for c in table.cards] == [uid(1), uid(1)]
+
+
+def test_field_reset_strategy_re_enumerates_the_pile():
+    t = Table(piles=1, strategy="STRATEGY_FIELD_RESET", reader_options={"field_reset_us": 30000})
+    try:
+        for n in range(4):
+            t.emulators[0].place_tag(uid(n))
+            t.run(25000)
+        t.run(100000)
+        assert [c[1] for c in t.cards] == [uid(n) for n in range(4)]
+        assert t.readers[0].field_resets >= 2
+        assert t.readers[0].rereads >= 4  # old cards were read again after each reset
+        assert 0x32 in t.emulators[0].commands
+    finally:
+        t.close()
+
+
+def test_stacked_tag_misses_delay_but_do_not_lose_the_card():
+    t = Table(piles=1, emulator_options={"stacked_miss_rate": 1.0, "stacked_miss_attempts": 3})
+    try:
+        t.emulators[0].place_tag(uid(1))
+        t.run(20000)
+        landed = t.ticks_now()
+        t.emulators[0].place_tag(uid(2))
+        t.run(40000)
+        assert [c[1] for c in t.cards] == [uid(1), uid(2)]
+        assert t.time.ticks_diff(t.cards[1][2], landed) >= 3 * t.emulators[0].attempt_us
+    finally:
+        t.close()
+
+
+def test_unreadable_stacked_tag_is_never_reported_and_others_continue(table):
+    table.emulators[0].place_tag(uid(1))
+    table.run(20000)
+    table.emulators[0].place_tag(uid(2), unreadable=True)
+    table.run(20000)
+    table.emulators[0].place_tag(uid(3))
+    table.run(20000)
+    assert [c[1] for c in table.cards] == [uid(1), uid(3)]
+
+
+@pytest.mark.parametrize("fault,kind", [("nack_next", "nack"), ("bad_checksum_next", "checksum"),
+                                        ("error_frame_next", "error-frame")])
+def test_single_fault_is_reported_and_retried(table, fault, kind):
+    table.run(5000)
+    table.emulators[0].place_tag(uid(1))
+    setattr(table.emulators[0], fault, True)
+    table.emulators[1].place_tag(uid(2))
+    table.run(200000)
+    reader = table.readers[0]
+    assert reader.failures == 1 and reader.last_error == kind
+    assert reader.recoveries == 1 and reader.status == table.mod.STATUS_OK
+    assert (0, 1, kind) in table.status_changes and table.status_changes[-1][:2] == (0, 0)
+    assert sorted((c[0], c[1]) for c in table.cards) == [(0, uid(1)), (1, uid(2))]
+    assert table.readers[1].failures == 0
+
+
+def test_silent_reader_backs_off_while_the_other_pile_keeps_working(table):
+    table.run(5000)
+    table.emulators[0].silent = True
+    for n in range(5):
+        table.emulators[1].place_tag(uid(n))
+        table.run(100000)
+    reader = table.readers[0]
+    assert reader.status == table.mod.STATUS_FAILING and reader.last_error == "timeout"
+    # Exponential backoff: 20, 40, 80, 160 ms ... not a retry every loop pass.
+    assert 3 <= reader.failures <= 7
+    assert [c[1] for c in table.cards] == [uid(n) for n in range(5)]
+    assert all(c[0] == 1 for c in table.cards)
+    table.emulators[0].silent = False
+    table.emulators[0].place_tag(uid(9))
+    table.run(2500000)
+    assert reader.status == table.mod.STATUS_OK and reader.recoveries == 1
+    assert (0, uid(9)) in [(c[0], c[1]) for c in table.cards]
+    assert table.emulators[0].commands.count(0x14) >= 2  # setup re-run after repeated failures
+
+
+def test_service_never_raises_on_bus_errors():
+    t = Table(piles=1, transport="i2c")
+    try:
+        t.run(5000)
+        import machine  # noqa: F401
+        t.emulators[0].silent = True  # address NACK: OSError inside the transport
+        t.run(400000)
+        assert t.readers[0].failures >= 1
+        assert t.readers[0].last_error in ("bus", "timeout")
+        assert t.readers[0].status == t.mod.STATUS_FAILING
+    finally:
+        t.close()
