@@ -38,10 +38,11 @@ import threading
 import time
 import tty
 
-CTRL_A, CTRL_B, CTRL_D = 0x01, 0x02, 0x04
+CTRL_A, CTRL_B, CTRL_C, CTRL_D = 0x01, 0x02, 0x03, 0x04
 RAW_BANNER = b"raw REPL; CTRL-B to exit\r\n"
 FRIENDLY_PROMPT = b">>> "
 SOFT_REBOOT = b"MPY: soft reboot\r\n"
+BRIDGE_BUFFER = 64 * 1024
 
 
 def find_micropython():
@@ -68,6 +69,28 @@ def _open_raw_pty():
     return master_fd, slave_fd
 
 
+def _child_setup():
+    """Child side, before exec: own session, and SIGINT ignored so that only MicroPython catches it.
+
+    MicroPython installs its SIGINT handler while it runs code and removes it when idle; with SIGINT ignored
+    at start, CPython (the unix port wheel runs MicroPython inside a Python process) does not install one.
+    """
+    os.setsid()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _catches_sigint(pid):
+    """True while the process has a SIGINT handler, i.e. MicroPython is running code (Linux /proc)."""
+    try:
+        with open("/proc/%d/status" % pid) as status:
+            for line in status:
+                if line.startswith("SigCgt:"):
+                    return bool(int(line.split()[1], 16) & (1 << (signal.SIGINT - 1)))
+    except (OSError, ValueError):
+        pass
+    return False
+
+
 class FakeBoard:
     """The unix port behind a pty, respawned on exit so it behaves like a board that soft-resets.
 
@@ -88,7 +111,9 @@ class FakeBoard:
         self._raw_mode = False
         self._stop_r, self._stop_w = os.pipe()
         self._thread = None
-        self._lock = threading.Lock()
+        self._port_pending = b""   # board output not yet taken by the port pty
+        self._child_pending = b""  # host input not yet taken by micropython
+        self.error = None          # an exception that stopped the bridge thread
 
     # -- life cycle -------------------------------------------------------------------------------------------
 
@@ -108,6 +133,8 @@ class FakeBoard:
         if self._thread is not None:
             os.write(self._stop_w, b"x")
             self._thread.join(timeout=5)
+            if self._thread.is_alive():
+                raise RuntimeError("fake board: bridge thread did not stop")
             self._thread = None
         self._kill_child()
         for fd in (self._port_master, self._port_slave, self._stop_r, self._stop_w):
@@ -145,20 +172,22 @@ class FakeBoard:
             argv += ["-X", "heapsize=%s" % self.heapsize]
         self._child = subprocess.Popen(
             argv, stdin=slave_fd, stdout=slave_fd, stderr=slave_fd, cwd=self.root,
-            env=self._environment(), close_fds=True, start_new_session=True)
+            env=self._environment(), close_fds=True, preexec_fn=_child_setup)
         os.close(slave_fd)
+        os.set_blocking(master_fd, False)
         self._child_master = master_fd
+        self._child_pending = b""
         self.boots += 1
         banner = self._read_until(master_fd, FRIENDLY_PROMPT, timeout=10)
         if announce:
-            os.write(self._port_master, SOFT_REBOOT)
+            self._to_port(SOFT_REBOOT)
         if raw:
-            os.write(master_fd, bytes([CTRL_A]))
+            self._to_child(bytes([CTRL_A]))
             self._raw_mode = True
         else:
             self._raw_mode = False
             if announce:
-                os.write(self._port_master, banner)
+                self._to_port(banner)
 
     def _read_until(self, fd, ending, timeout):
         data = b""
@@ -171,6 +200,8 @@ class FakeBoard:
             if ready:
                 try:
                     chunk = os.read(fd, 1)
+                except BlockingIOError:
+                    continue
                 except OSError:
                     chunk = b""
                 if not chunk:
@@ -197,6 +228,7 @@ class FakeBoard:
 
     def _reboot(self):
         """The process exited (Ctrl-D): behave like a soft reset of a board."""
+        self._child.wait()
         was_raw = self._raw_mode
         self._kill_child()
         self._spawn(raw=was_raw, announce=True)
@@ -211,27 +243,73 @@ class FakeBoard:
             elif byte == CTRL_B:
                 self._raw_mode = False
 
+    def _to_child(self, data):
+        """Queue input for the child; a Ctrl-C while code runs becomes SIGINT (KeyboardInterrupt), as on a board.
+
+        The unix port does not watch stdin for Ctrl-C while it runs raw-paste code, so the bridge interrupts.
+        When the REPL is idle, Ctrl-C is passed on as a byte.
+        """
+        while CTRL_C in data and _catches_sigint(self._child.pid):
+            before, _, data = data.partition(bytes([CTRL_C]))
+            self._child_pending += before
+            self._flush(self._child_master, "_child_pending")
+            os.kill(self._child.pid, signal.SIGINT)
+        self._child_pending += data
+
+    def _to_port(self, data):
+        self._port_pending += data
+
+    def _flush(self, fd, attribute):
+        """Write as much of a pending buffer as the (non-blocking) pty takes now."""
+        pending = getattr(self, attribute)
+        try:
+            while pending:
+                pending = pending[os.write(fd, pending):]
+        except BlockingIOError:
+            pass
+        setattr(self, attribute, pending)
+
     def _bridge(self):
-        while True:
-            ready, _, _ = select.select([self._port_master, self._child_master, self._stop_r], [], [])
-            if self._stop_r in ready:
-                return
-            if self._child_master in ready:
-                try:
-                    data = os.read(self._child_master, 4096)
-                except OSError:  # EIO: the process closed its side of the pty
-                    data = b""
-                if data:
-                    os.write(self._port_master, data)
-                else:
-                    self._child.wait()
-                    self._reboot()
-                    continue
-            if self._port_master in ready:
-                data = os.read(self._port_master, 4096)
-                if data:
+        """Copy bytes both ways until stopped; respawn the child when it exits. Never blocks on a write.
+
+        Buffers are bounded by back-pressure: a side with more than BRIDGE_BUFFER bytes pending stops being
+        read, as a USB serial link stalls when the host does not read.
+        """
+        try:
+            os.set_blocking(self._port_master, False)
+            while True:
+                readers = [self._stop_r]
+                if len(self._child_pending) < BRIDGE_BUFFER:
+                    readers.append(self._port_master)
+                if len(self._port_pending) < BRIDGE_BUFFER:
+                    readers.append(self._child_master)
+                writers = [fd for fd, pending in ((self._port_master, self._port_pending),
+                                                  (self._child_master, self._child_pending)) if pending]
+                ready, writable, _ = select.select(readers, writers, [])
+                if self._stop_r in ready:
+                    return
+                if self._port_master in writable:
+                    self._flush(self._port_master, "_port_pending")
+                if self._child_master in writable:
+                    self._flush(self._child_master, "_child_pending")
+                if self._child_master in ready:
+                    try:
+                        data = os.read(self._child_master, 4096)
+                    except OSError:  # EIO: the process closed its side of the pty
+                        data = b""
+                    if not data:
+                        self._reboot()
+                        continue
+                    self._to_port(data)
+                if self._port_master in ready:
+                    try:
+                        data = os.read(self._port_master, 4096)
+                    except BlockingIOError:
+                        data = b""
                     self._track_mode(data)
-                    os.write(self._child_master, data)
+                    self._to_child(data)
+        except Exception as error:  # surfaced by stop(); mpremote sees a dead port meanwhile
+            self.error = error
 
 
 def main(argv=None):

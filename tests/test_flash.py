@@ -95,6 +95,9 @@ def test_fake_board_soft_resets_and_cleans_up(tmp_path):
         assert mpremote(fake.port, "soft-reset", "+", "exec", "import os; print(os.getcwd())").strip() \
             == str(tmp_path / "b")
         assert fake.boots > boots  # the process exited on Ctrl-D and was respawned
+        # A program left running is interrupted by the next session's Ctrl-C, as on a board.
+        mpremote(fake.port, "exec", "--no-follow", "import time\nwhile True: time.sleep_ms(5)")
+        assert mpremote(fake.port, "exec", "print(6 * 7)").strip() == "42"
         child = fake._child
         thread = fake._thread
     assert child.poll() is not None  # reaped: no zombie micropython
