@@ -141,6 +141,8 @@ class Pn532Reader:
         from adafruit_pn532.uart import PN532_UART
         self.port = port
         self.poll_s = poll_s
+        if os.sep in port and not os.path.exists(port):
+            raise EnrollError("serial port %s not found (is the reader plugged in?)" % port)
         try:
             self.serial = serial.Serial(port, 115200, timeout=0.1)
         except (serial.SerialException, OSError, ValueError) as exc:

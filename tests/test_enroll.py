@@ -7,6 +7,7 @@ emulator on the other. The emulator answers at once, so a tap costs about one se
 import argparse
 import json
 import os
+import subprocess
 import sys
 import time
 
@@ -265,7 +266,9 @@ def test_silent_port_gives_one_line_error(tmp_path, capsys):
 def test_missing_port_and_bad_file_errors(tmp_path, capsys):
     code, _ = run_cli(["--port", str(tmp_path / "no-such-tty"), "--out", str(tmp_path / "c.json")])
     assert code == 1
-    assert "cannot open serial port" in capsys.readouterr().err
+    assert "serial port %s not found" % (tmp_path / "no-such-tty") in capsys.readouterr().err
+    code, _ = run_cli(["--port", str(tmp_path), "--out", str(tmp_path / "c.json")])   # a directory
+    assert code == 1 and "cannot open serial port" in capsys.readouterr().err
     bad = tmp_path / "bad.json"
     for content, message in [("{not json", "not a readable card map"), ('{"cards": {}}', "not a card map"),
                              ('{"cardmap": 1, "cards": {"04zz": "QH"}}', "bad UID '04zz'"),
@@ -276,6 +279,18 @@ def test_missing_port_and_bad_file_errors(tmp_path, capsys):
         assert code == 1 and message in err and len(err.strip().splitlines()) == 1, err
     code, _ = run_cli(["--port", "/dev/null", "--deck", "a b"])
     assert code == 1 and "--deck" in capsys.readouterr().err
+
+
+def test_typed_commands_from_stdin_in_a_real_process(emulator, tmp_path):
+    out = tmp_path / "cards.json"
+    prefill(out, 51)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, os.path.join(ROOT, "firmware", "lib")]))
+    result = subprocess.run([sys.executable, "-m", "host_tools.cli_enroll", "--port", emulator.port,
+                             "--out", str(out)], input="u\nq\n", capture_output=True, text=True,
+                            timeout=20, env=env, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert "Undone: QS" in result.stdout and "Stopped; progress is saved" in result.stdout
+    assert len(read_map(out)) == 50
 
 
 def test_board_port_runs_the_firmware_enrollment_and_copies_the_file(tmp_path, monkeypatch):
@@ -311,3 +326,9 @@ def test_tag_payload_round_trip():
         assert enroll.decode_tag_payload(payload + bytes(8)) == code
     assert enroll.decode_tag_payload(b"\x03\x00\xfe\x00" + bytes(12)) is None
     assert len(ORDER) == 52 and len(set(ORDER)) == 52 and ORDER[37] == "QH"
+
+
+def test_prompt_order_matches_the_engine_deck_order():
+    cards = pytest.importorskip("spit.cards")
+    assert [cards.format_card(card) for card in cards.full_deck(2)] == enroll.card_order(jokers=True)
+    assert all(cards.parse_card(code) is not None for code in ORDER)
