@@ -7,6 +7,7 @@ independent of the real engine's progress); one flashes the real firmware/ and b
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -216,19 +217,26 @@ def test_version_mismatch_is_reported(board, firmware, boards, tmp_path, capsys)
 REAL_FIRMWARE = os.path.join(REPO, "firmware")
 
 
-@pytest.mark.skipif(not (os.path.isfile(os.path.join(REAL_FIRMWARE, "main.py"))
-                         and os.path.isfile(os.path.join(REAL_FIRMWARE, "lib/spit/__init__.py"))),
-                    reason="firmware/main.py or firmware/lib/spit/__init__.py not written yet")
+@pytest.mark.skipif(not os.path.isfile(os.path.join(REAL_FIRMWARE, "lib/spit/__init__.py")),
+                    reason="firmware/lib/spit/__init__.py not written yet")
 def test_flash_real_firmware(board, boards, tmp_path, capsys):
+    """The real tree compiles with mpy-cross and its engine imports on the (fake) board."""
+    firmware_dir = REAL_FIRMWARE
+    if not os.path.isfile(os.path.join(REAL_FIRMWARE, "main.py")):  # main.py still being written
+        firmware_dir = str(tmp_path / "firmware")
+        shutil.copytree(REAL_FIRMWARE, firmware_dir, ignore=shutil.ignore_patterns("__pycache__"))
+        write(os.path.join(firmware_dir, "main.py"), "import spit\n")
     real_boards = os.path.join(REPO, "boards")
     use_boards = real_boards if os.path.isfile(os.path.join(real_boards, "pico.json")) else boards
-    args = ["flash", "--port", board.port, "--board", "pico", "--ruleset", "classic",
-            "--boards-dir", use_boards, "--build-dir", str(tmp_path / "build")]
+    args = ["flash", "--port", board.port, "--board", "pico", "--ruleset", "classic", "--firmware-dir",
+            firmware_dir, "--boards-dir", use_boards, "--build-dir", str(tmp_path / "build")]
     code, out, err = run_cli(capsys, *args)
     assert code == 0, err
     version = flash.firmware_version(REAL_FIRMWARE)
-    assert out.startswith("spit-referee %s board=" % version)
-    assert "lib/spit/__init__.mpy" in board_files(board.root)
+    assert out.strip() == "spit-referee %s board=pico" % version
+    files = board_files(board.root)
+    assert {"main.py", "lib/spit/__init__.mpy", "board.json", "ruleset.json"} <= files
+    assert not [f for f in files if f.endswith(".py") and f != "main.py"]
     answer = mpremote(board.port, "exec", "import spit; print(spit.__version__)")
     assert answer.strip() == version
 
@@ -262,3 +270,11 @@ def test_help_reads(capsys):
     out = capsys.readouterr().out
     for option in ("--port", "--board", "--ruleset", "--cards", "--source", "--dry-run", "--build-dir"):
         assert option in out
+
+
+def test_console_execs_mpremote_repl(monkeypatch, capsys):
+    from host_tools import board_logs
+    calls = []
+    monkeypatch.setattr(board_logs.os, "execv", lambda path, argv: calls.append(argv))
+    assert cli_flash.main(["console", "--port", "/dev/ttyACM3"]) == 0
+    assert calls == [[sys.executable, "-m", "mpremote", "connect", "/dev/ttyACM3", "repl"]]
