@@ -138,7 +138,9 @@ class Pn532Reader:
 
     def __init__(self, port, poll_s=0.2):
         import serial
+        from adafruit_pn532.adafruit_pn532 import BusyError
         from adafruit_pn532.uart import PN532_UART
+        self._reader_errors = (RuntimeError, IndexError, TypeError, BusyError)
         self.port = port
         self.poll_s = poll_s
         if os.sep in port and not os.path.exists(port):
@@ -150,7 +152,7 @@ class Pn532Reader:
         try:
             self.pn532 = PN532_UART(self.serial)
             self.firmware = self.pn532.firmware_version
-        except (RuntimeError, OSError, IndexError) as exc:
+        except self._reader_errors + (OSError,) as exc:
             self.serial.close()
             raise EnrollError("no PN532 answering on %s (%s); check the reader is in HSU/UART mode"
                               % (port, _first_line(exc)))
@@ -161,7 +163,7 @@ class Pn532Reader:
             try:
                 uid = self.pn532.read_passive_target(timeout=self.poll_s)
                 return bytes(uid).hex().upper() if uid else None
-            except (RuntimeError, IndexError):
+            except self._reader_errors:
                 # a late reply to a previous poll can land where the ACK was expected: just ask again
                 if attempt == 2:
                     raise EnrollError("the PN532 on %s keeps sending garbled replies" % self.port)
@@ -182,7 +184,7 @@ class Pn532Reader:
                 if block is None:
                     return "reading back failed"
                 stored += block
-        except (RuntimeError, IndexError, TypeError) as exc:
+        except self._reader_errors as exc:
             return "the reader did not answer (%s)" % _first_line(exc)
         if decode_tag_payload(stored) != code:
             return "read back %r instead of %r" % (bytes(stored[:len(payload)]), code)
