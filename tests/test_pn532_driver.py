@@ -262,7 +262,7 @@ def test_bad_checksum_is_reported(rig):
 
 
 def test_error_frame_is_reported(rig):
-    rig.emulator.send_error_frame_next()
+    rig.emulator.error_frame_next = True
     with pytest.raises(rig.pn532.PN532ErrorFrame):
         rig.driver.firmware_version()
     assert rig.driver.firmware_version() == (0x32, 1, 6, 7)

@@ -1,29 +1,25 @@
 """A PN532 emulator for the virtual board: real frames over the fake SPI and I2C buses.
 
-Wire behaviour (PN532 user manual):
-- SPI: the chip is LSB-first.  The fake bus delivers bytes as an MSB-first master (rp2)
-  clocks them, so the emulator reverses each byte's bits itself, like the real chip would
-  see them.  A driver that forgets its reversal table gets nothing sensible back.
-  Operation byte 0x01 data write, 0x02 status read, 0x03 data read; a frame is taken at the
-  end of its chip-select.  The chip starts asleep: CS must be held low ~1 ms to wake it.
-- I2C: address 0x24, every read starts with the status byte.
-- ACK first, reply later; the IRQ pin (a fake Pin, or a GPIO number looked up in
-  ``Pin.registry``) is low while an ACK or reply waits to be read.
+Wire (PN532 user manual): over SPI the chip is LSB-first while the fake bus, like rp2, is
+MSB-first, so the emulator reverses each byte itself (a driver without its reversal table
+gets nothing sensible back).  Op byte 0x01 write / 0x02 status / 0x03 read; a written frame is
+taken at the end of its chip-select; the chip starts asleep until CS is held low ~1 ms.
+Over I2C (0x24) every read starts with the status byte.  ACK first, reply later; the IRQ pin
+(a fake Pin, or a GPIO number looked up in ``Pin.registry``) is low while one waits.
 
-Tags and timing (all on a ``VirtualClock``):
-- ``place_tag(uid)`` / ``remove_tag(uid)``; a pending InListPassiveTarget finds a tag at the
-  next activation attempt (``attempt_us`` apart) and replies ``anticollision_us`` later.
-- MxRtyPassiveActivation (RFConfiguration item 5): 0xFF retries forever, n gives n+1 tries.
-- A halted tag (InRelease/InDeselect sends HLTA) stays silent to REQA until it leaves the
-  field or the field is reset (RFConfiguration item 1 off).  ``list_uses_wupa=True`` models
-  a chip that wakes halted tags on every listing.
-- Several tags answering at once: anticollision picks the highest UID.
-- Stacked-tag misses (``stacked_miss_rate``/``stacked_miss_attempts``), random read
-  failures (``read_failure_rate``), or per tag ``misses=`` / ``unreadable=True``.
-- Faults: ``nack_next``, ``bad_checksum_next``, ``error_frame_next``, ``silent``.
+Tags and timing (on a ``VirtualClock``): ``place_tag(uid)`` / ``remove_tag(uid)``.  A pending
+InListPassiveTarget finds a tag at the next activation attempt (``attempt_us`` apart) and
+replies ``anticollision_us`` later; MxRtyPassiveActivation 0xFF retries forever, n gives n+1
+tries.  A halted tag (InRelease/InDeselect -> HLTA) stays silent to REQA until it leaves the
+field or the field is reset (RFConfiguration item 1); ``list_uses_wupa=True`` models a chip
+that wakes halted tags.  Several answering tags: anticollision picks the highest UID.
+Stacked-tag misses (``stacked_miss_rate``/``stacked_miss_attempts``), ``read_failure_rate``,
+or per tag ``misses=``/``unreadable=True``.  Faults: ``nack_next``, ``bad_checksum_next``,
+``error_frame_next``, ``silent``.
 
-The simulator calls ``update()`` after moving the clock (bus traffic updates too), and
-``next_event_us()`` says when something will happen next.  MicroPython-compatible.
+The simulator calls ``update()`` after moving the clock (bus traffic and firmware sleeps
+through ``Installed.add_device`` update too); ``next_event_us()`` says when something happens
+next.  MicroPython-compatible.
 """
 
 from .pins import Pin
@@ -86,11 +82,8 @@ class PN532Emulator:
         self.field_on = True
         self.passive_retries = 0xFF
         self.irq_enabled = True
-        # Faults.
-        self.nack_next = False
-        self.bad_checksum_next = False
-        self.error_frame_next = False
-        self.silent = False
+        # Faults (each *_next applies once).
+        self.nack_next = self.bad_checksum_next = self.error_frame_next = self.silent = False
         # Bookkeeping tests look at.
         self.commands = []            # command codes received, in order
         self.host_frame_errors = 0
@@ -101,13 +94,8 @@ class PN532Emulator:
         self._last_reply = None
         self._list_started = None     # time the pending InListPassiveTarget began
         self._selected = None
-        # SPI transaction state.
-        self._select_us = 0
-        self._op = None
-        self._rx = bytearray()
-        self._read_pos = 0
+        self.spi_select()  # sets up the SPI transaction state
 
-    # ---- attaching ---------------------------------------------------------------------
     def attach_spi(self, spi, cs_pin):
         spi.attach(self, cs_pin)
         return self
@@ -117,7 +105,6 @@ class PN532Emulator:
         i2c.attach(self, addr)
         return self
 
-    # ---- the world ---------------------------------------------------------------------
     def _random(self):
         # xorshift31: deterministic, same on CPython and MicroPython.
         x = self._rng
@@ -140,18 +127,13 @@ class PN532Emulator:
         return tag
 
     def remove_tag(self, uid):
-        uid = bytes(uid)
-        for tag in self.tags:
-            if tag.uid == uid:
-                self.tags.remove(tag)
-                if self._selected is tag:
-                    self._selected = None
-                return True
-        return False
-
-    def clear_tags(self):
-        self.tags = []
-        self._selected = None
+        tag = self.tag(uid)
+        if tag is None:
+            return False
+        self.tags.remove(tag)
+        if self._selected is tag:
+            self._selected = None
+        return True
 
     def tag(self, uid):
         uid = bytes(uid)
@@ -159,9 +141,6 @@ class PN532Emulator:
             if tag.uid == uid:
                 return tag
         return None
-
-    def send_error_frame_next(self):
-        self.error_frame_next = True
 
     # ---- time --------------------------------------------------------------------------
     def _list_outcome(self):
