@@ -301,3 +301,24 @@ def test_buzzer_queue_full_and_stop(vb):
     assert not pwm.sounding() and not bz.busy()
     bz.enabled = False
     assert not bz.tone(1000, 10)
+
+
+def test_ids_match_the_engine_intents_and_render_them(vb):
+    """Our const mirror equals spit/intents.py, and its LedIntents renders as-is."""
+    intents = pytest.importorskip("spit.intents")
+    from drivers import led_strip as L
+
+    for ours, theirs in (("C_OFF", "OFF"), ("C_GREEN", "GREEN"), ("C_RED", "RED"), ("C_ORANGE", "ORANGE"),
+                         ("C_PURPLE", "PURPLE"), ("C_BLUE", "BLUE"), ("C_WHITE", "WHITE"), ("C_YELLOW", "YELLOW"),
+                         ("C_CYAN", "CYAN"), ("C_MAGENTA", "MAGENTA"), ("P_SOLID", "SOLID"), ("P_BLINK", "BLINK"),
+                         ("P_FAST", "FAST"), ("P_PULSE", "PULSE"), ("P_COUNTDOWN", "COUNTDOWN"),
+                         ("Z_PILE0", "ZONE_PILE0"), ("Z_SPIT", "ZONE_SPIT"), ("Z_RESULT", "ZONE_RESULT"),
+                         ("N_ZONES", "N_ZONES")):
+        assert getattr(L, ours) == getattr(intents, theirs), ours
+    np, strip = make_strip(vb)
+    li = intents.LedIntents()
+    li.show(intents.ZONE_PILE1, intents.RED, intents.FAST, 2000)
+    strip.render(li, 0)
+    assert np.lit() == [8, 9, 10, 11] and np.shown[8] == (255, 0, 0)
+    strip.render(li, 2000)
+    assert np.lit() == []
