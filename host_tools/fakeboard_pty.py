@@ -319,6 +319,11 @@ def main(argv=None):
         description="Run the MicroPython unix port behind a pty so mpremote can treat it as a Pico.")
     parser.add_argument("--dir", help="directory playing the board's file system (default: a temp dir)")
     args = parser.parse_args(argv)
+
+    def on_terminate(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_terminate)
     with FakeBoard(args.dir) as board:
         print("fake board on %s (files in %s); Ctrl-C to stop" % (board.port, board.root), flush=True)
         try:
