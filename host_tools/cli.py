@@ -1,0 +1,67 @@
+"""The ``spit`` command: one entry point, one subcommand per job.
+
+Installed as the ``spit`` console script (pyproject: ``host_tools.cli:main``); ``python -m host_tools`` runs it
+too.  Subcommands come from their own modules, each with an ``add_subcommands(subparsers)`` (or
+``add_subcommand``) that sets ``func``; ``func(args)`` returns the exit code.  ``spit sim`` is optional: it is
+registered when ``host_tools.cli_sim`` can be imported.
+"""
+
+import argparse
+import sys
+
+from host_tools import cli_enroll, cli_flash, replay
+
+DESCRIPTION = "Spit referee: PC tools for the card-game referee (flash a board, enroll cards, replay and " \
+              "simulate games)."
+
+EPILOG = """examples:
+  spit sim                                  play a refereed game on a simulated table (no hardware)
+  spit flash --port /dev/ttyACM0            put the firmware on a Pico
+  spit enroll --port /dev/ttyUSB0           map the NFC tags of a deck to cards (cards.json)
+  spit logs pull                            copy the session logs off the board
+  spit replay logs/game.spitlog --html g.html
+                                            re-judge a game: timeline and a picture
+
+Run `spit COMMAND --help` for the options of one command."""
+
+
+def build_parser():
+    """The argparse parser with every available subcommand registered."""
+    parser = argparse.ArgumentParser(prog="spit", description=DESCRIPTION, epilog=EPILOG,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    try:
+        from spit import __version__ as version
+    except ImportError:
+        version = "unknown"
+    parser.add_argument("--version", action="version", version="spit-referee %s" % version)
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers.required = True
+    try:
+        from host_tools import cli_sim
+    except ImportError:
+        cli_sim = None
+    if cli_sim is not None:
+        cli_sim.add_subcommands(subparsers)
+    cli_flash.add_subcommands(subparsers)
+    cli_enroll.add_subcommands(subparsers)
+    replay.add_subcommand(subparsers)
+    return parser
+
+
+def main(argv=None):
+    """Parse ``argv`` (default: the command line), run the subcommand, return its exit code."""
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        sys.stderr.write("spit %s: interrupted\n" % args.command)
+        return 130
+    except BrokenPipeError:   # e.g. `spit replay x --json | head`
+        try:
+            sys.stdout = None
+        finally:
+            return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
