@@ -282,14 +282,17 @@ class PN532HsuEmulator:
 
     # ----- serving -------------------------------------------------------------------------------------
     def _serve(self):
+        master = self._master_fd
+        if master is None:
+            return
         while not self._stop.is_set():
             try:
-                ready, _, _ = select.select([self._master_fd], [], [], 0.02)
+                ready, _, _ = select.select([master], [], [], 0.02)
             except (OSError, ValueError):
                 return
             if ready:
                 try:
-                    data = os.read(self._master_fd, 1024)
+                    data = os.read(master, 1024)
                 except OSError:
                     data = b""
                 if data and not self.silent:
@@ -299,6 +302,8 @@ class PN532HsuEmulator:
                 self._service_pending()
 
     def _send(self, data):
+        if self._master_fd is None:
+            return
         try:
             os.write(self._master_fd, data)
         except OSError:
