@@ -33,7 +33,7 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RASPBERRY_PI_VID = 0x2E8A
 MPREMOTE_TIMEOUT_S = 300
 BUILD_MARKER = ".spit-build"
-VERSION_LINE = re.compile(r"^spit-referee (\S+) board=(\S*) platform=(\S+)\s*$", re.M)
+VERSION_LINE = re.compile(r"^spit-referee (\S+) board=(.*) platform=(\S+)\s*$", re.M)
 
 
 class FlashError(Exception):
@@ -278,9 +278,16 @@ def run_mpremote(port, actions, on_line=None, timeout=MPREMOTE_TIMEOUT_S):
     """Run mpremote, feeding each output line to ``on_line``; return the output. FlashError on failure."""
     proc = subprocess.Popen(mpremote_argv(port, actions), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, text=True, errors="replace")
-    timer = threading.Timer(timeout, proc.kill)
+    timed_out = threading.Event()
+
+    def kill():
+        timed_out.set()
+        proc.kill()
+
+    timer = threading.Timer(timeout, kill)
     timer.start()
     lines = []
+    assert proc.stdout is not None
     try:
         for line in proc.stdout:
             lines.append(line)
@@ -292,7 +299,7 @@ def run_mpremote(port, actions, on_line=None, timeout=MPREMOTE_TIMEOUT_S):
         proc.stdout.close()
     output = "".join(lines)
     if proc.returncode != 0:
-        if proc.returncode < 0:
+        if timed_out.is_set():
             raise FlashError("mpremote on %s timed out after %d s" % (port, timeout))
         last = [ln.strip() for ln in lines if ln.strip()]
         reason = last[-1] if last else "exit code %d" % proc.returncode
@@ -363,7 +370,10 @@ def flash(options, err=None, out=None):
     run_mpremote(port, copy_actions, on_copy_line)
     progress.done("copied %d files to %s" % (len(files), port))
 
-    output = run_mpremote(port, verify_actions)
+    try:
+        output = run_mpremote(port, verify_actions)
+    except FlashError as e:
+        raise FlashError("firmware did not start after reset: %s" % e)
     match = VERSION_LINE.search(output)
     if not match:
         raise FlashError("firmware did not report its version after reset on %s: %r" % (port, output.strip()[-200:]))

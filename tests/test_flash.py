@@ -186,6 +186,16 @@ def test_mpy_cross_failure_names_the_file(board, firmware, boards, tmp_path, cap
     assert not board_files(board.root)  # failed before touching the board
 
 
+def test_engine_that_fails_to_import_on_the_board(board, firmware, boards, tmp_path, capsys):
+    # Compiles fine, fails only at import time on MicroPython (docs: FACTS.md, mpy-cross section).
+    write(os.path.join(firmware, "lib/spit/typed.py"), "import typing\n")
+    code, _, err = run_cli(capsys, *flash_args(board, firmware, boards, tmp_path))
+    assert code == 1
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("spit flash: error: firmware did not start after reset: ")
+    assert "typing" in last
+
+
 def test_no_board_found(firmware, boards, tmp_path, capsys, monkeypatch):
     from serial.tools import list_ports
     monkeypatch.setattr(list_ports, "comports", lambda: [])
