@@ -46,9 +46,10 @@ def add_subcommands(subparsers):
     """Register ``flash``, ``logs`` (``logs pull``) and ``console`` on an argparse subparsers object."""
     p = subparsers.add_parser(
         "flash", help="compile the firmware and copy it to a board",
-        description="Compile firmware/ with mpy-cross and copy it to the board with mpremote, together with "
-                    "the board file, the ruleset config and the card map; then soft-reset the board and check "
-                    "that the firmware reports the expected version.",
+        description="Compile firmware/ with mpy-cross and copy it to the board with mpremote, together with\n"
+                    "the board file, the ruleset config and the card map. Then soft-reset the board, import\n"
+                    "the engine there and check it reports the expected version; a real board is then reset\n"
+                    "so main.py starts the referee.",
         epilog="examples:\n"
                "  spit flash                          first Pico found, boards/pico.json, classic rules\n"
                "  spit flash --port /dev/ttyACM0 --ruleset house.json --cards cards.json\n"

@@ -168,6 +168,14 @@ def test_dry_run_prints_mpremote_steps_only(firmware, boards, tmp_path, capsys):
     assert not build.exists()  # nothing compiled, nothing touched
 
 
+def test_main_cli_dispatches_flash(firmware, boards, tmp_path, capsys):
+    cli = pytest.importorskip("host_tools.cli")
+    code = cli.main(["flash", "--dry-run", "--port", "/dev/ttyACM7", "--firmware-dir", firmware,
+                     "--boards-dir", boards, "--build-dir", str(tmp_path / "build")])
+    assert code == 0
+    assert "mpremote connect /dev/ttyACM7 soft-reset + exec " in capsys.readouterr().out
+
+
 def test_missing_board_file_is_one_line_error(firmware, boards, tmp_path, capsys):
     code, out, err = run_cli(capsys, "flash", "--port", "/dev/null", "--board", "nosuch",
                              "--firmware-dir", firmware, "--boards-dir", boards)
