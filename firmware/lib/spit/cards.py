@@ -14,10 +14,6 @@ except ImportError:  # CPython
 JOKER = const(0)
 _RANK_CODES = ("", "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 _SUIT_CODES = "CDHS"
-RANK_NAMES = ("Joker", "Ace", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine",
-              "Ten", "Jack", "Queen", "King")
-SUIT_NAMES = ("Clubs", "Diamonds", "Hearts", "Spades")
-
 
 class CardError(ValueError):
     """A card code that names no card."""
@@ -78,13 +74,6 @@ def format_card(card):
     if not is_card(card):
         raise CardError("not a card: %r" % (card,))
     return _RANK_CODES[card & 15] + _SUIT_CODES[card >> 4]
-
-
-def card_name(card):
-    """``"Queen of Hearts"``: for prompts and timelines."""
-    if card == JOKER:
-        return "Joker"
-    return RANK_NAMES[card & 15] + " of " + SUIT_NAMES[card >> 4]
 
 
 def full_deck(jokers=0):

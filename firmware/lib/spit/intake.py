@@ -23,6 +23,8 @@ except ImportError:  # CPython
     def const(x):
         return x
 
+from array import array
+
 from spit.timebase import diff_us
 
 EV_TOUCH = const(1)    # a: pile
@@ -46,18 +48,18 @@ class EventQueue:
         self.npiles = npiles
         self.reorder_us = reorder_us
         self.touch_match_us = touch_match_us
-        self._qk = [0] * _CAP
-        self._qms = [0] * _CAP
-        self._qus = [0] * _CAP
-        self._qa = [0] * _CAP
-        self._qb = [0] * _CAP
-        self._qc = [0] * _CAP
+        self._qk = array("i", [0] * _CAP)
+        self._qms = array("i", [0] * _CAP)
+        self._qus = array("i", [0] * _CAP)
+        self._qa = array("i", [0] * _CAP)
+        self._qb = array("i", [0] * _CAP)
+        self._qc = array("i", [0] * _CAP)
         self._qn = 0
         n = npiles * _TOUCH_CAP
-        self._tms = [0] * n
-        self._tus = [0] * n
-        self._thead = [0] * npiles
-        self._tcount = [0] * npiles
+        self._tms = array("i", [0] * n)
+        self._tus = array("i", [0] * n)
+        self._thead = array("i", [0] * npiles)
+        self._tcount = array("i", [0] * npiles)
         self.horizon_ms = 0
         self.horizon_us = 0
         self._done_ms = 0   # time of the last event handed to _process

@@ -10,6 +10,7 @@ an ``error`` verdict carrying its line number.
 import json
 
 from spit import verdicts as V
+from spit.notation import verdict_items, ERROR_NAMES
 from spit.cards import parse_card, format_card, CardError
 from spit.intake import (EV_TOUCH, EV_CARD, EV_STUCK, EV_SLAP, EV_READY, EV_UNDO, EV_TOP,
                          EV_ANSWER, EV_TICK, EVENT_NAMES)
@@ -134,11 +135,11 @@ class Rejudge:
         self.last_t = 0
 
     def _sink(self, code, ms, us, a, b, c, d):
-        self.verdicts.append((self.line_no, V.verdict_items(code, ms, us, a, b, c, d)))
+        self.verdicts.append((self.line_no, verdict_items(code, ms, us, a, b, c, d)))
 
     def _bad(self, reason, message, pile=-1, value=-1):
         self.problems.append((self.line_no, message))
-        items = [("t", self.last_t), ("verdict", "error"), ("reason", V.ERROR_NAMES[reason])]
+        items = [("t", self.last_t), ("verdict", "error"), ("reason", ERROR_NAMES[reason])]
         if pile >= 0:
             items.append(("pile", pile))
         items.append(("line", self.line_no))

@@ -14,11 +14,12 @@ except ImportError:  # CPython
     def const(x):
         return x
 
+from array import array
+
 from spit import verdicts as V
 from spit.cards import JOKER, is_card
 from spit.intake import (EventQueue, EV_TOUCH, EV_CARD, EV_STUCK, EV_SLAP, EV_READY, EV_UNDO,
                          EV_TOP, EV_ANSWER, EV_NO_READ)
-from spit.intents import LedIntents
 from spit.rules import fits, MODE_TABLEAU, MODE_OWN_DECK, MODE_SPEED, JOKER_ANY, SLAP_BOTH
 from spit.settle import Settlement, Q_BLOCKED, Q_TIMER
 from spit.timebase import diff_us, before, SATURATED_US
@@ -40,23 +41,23 @@ class Referee(EventQueue, Settlement):
         EventQueue.__init__(self, n, rules.reorder_us, rules.touch_match_us)
         self.rules = rules
         self.sink = sink
-        self.intents = intents if intents is not None else LedIntents()
+        self.intents = intents   # a spit.intents.LedIntents, or None (no LEDs)
         if counts is None:
             counts = rules.default_counts()
         self.cards = [counts[0], counts[1]]   # each player's cards at the start of a round
         # Piles.
-        self.top = [-1] * n          # top card (-1: empty)
-        self.top_rank = [0] * n      # the rank the top counts as (0: wild joker)
-        self.prev_top = [-1] * n     # the top before the last landing (for "late")
-        self.prev_rank = [0] * n
-        self.size = [0] * n
-        self.land_ms = [0] * n       # time of the last landing (for races and ties)
-        self.land_us = [0] * n
-        self.landed = [False] * n
-        self.need_spit = [False] * n
-        self.spitter = [-1] * n
-        self._hist = [0] * (n * _HIST)      # card, spit flag (+64) and player (+128 << p)
-        self._hist_n = [0] * n
+        self.top = array("i", [-1] * n)          # top card (-1: empty)
+        self.top_rank = array("i", [0] * n)      # the rank the top counts as (0: wild joker)
+        self.prev_top = array("i", [-1] * n)     # the top before the last landing (for "late")
+        self.prev_rank = array("i", [0] * n)
+        self.size = array("i", [0] * n)
+        self.land_ms = array("i", [0] * n)       # time of the last landing (for races and ties)
+        self.land_us = array("i", [0] * n)
+        self.landed = bytearray(n)
+        self.need_spit = bytearray(n)
+        self.spitter = array("i", [-1] * n)
+        self._hist = array("i", [0] * (n * _HIST))      # card | 64 if a spit card | (player + 1) << 7
+        self._hist_n = array("i", [0] * n)
         # Players.
         self.stock_start = [0, 0]    # tableau cards at round start (R-SETUP-2/3/4)
         self.spit_left = [0, 0]      # cards left in the spit pile (or own deck, or side pile)
@@ -117,7 +118,8 @@ class Referee(EventQueue, Settlement):
     # --- internals ---
     def _emit(self, code, ms, us, a, b, c, d):
         self.n_verdicts += 1
-        self.intents.on_verdict(code, ms, a, b, c)
+        if self.intents is not None:
+            self.intents.on_verdict(code, ms, a, b, c)
         if self.sink is not None:
             self.sink(code, ms, us, a, b, c, d)
 
@@ -129,7 +131,7 @@ class Referee(EventQueue, Settlement):
             self.top_rank[p] = 0
             self.prev_top[p] = -1
             self.size[p] = 0
-            self.landed[p] = False
+            self.landed[p] = 0
             self._hist_n[p] = 0
         for i in range(128):
             self._seen[i] = 0
@@ -207,7 +209,7 @@ class Referee(EventQueue, Settlement):
                     self.spitter[q] = q
         anyone = False
         for p in range(n):
-            self.need_spit[p] = self.spitter[p] >= 0
+            self.need_spit[p] = 1 if self.spitter[p] >= 0 else 0
             if self.need_spit[p]:
                 anyone = True
         return anyone
@@ -228,7 +230,8 @@ class Referee(EventQueue, Settlement):
             self.phase = PH_PLAY
             if self.spit_done():
                 self._plan_spit()
-            self.intents.on_spit_now(self.cd_ms)
+            if self.intents is not None:
+                self.intents.on_spit_now(self.cd_ms)
         elif self.phase == PH_SLAP and self.slap_deadline_ms >= 0 and ms >= self.slap_deadline_ms:
             self.assign_piles(self.slap_deadline_ms, 0)
         t = self.rules.timer_ms
@@ -336,7 +339,7 @@ class Referee(EventQueue, Settlement):
         self.size[pile] += 1
         self.land_ms[pile] = ms
         self.land_us[pile] = us
-        self.landed[pile] = True
+        self.landed[pile] = 1
         own = self.rules.mode == MODE_OWN_DECK
         if card != JOKER:
             self._seen[(player if (own and player >= 0) else 0) * 64 + card] = 1
@@ -345,7 +348,7 @@ class Referee(EventQueue, Settlement):
         self._hist_n[pile] += 1
         if spit:
             s = player
-            self.need_spit[pile] = False
+            self.need_spit[pile] = 0
             if own:
                 self.left[s] -= 1
             elif not (self.rules.mode == MODE_SPEED and self.first_flip):
@@ -360,7 +363,8 @@ class Referee(EventQueue, Settlement):
                 self.left[player] -= 1
             self.stuck[0] = False
             self.stuck[1] = False
-            self.intents.on_play(ms)
+            if self.intents is not None:
+                self.intents.on_play(ms)
 
     def _on_stuck(self, ms, us, player):
         if player < 0 or player > 1:
@@ -421,7 +425,7 @@ class Referee(EventQueue, Settlement):
             own = self.rules.mode == MODE_OWN_DECK
             self._seen[(player if (own and player >= 0) else 0) * 64 + card] = 0
         if h & 64:
-            self.need_spit[pile] = True
+            self.need_spit[pile] = 1
             self.spitter[pile] = player
             if self.rules.mode == MODE_OWN_DECK:
                 self.left[player] += 1
@@ -432,7 +436,7 @@ class Referee(EventQueue, Settlement):
             if self.rules.mode == MODE_OWN_DECK and player >= 0:
                 self.left[player] += 1
         self.size[pile] -= 1
-        self.landed[pile] = False
+        self.landed[pile] = 0
         n = self._hist_n[pile]
         if n > 0 and self.size[pile] > 0:
             prev = self._hist[pile * _HIST + (n - 1) % _HIST] & 63
@@ -451,7 +455,7 @@ class Referee(EventQueue, Settlement):
             return
         spit = self.need_spit[pile]
         self._land(ms, us, pile, card, self.spitter[pile] if spit else -1, spit)
-        self.landed[pile] = False
+        self.landed[pile] = 0
         if self.unread > 0 and not spit:
             self.unread -= 1   # that unread touch was this card: _land counted it as played
         self._emit(V.V_RESYNC, ms, us, pile, card, -1, -1)

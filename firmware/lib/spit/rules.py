@@ -79,34 +79,9 @@ PRESETS = {
     "speed": {"mode": "speed", "speed_side": 10},
 }
 
-# Cards each player starts the game with, per mode (52 split; own deck = 52 each;
-# speed = stock + hand, the side piles and the two middle cards are counted apart).
-_DEFAULT_COUNTS = {"tableau": (26, 26), "own_deck": (52, 52)}
-
 
 class RulesetError(ValueError):
     """A ruleset name or option that does not exist or has a bad value."""
-
-
-def option_names():
-    names = list(_CHOICES) + list(_INTS)
-    names.sort()
-    return names
-
-
-def option_default(name):
-    if name in _CHOICES:
-        return _DEFAULT_CHOICES[name]
-    if name in _INTS:
-        return _INTS[name][0]
-    raise RulesetError("unknown option %r" % (name,))
-
-
-def option_choices(name):
-    if name in _CHOICES:
-        return _CHOICES[name]
-    lo_hi = _INTS[name]
-    return (lo_hi[1], lo_hi[2])
 
 
 class Ruleset:

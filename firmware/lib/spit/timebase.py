@@ -5,11 +5,7 @@ int for 12 days) and the microseconds within that millisecond (0..999).  Pairs c
 lexicographically and their differences are computed in microseconds, saturated at
 ``SATURATED_US`` so that a difference never leaves the 31-bit small-int range.
 
-``SessionClock`` turns the RP2040's wrapping ``ticks_us``/``ticks_ms`` into that pair.
-``ticks_diff`` is only valid below 2**29 us (8.9 min), so the clock is re-anchored every time
-the firmware loop calls ``update()``; after a pause longer than ``_FINE_LIMIT_MS`` (when the
-loop was blocked, or nobody called it), the 2**30 ms period of ``ticks_ms`` (12.4 days)
-still gives the elapsed time to the millisecond.
+``spit.clock.SessionClock`` turns the RP2040's wrapping ticks into that pair.
 """
 
 try:
@@ -20,7 +16,6 @@ except ImportError:  # CPython
 
 SATURATED_US = const(500000000)   # 500 s: |differences| are clamped here
 _SAT_MS = const(500000)
-_FINE_LIMIT_MS = const(400000)    # below 2**29 us = 536 s, with margin
 
 
 def diff_us(a_ms, a_us, b_ms, b_us):
@@ -36,74 +31,3 @@ def diff_us(a_ms, a_us, b_ms, b_us):
 def before(a_ms, a_us, b_ms, b_us):
     """True when time a is strictly earlier than time b."""
     return a_ms < b_ms or (a_ms == b_ms and a_us < b_us)
-
-
-class SessionClock:
-    """Unwraps device ticks into session time ``(ms, us)`` since ``start()``.
-
-    The tick functions are injected (``time.ticks_us`` etc. on the device, a
-    ``VirtualClock`` in tests), so this module stays hardware-free.  After ``update()`` the
-    current session time is in ``ms``/``us``; ``convert(ticks)`` puts the session time of an
-    IRQ timestamp (taken at most ~8 minutes before or after the last update) into
-    ``ev_ms``/``ev_us``.  Nothing here allocates.
-    """
-
-    def __init__(self, ticks_us, ticks_ms, ticks_diff):
-        self._ticks_us = ticks_us
-        self._ticks_ms = ticks_ms
-        self._ticks_diff = ticks_diff
-        self.ms = 0
-        self.us = 0
-        self.ev_ms = 0
-        self.ev_us = 0
-        self.coarse_jumps = 0   # pauses that had to be bridged with ticks_ms
-        self._anchor_us = 0
-        self._anchor_ms = 0
-        self.start()
-
-    def start(self):
-        """Session time 0 is now."""
-        self._anchor_us = self._ticks_us()
-        self._anchor_ms = self._ticks_ms()
-        self.ms = 0
-        self.us = 0
-
-    def update(self):
-        """Advance the session time to now and re-anchor. Call it every loop iteration."""
-        now_us = self._ticks_us()
-        now_ms = self._ticks_ms()
-        elapsed_ms = self._ticks_diff(now_ms, self._anchor_ms)
-        if elapsed_ms < _FINE_LIMIT_MS:
-            d = self._ticks_diff(now_us, self._anchor_us)
-            if d < 0:
-                d = 0  # never go backwards
-            self._add(d)
-        else:
-            # A long pause: ticks_us may have wrapped any number of times; ticks_ms has not.
-            self.coarse_jumps += 1
-            self.ms += elapsed_ms
-        self._anchor_us = now_us
-        self._anchor_ms = now_ms
-
-    def _add(self, d):
-        q = d // 1000
-        self.ms += q
-        self.us += d - q * 1000
-        if self.us >= 1000:
-            self.us -= 1000
-            self.ms += 1
-
-    def convert(self, ticks):
-        """Session time of a ``ticks_us`` stamp near the last update, into ev_ms/ev_us."""
-        d = self._ticks_diff(ticks, self._anchor_us)
-        q = d // 1000  # floor division: negative d (stamp before the anchor) works too
-        ms = self.ms + q
-        us = self.us + (d - q * 1000)
-        if us >= 1000:
-            us -= 1000
-            ms += 1
-        if ms < 0:
-            ms = 0
-            us = 0
-        self.ev_ms = ms
-        self.ev_us = us

@@ -1,8 +1,8 @@
-"""Verdict codes and their log/JSON form.
+"""Verdict codes.
 
 The referee reports each verdict as small ints ``(code, t_ms, t_us, a, b, c, d)`` to a sink,
-so nothing is allocated per event.  ``verdict_dict`` turns one into the log vocabulary of
-docs/log-format.md (that allocates: host tools and the flash logger use it off the hot path).
+so nothing is allocated per event.  ``spit.notation`` turns them into the log vocabulary of
+docs/log-format.md; this module holds only the codes, to keep the device's heap small.
 """
 
 try:
@@ -11,7 +11,6 @@ except ImportError:  # CPython
     def const(x):
         return x
 
-from spit.cards import format_card
 
 V_ACCEPT = const(1)
 V_ILLEGAL = const(2)
@@ -32,10 +31,6 @@ V_RECYCLE = const(16)
 V_SCORE = const(17)
 V_UNDO = const(18)
 V_RESYNC = const(19)
-
-VERDICT_NAMES = ("", "accept", "illegal", "late", "tie", "early", "spit_call", "spit",
-                 "round_end", "pile_won", "game_over", "error", "stuck", "question",
-                 "countdown", "round_start", "recycle", "score", "undo", "resync")
 
 # Reasons for round_end / game_over (field "reason").
 R_OUT = const(0)        # a player went out (emptied what the ruleset requires)
@@ -61,89 +56,6 @@ E_UNKNOWN_UID = const(10)   # firmware: a tag UID missing from the card map
 E_READER = const(11)        # firmware: an NFC reader stopped answering
 E_NO_OWNER = const(12)      # own-deck game: a card event without its player
 E_OVERFLOW = const(13)      # firmware: input or event buffer overflowed
-ERROR_NAMES = ("unknown_card", "bad_pile", "bad_player", "malformed", "no_read", "duplicate_card",
-               "slap_too_early", "unexpected", "bad_answer", "late_event", "unknown_uid",
-               "reader_down", "no_owner", "overflow")
 
 # Questions the referee asks the players (verdict "question", field "ask").
 Q_STOCK_LEFT = const(0)     # how many stock cards does this player still hold?
-QUESTION_NAMES = ("stock_left",)
-
-# Field names for a, b, c, d per verdict code. A name ending in "@card" is a card,
-# "@reason"/"@error"/"@ask" index the name tables. None: field unused.
-_FIELDS = (
-    None,
-    ("pile", "card@card", "player", "dt_us"),           # accept
-    ("pile", "card@card", "top@card", None),            # illegal
-    ("pile", "card@card", "dt_us", "top@card"),         # late
-    ("pile", "card@card", "winner@card", "dt_us"),      # tie
-    ("pile", "card@card", None, None),                  # early
-    ("piles", None, None, None),                        # spit_call
-    ("pile", "card@card", "player", None),              # spit
-    ("reason@reason", "player", "round", None),         # round_end
-    ("player", "pile", "size", None),                   # pile_won
-    ("winner", "reason@reason", None, None),            # game_over
-    ("reason@error", "pile", "value", "player"),        # error
-    ("player", None, None, None),                       # stuck
-    ("ask@ask", "player", "max", None),                 # question
-    ("ms", "round", None, None),                        # countdown
-    ("round", "cards0", "cards1", "single_pile"),       # round_start
-    ("cards", None, None, None),                        # recycle
-    ("player", "score", None, None),                    # score
-    ("pile", "card@card", "top@card", None),            # undo (card taken back, new top)
-    ("pile", "card@card", None, None),                  # resync (the pile's top card is ...)
-)
-
-
-def micros(t_ms, t_us):
-    """Session time in integer microseconds (a big int past 17.9 min on the RP2040: logs only)."""
-    return t_ms * 1000 + t_us
-
-
-def verdict_items(code, t_ms, t_us, a, b, c, d):
-    """The log form of one verdict as ordered ``[(key, value), ...]``: ``t``, ``verdict``,
-    then its fields.  Fields holding -1 are left out (no pile, no player ...), except a
-    game_over winner (-1 = draw)."""
-    out = [("t", micros(t_ms, t_us)), ("verdict", VERDICT_NAMES[code])]
-    names = _FIELDS[code]
-    values = (a, b, c, d)
-    for i in range(4):
-        name = names[i]
-        if name is None:
-            continue
-        v = values[i]
-        at = name.find("@")
-        kind = ""
-        if at >= 0:
-            kind = name[at + 1:]
-            name = name[:at]
-        if v == -1 and not (code == V_GAME_OVER and name == "winner"):
-            continue
-        if kind == "card":
-            v = format_card(v)
-        elif kind == "reason":
-            v = REASON_NAMES[v]
-        elif kind == "error":
-            v = ERROR_NAMES[v]
-        elif kind == "ask":
-            v = QUESTION_NAMES[v]
-        out.append((name, v))
-    return out
-
-
-def verdict_dict(code, t_ms, t_us, a, b, c, d):
-    out = {}
-    for k, v in verdict_items(code, t_ms, t_us, a, b, c, d):
-        out[k] = v
-    return out
-
-
-def items_json(items):
-    """One JSON object with keys in the given order (dict order differs on MicroPython)."""
-    parts = []
-    for k, v in items:
-        if isinstance(v, str):
-            parts.append('"%s": "%s"' % (k, v))
-        else:
-            parts.append('"%s": %d' % (k, v))
-    return "{" + ", ".join(parts) + "}"
