@@ -234,7 +234,7 @@ def describe(kind, f):
     card = f.get("card", "")
     if kind == "accept":
         who = "  by player %d" % f["player"] if "player" in f else ""
-        race = "  (+%s after the previous card: a race, still fits)" % fmt_ms(f["dt_us"]) if "dt_us" in f else ""
+        race = "  (race: +%s, fits too)" % fmt_ms(f["dt_us"]) if "dt_us" in f else ""
         return "%sACCEPT %s%s%s" % (pile, card, who, race)
     if kind == "spit":
         return "%sSPIT %s  (player %s's spit card)" % (pile, card, f.get("player", "?"))
@@ -246,7 +246,7 @@ def describe(kind, f):
         return "%sTIE %s vs %s  (+%s: %s stays underneath)" % (pile, card, f["winner"], fmt_ms(f["dt_us"]),
                                                                f["winner"])
     if kind == "early":
-        return "%sEARLY %s  (before the spit cards / countdown)" % (pile, card)
+        return "%sEARLY %s  (before the spit cards)" % (pile, card)
     if kind == "undo":
         return "%sUNDO %s taken back" % (pile, card)
     if kind == "resync":
@@ -295,7 +295,7 @@ def timeline(replay):
             tops[f["pile"]] = f.get("top")
         text = describe(kind, f)
         if kind in PILE_VERDICTS and kind != "tie":
-            text = "%-46s tops: %s" % (text, " | ".join(c or "--" for c in tops))
+            text = "%-44s tops: %s" % (text, " | ".join(c or "--" for c in tops))
         out.append("%8s  %s" % (fmt_time(t), text))
     return out
 
