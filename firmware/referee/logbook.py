@@ -1,0 +1,389 @@
+"""Session log store on the Pico's littlefs flash (docs/log-format.md).
+
+Flash erase/program on the RP2040 runs with interrupts masked, so a write in the middle of
+play would delay the touch/pad IRQ timestamps.  ``Logbook`` therefore keeps lines in a RAM
+buffer allocated once, and writes only when the firmware calls ``flush()`` at a pause
+(spit call, round end, game end) or when the buffer is full (``forced_flushes``).
+
+    book = Logbook("logs")
+    book.start(header_line)        # -> "logs/session-0007.spitlog"
+    book.append(line)              # a line without "\\n"; RAM only (unless the buffer is full)
+    book.flush()                   # at a pause: one write of every buffered line, then sync
+    book.close()
+
+Files are ``<dir>/session-NNNN.spitlog``; NNNN continues from the highest number in the
+directory, so it keeps increasing across reboots.  Before a session starts, the oldest
+session files are deleted until the rest total less than ``max_total_bytes`` and at most
+``max_files`` remain with the new one.  A file system error never raises out of
+``start/append/flush/close``: the lines concerned are counted in ``dropped_lines`` and the
+exception is kept in ``last_error``.
+
+``read_log(path)`` / ``iter_lines(path)`` read a log back, dropping a torn last record (a
+last line without its newline, or a last line that is not JSON) and reporting what they
+dropped; everything before it is returned.
+
+File system access goes through ``fs`` (open/listdir/remove/stat/mkdir), ``os`` by default,
+so tests can inject failures such as a power cut in the middle of a write.
+"""
+
+import json
+import os
+
+from micropython import const
+
+_NL = const(10)
+_PREFIX = "session-"
+_SUFFIX = ".spitlog"
+_DEFAULT_BUFFER = const(4096)
+_DEFAULT_MAX_TOTAL = const(524288)  # 512 KB of the Pico's 1408 KB littlefs
+_DEFAULT_MAX_FILES = const(64)
+_READ_CHUNK = const(512)
+_EBADF = const(9)
+
+
+class OsFs:
+    """The real file system: ``os`` plus the builtin ``open``."""
+
+    def open(self, path, mode):
+        return open(path, mode)
+
+    def listdir(self, path):
+        return os.listdir(path)
+
+    def remove(self, path):
+        os.remove(path)
+
+    def stat(self, path):
+        return os.stat(path)
+
+    def mkdir(self, path):
+        os.mkdir(path)
+
+
+_OS_FS = OsFs()
+_NOT_OPEN = OSError(_EBADF)  # last_error when lines arrive with no session file open
+
+
+def _join(directory, name):
+    if not directory:
+        return name
+    if directory[-1] == "/":
+        return directory + name
+    return directory + "/" + name
+
+
+def session_number(name):
+    """The NNNN of ``session-NNNN.spitlog``, or -1 for any other file name."""
+    if not (name.startswith(_PREFIX) and name.endswith(_SUFFIX)):
+        return -1
+    digits = name[len(_PREFIX):len(name) - len(_SUFFIX)]
+    if not digits or not digits.isdigit():
+        return -1
+    return int(digits)
+
+
+def session_name(number):
+    return "%s%04d%s" % (_PREFIX, number, _SUFFIX)
+
+
+def list_sessions(directory="logs", fs=None):
+    """Sorted ``[(number, path), ...]`` of the session files in ``directory`` (none if missing)."""
+    fs = fs or _OS_FS
+    try:
+        names = fs.listdir(directory)
+    except OSError:
+        return []
+    out = []
+    for name in names:
+        n = session_number(name)
+        if n >= 0:
+            out.append((n, _join(directory, name)))
+    out.sort()
+    return out
+
+
+class Logbook:
+    def __init__(self, directory="logs", buffer_bytes=_DEFAULT_BUFFER,
+                 max_total_bytes=_DEFAULT_MAX_TOTAL, max_files=_DEFAULT_MAX_FILES, fs=None):
+        if buffer_bytes < 2:
+            raise ValueError("buffer_bytes")
+        if max_files < 1:
+            raise ValueError("max_files")
+        self.directory = directory
+        self.max_total_bytes = max_total_bytes
+        self.max_files = max_files
+        self._fs = fs or _OS_FS
+        self._buf = bytearray(buffer_bytes)
+        self._mv = memoryview(self._buf)
+        self._cap = buffer_bytes
+        self._n = 0               # bytes in the buffer (always whole lines, each ending in \n)
+        self._lines = 0           # lines in the buffer
+        self._f = None
+        self._torn = False        # a write failed part-way: start the next write on a new line
+        self._others_bytes = 0    # size of the other session files after the last rotation
+        self.path = None
+        self.number = -1
+        self.dropped_lines = 0
+        self.forced_flushes = 0
+        self.flushes = 0          # writes to the file system (requested + forced)
+        self.bytes_written = 0    # to the current session file
+        self.lines_written = 0
+        self.deleted = 0          # session files removed by rotation
+        self.last_error = None
+
+    @property
+    def bytes_buffered(self):
+        return self._n
+
+    @property
+    def lines_buffered(self):
+        return self._lines
+
+    # ------------------------------------------------------------------ session
+    def start(self, header_line):
+        """Close any open session, rotate, open the next session file and write the header.
+
+        Returns the new file's path (also ``self.path``)."""
+        if self._f is not None or self._n:
+            self.close()
+        fs = self._fs
+        try:
+            names = fs.listdir(self.directory)
+        except OSError:
+            names = []
+            if self.directory:
+                try:
+                    fs.mkdir(self.directory)
+                except OSError as e:
+                    self.last_error = e
+        top = 0
+        for name in names:
+            n = session_number(name)
+            if n > top:
+                top = n
+        self.number = top + 1
+        self.path = _join(self.directory, session_name(self.number))
+        self.bytes_written = 0
+        self.lines_written = 0
+        self._torn = False
+        self.rotate()
+        try:
+            self._f = fs.open(self.path, "wb")
+        except OSError as e:
+            self._f = None
+            self.last_error = e
+        self.append(header_line)
+        self.flush()
+        return self.path
+
+    def rotate(self):
+        """Delete the oldest session files, never the current one (``self.path``), until the
+        others plus the current one total less than ``max_total_bytes`` and at most
+        ``max_files`` files remain counting the current one.  Returns how many were deleted."""
+        fs = self._fs
+        files = []
+        total = 0
+        for n, path in list_sessions(self.directory, fs):
+            if path == self.path:
+                continue
+            try:
+                size = fs.stat(path)[6]
+            except OSError:
+                size = 0
+            files.append((path, size))
+            total += size
+        own = self.bytes_written + self._n
+        keep = self.max_files - (0 if self.path is None else 1)
+        deleted = 0
+        i = 0
+        while i < len(files) and (len(files) - i > keep or total + own >= self.max_total_bytes):
+            path, size = files[i]
+            i += 1
+            try:
+                fs.remove(path)
+            except OSError as e:
+                self.last_error = e
+                continue
+            total -= size
+            deleted += 1
+        self._others_bytes = total
+        self.deleted += deleted
+        return deleted
+
+    def close(self):
+        """Flush, sync and close the session file.  Never raises."""
+        self.flush()
+        f = self._f
+        self._f = None
+        if f is not None:
+            try:
+                f.close()
+            except OSError as e:
+                self.last_error = e
+
+    # ------------------------------------------------------------------ lines
+    def append(self, line):
+        """Buffer ``line`` (a str without newline).  Allocates only ``line.encode()``; writes to
+        flash only if the buffer is full (a forced flush) or the line is longer than it."""
+        data = line.encode()
+        k = len(data)
+        end = self._n + k
+        if end >= self._cap:                 # line + "\n" does not fit in what is left
+            self.forced_flushes += 1
+            self._flush(False)           # no rotation (file deletions) in the middle of play
+            if k >= self._cap:               # longer than the whole buffer: write it through
+                self._write_through(data)
+                return
+            end = k
+        start = self._n
+        self._mv[start:end] = data
+        self._buf[end] = _NL
+        self._n = end + 1
+        self._lines += 1
+
+    def flush(self):
+        """Write every buffered line in one write call and sync the file (call it at pauses).
+        Also rotates if the logs outgrew ``max_total_bytes``.  Returns True if the lines
+        reached the file; never raises."""
+        return self._flush(True)
+
+    def _flush(self, may_rotate):
+        n = self._n
+        if not n:
+            return True
+        lines = self._lines
+        self._n = 0
+        self._lines = 0
+        ok = self._write(self._mv[:n], n)
+        if ok:
+            self.lines_written += lines
+        else:
+            self.dropped_lines += lines
+        if may_rotate and self._others_bytes and self._others_bytes + self.bytes_written >= self.max_total_bytes:
+            self.rotate()
+        return ok
+
+    def _write_through(self, data):
+        # Rare (a line longer than the buffer); the copy keeps it to one write call.
+        if self._write(data + b"\n", len(data) + 1):
+            self.lines_written += 1
+        else:
+            self.dropped_lines += 1
+
+    def _write(self, data, n):
+        f = self._f
+        if f is None:
+            if self.last_error is None:
+                self.last_error = _NOT_OPEN
+            return False
+        self.flushes += 1
+        try:
+            if self._torn:
+                # The previous write stopped part-way; end that fragment so it stays one bad
+                # line instead of gluing itself onto the next record.
+                f.write(b"\n")
+                self._torn = False
+                self.bytes_written += 1
+            done = 0
+            while done < n:
+                w = f.write(data[done:] if done else data)
+                if w is None:
+                    w = n - done
+                if w <= 0:
+                    raise OSError(5)  # EIO: nothing was written
+                done += w
+                self.bytes_written += w
+            f.flush()
+            return True
+        except OSError as e:
+            self.last_error = e
+            self._torn = True
+            return False
+
+
+# ---------------------------------------------------------------------- reading
+class LogLines:
+    """Iterate the lines (str, no newline, blank lines skipped) of a session log.
+
+    A torn last record is not yielded: a last line without its newline, or a last line that
+    is not valid JSON.  After iteration ``dropped_bytes`` and ``dropped_lines`` say what was
+    dropped, and ``bad_lines`` counts earlier lines that are not UTF-8 (skipped; they can only
+    come from a failed write that the writer then closed with a newline)."""
+
+    def __init__(self, path, fs=None, chunk=_READ_CHUNK):
+        self.path = path
+        self._fs = fs or _OS_FS
+        self._chunk = chunk
+        self.dropped_bytes = 0
+        self.dropped_lines = 0
+        self.bad_lines = 0
+        self.lines = 0
+
+    def __iter__(self):
+        self.dropped_bytes = 0
+        self.dropped_lines = 0
+        self.bad_lines = 0
+        self.lines = 0
+        f = self._fs.open(self.path, "rb")
+        try:
+            pending = bytearray()
+            held = None  # the newest complete line: yielded once another one follows it
+            while True:
+                block = f.read(self._chunk)
+                if not block:
+                    break
+                pending.extend(block)
+                start = 0
+                while True:
+                    i = pending.find(b"\n", start)
+                    if i < 0:
+                        break
+                    raw = bytes(pending[start:i])
+                    start = i + 1
+                    if not raw.strip():
+                        continue
+                    if held is not None:
+                        line = self._decode(held)
+                        if line is not None:
+                            self.lines += 1
+                            yield line
+                    held = raw
+                if start:
+                    pending = pending[start:]
+        finally:
+            f.close()
+        if pending:                       # no newline after it: torn
+            self.dropped_bytes += len(pending)
+            self.dropped_lines += 1
+        if held is not None:
+            line = None
+            try:
+                line = held.decode()
+                json.loads(line)
+            except ValueError:            # UnicodeError is a ValueError on both ports
+                line = None
+            if line is None:
+                self.dropped_bytes += len(held) + 1
+                self.dropped_lines += 1
+            else:
+                self.lines += 1
+                yield line
+
+    def _decode(self, raw):
+        try:
+            return raw.decode()
+        except ValueError:
+            self.bad_lines += 1
+            return None
+
+
+def iter_lines(path, fs=None):
+    """A ``LogLines`` for ``path``: iterate it, then read its ``dropped_*`` counters."""
+    return LogLines(path, fs)
+
+
+def read_log(path, fs=None):
+    """``(lines, dropped_bytes, dropped_lines)`` for the session log at ``path``."""
+    it = LogLines(path, fs)
+    lines = list(it)
+    return lines, it.dropped_bytes, it.dropped_lines
