@@ -1,9 +1,13 @@
 """Run the engine test files under the MicroPython unix port (no pytest or unittest there).
 
-    MICROPYPATH=.frozen:firmware/lib:tests/engine micropython -X heapsize=48k tests/mp_runner.py tests/engine [-k NAME]
+    bash scripts/build_mpy.sh
+    MICROPYPATH=.frozen:build/mp:build/mp/tests micropython -X heapsize=96k -m mp_runner build/mp/tests --heap 96k [-k NAME]
 
-Imports every ``test_*.py`` in the directory, calls each ``test_*`` function, prints failures
-with their exception, and exits non-zero if any failed.  The same files run under pytest.
+Every ``test_*`` module runs in its own interpreter (started with ``os.system`` and the same
+heap cap), because interned names are never freed and would otherwise add up across files.
+Each child imports one module, calls each ``test_*`` function, prints failures, and writes
+its counts to a file; the parent prints ``micropython: N passed, M failed`` and exits non-zero
+on any failure.  The same files run under pytest on CPython.
 """
 
 import gc
@@ -11,7 +15,30 @@ import os
 import sys
 
 
-def run(directory, keyword=None):
+def run_module(modname, keyword, result_path):
+    gc.collect()
+    mod = __import__(modname)
+    tests = [n for n in dir(mod) if n.startswith("test_")]
+    tests.sort()
+    passed = 0
+    failed = 0
+    for tname in tests:
+        if keyword and keyword not in tname:
+            continue
+        try:
+            getattr(mod, tname)()
+            passed += 1
+        except Exception as e:  # noqa: BLE001 - report every failure, keep going
+            failed += 1
+            print("FAIL %s.%s: %s: %s" % (modname, tname, type(e).__name__, e))
+            if hasattr(sys, "print_exception"):
+                sys.print_exception(e)
+        gc.collect()
+    with open(result_path, "w") as f:
+        f.write("%d %d" % (passed, failed))
+
+
+def run_all(directory, keyword, heap):
     names = []
     for n in os.listdir(directory):
         if n.startswith("test_") and (n.endswith(".py") or n.endswith(".mpy")):
@@ -19,38 +46,48 @@ def run(directory, keyword=None):
     names.sort()
     passed = 0
     failed = 0
+    result_path = "/tmp/mp_runner_%d.txt" % os.getpid() if hasattr(os, "getpid") else "/tmp/mp_runner.txt"
     for modname in names:
-        gc.collect()
-        mod = __import__(modname)
-        tests = [n for n in dir(mod) if n.startswith("test_")]
-        tests.sort()
-        for tname in tests:
-            if keyword and keyword not in tname:
-                continue
-            fn = getattr(mod, tname)
-            try:
-                fn()
-                passed += 1
-            except Exception as e:  # noqa: BLE001 - report every failure, keep going
-                failed += 1
-                print("FAIL %s.%s: %s: %s" % (modname, tname, type(e).__name__, e))
-                sys.print_exception(e) if hasattr(sys, "print_exception") else None
-            gc.collect()
-        del sys.modules[modname]
-        mod = None
+        try:
+            os.remove(result_path)
+        except OSError:
+            pass
+        # MICROPYPATH is inherited, so the child finds this runner as a module too.
+        cmd = "%s -X heapsize=%s -m mp_runner --module %s --result %s" % (
+            sys.executable, heap, modname, result_path)
+        if keyword:
+            cmd += " -k " + keyword
+        status = os.system(cmd)
+        try:
+            with open(result_path) as f:
+                p, fl = f.read().split()
+            passed += int(p)
+            failed += int(fl)
+            print("  %-28s %s passed, %s failed" % (modname, p, fl))
+        except OSError:
+            failed += 1
+            print("  %-28s CRASHED (exit status %d): out of memory or import error" % (modname, status))
     print("micropython: %d passed, %d failed" % (passed, failed))
     return failed
 
 
 def main():
     args = sys.argv[1:]
-    keyword = None
-    if "-k" in args:
-        i = args.index("-k")
-        keyword = args[i + 1]
-        args = args[:i] + args[i + 2:]
-    directory = args[0] if args else "tests/engine"
-    sys.exit(1 if run(directory, keyword) else 0)
+    opts = {"-k": None, "--module": None, "--result": None, "--heap": "48k"}
+    rest = []
+    i = 0
+    while i < len(args):
+        if args[i] in opts:
+            opts[args[i]] = args[i + 1]
+            i += 2
+        else:
+            rest.append(args[i])
+            i += 1
+    if opts["--module"]:
+        run_module(opts["--module"], opts["-k"], opts["--result"])
+        return
+    directory = rest[0] if rest else "build/mp/tests"
+    sys.exit(1 if run_all(directory, opts["-k"], opts["--heap"]) else 0)
 
 
 main()

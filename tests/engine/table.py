@@ -3,7 +3,7 @@
 Shared by pytest (CPython) and tests/mp_runner.py (MicroPython): plain Python only.
 """
 
-from spit.notation import verdict_dict
+from spit import notation
 from spit.cards import parse_card, format_card, rank_of
 from spit.intake import EV_TOUCH, EV_CARD, EV_STUCK, EV_SLAP, EV_READY, EV_UNDO, EV_TOP, EV_ANSWER
 from spit.referee import Referee
@@ -16,13 +16,17 @@ RANKS = ("", "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 class Table:
     def __init__(self, ruleset="classic", counts=None, **options):
         self.rules = make_ruleset(ruleset, options)
-        self.verdicts = []
+        self.raw = []         # (code, ms, us, a, b, c, d): dicts are made only when asked
         self.ref = Referee(self.rules, counts, self._sink)
         self.used = {}
         self.now = 0          # ms of the last event fed by the helpers below
 
     def _sink(self, code, ms, us, a, b, c, d):
-        self.verdicts.append(verdict_dict(code, ms, us, a, b, c, d))
+        self.raw.append((code, ms, us, a, b, c, d))
+
+    @property
+    def verdicts(self):
+        return [notation.verdict_dict(*v) for v in self.raw]
 
     # --- feeding (times in ms, optional extra us) ---
     def _at(self, ms):
@@ -108,16 +112,21 @@ class Table:
 
     # --- reading the verdicts ---
     def names(self):
-        return [v["verdict"] for v in self.verdicts]
+        return [notation.VERDICT_NAMES[v[0]] for v in self.raw]
 
     def of(self, name):
-        return [v for v in self.verdicts if v["verdict"] == name]
+        return [notation.verdict_dict(*v) for v in self.raw if notation.VERDICT_NAMES[v[0]] == name]
 
     def last(self, name=None):
-        for v in reversed(self.verdicts):
-            if name is None or v["verdict"] == name:
-                return v
+        for i in range(len(self.raw) - 1, -1, -1):
+            v = self.raw[i]
+            if name is None or notation.VERDICT_NAMES[v[0]] == name:
+                return notation.verdict_dict(*v)
         return None
+
+    def tail(self, n):
+        """The last n verdicts as dicts."""
+        return [notation.verdict_dict(*v) for v in self.raw[-n:]]
 
     def tops(self):
         return [format_card(c) if c >= 0 else "-" for c in self.ref.top]

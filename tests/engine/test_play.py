@@ -16,7 +16,7 @@ def test_r_play_1_countdown_then_spit_cards_start_the_piles():
 def test_r_play_2_no_turns_same_player_and_both_piles_at_once():
     t = Table().begin()
     t.card(0, "8H", 3000, player=0).card(1, "QS", 3000, player=1).card(0, "9H", 3001, player=0).flush()
-    assert [v["verdict"] for v in t.verdicts[-3:]] == ["accept", "accept", "accept"]
+    assert [v["verdict"] for v in t.tail(3)] == ["accept", "accept", "accept"]
     assert t.tops() == ["9H", "QS"]
 
 
@@ -58,7 +58,7 @@ def test_r_play_5_order_by_hardware_time_not_arrival():
     t.card(1, "QS", 3100)        # landed at 3.100 s
     t.card(1, "AS", 3050)        # landed at 3.050 s, arrives later (no touch sensor)
     t.flush()
-    a, b = t.verdicts[-2], t.verdicts[-1]
+    a, b = t.tail(2)
     assert (a["verdict"], a["card"]) == ("accept", "AS")      # A on K (R-CARD-2)
     assert (b["verdict"], b["card"]) == ("late", "QS")        # Q fit K, not the new A
 
