@@ -84,9 +84,15 @@ def analyse(records, referee):
     cur = None
     for _line, t, kind, f in records:
         if kind == "round_start":
-            if cur is not None and cur.cards_after is None:
-                cur.cards_after = (f["cards0"], f["cards1"])
+            if cur is not None and cur.cards_start is None:   # only log errors before the first round
+                rounds.pop()
+                errors = cur.errors
+            else:
+                errors = 0
+                if cur is not None and cur.cards_after is None:
+                    cur.cards_after = (f["cards0"], f["cards1"])
             cur = RoundStats(f["round"], t, (f["cards0"], f["cards1"]))
+            cur.errors = errors
             rounds.append(cur)
             continue
         if cur is None:
@@ -180,7 +186,7 @@ def _normalise(fields):
 
 
 def compare(device_verdicts, verdicts):
-    """``[(line_no, device_text or None, rejudge_text or None)]`` for every difference.
+    """``[(line_no, device_text or None, rejudge_text or None)]`` for every difference, in time order.
 
     Verdicts are matched by ``t`` and, within one ``t``, by their order (a diff).  Errors
     about the log file itself and firmware-only errors are not compared."""
@@ -207,7 +213,6 @@ def compare(device_verdicts, verdicts):
                 r = rj[j1 + k] if j1 + k < j2 else None
                 line = d[0] if d else r[0]
                 out.append((line, d[1] if d else None, r[1] if r else None))
-    out.sort(key=lambda m: m[0])
     return out
 
 
@@ -350,6 +355,10 @@ def run(args, out=None, err=None):
     replay = rejudge_lines(lines, truncated, progress)
     if progress is not None:
         err.write("\r\033[K")
+    if replay.rejudge.referee is None:
+        first = replay.problems[0] if replay.problems else (1, "no header line")
+        err.write("spit replay: %s: not a session log: line %d: %s\n" % (args.log, first[0], first[1]))
+        return EXIT_ERROR
     for line_no, message in replay.problems:
         err.write("%s: line %d: %s\n" % (args.log, line_no, message))
     if args.json:
@@ -367,6 +376,9 @@ def run(args, out=None, err=None):
             out.write(text + "\n")
     if args.html:
         from host_tools import replay_html
+        if progress is not None and len(replay.records) > PROGRESS_EVERY:
+            err.write("spit replay: writing %s ...\r" % args.html)
+            err.flush()
         try:
             with open(args.html, "w", encoding="utf-8") as f:
                 f.write(replay_html.render(replay, title=os.path.basename(args.log)))
