@@ -212,6 +212,8 @@ class Referee(EventQueue, Settlement):
             self.need_spit[p] = 1 if self.spitter[p] >= 0 else 0
             if self.need_spit[p]:
                 anyone = True
+        if anyone:
+            self.flips += 1   # flips planned this round (the round's first flip included)
         return anyone
 
     def _recycle(self):
@@ -381,7 +383,6 @@ class Referee(EventQueue, Settlement):
             return
         # R-STALL-1: both stuck.
         if self._plan_spit():
-            self.flips += 1
             self.n_spit_calls += 1
             self._emit(V.V_SPIT_CALL, ms, us, self.npiles if self.single_pile < 0 else 1, -1, -1, -1)
             self._countdown(ms, us)
