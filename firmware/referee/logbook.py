@@ -61,7 +61,7 @@ class OsFs:
 
 
 _OS_FS = OsFs()
-_NOT_OPEN = OSError(_EBADF)  # last_error when lines arrive with no session file open
+_NOT_OPEN = OSError(_EBADF, "no session file open")  # last_error when lines arrive with no session file open
 
 
 def _join(directory, name):
@@ -188,7 +188,8 @@ class Logbook:
                 continue
             try:
                 size = fs.stat(path)[6]
-            except OSError:
+            except OSError as e:
+                self.last_error = e
                 size = 0
             files.append((path, size))
             total += size
@@ -290,7 +291,7 @@ class Logbook:
                 if w is None:
                     w = n - done
                 if w <= 0:
-                    raise OSError(5)  # EIO: nothing was written
+                    raise OSError(5, "nothing written")  # EIO
                 done += w
                 self.bytes_written += w
             f.flush()
