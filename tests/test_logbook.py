@@ -315,7 +315,7 @@ def test_forced_flush_does_not_rotate():
 
 
 # ---------------------------------------------------------------- power cut / torn records
-def _play(book, n_lines=60, pause_every=7):
+def _play(book, n_lines=30, pause_every=7):
     lines = [HEADER] + [ev(i, i % 2) for i in range(n_lines)]
     book.start(HEADER)
     for i in range(1, len(lines)):
@@ -373,6 +373,35 @@ def test_read_lines_across_small_chunks(tmp_path):
     for chunk in (1, 7, 64, 512, 4096):
         it = LogLines(p, chunk=chunk)
         assert list(it) == lines and it.dropped_bytes == 6 and it.dropped_lines == 1
+
+
+def test_torn_log_rejudges_like_its_complete_prefix():
+    """What read_log keeps of a cut log is a valid spitlog: the engine re-judges it with no
+    problems, exactly as it re-judges the records written before the cut."""
+    from spit.log import rejudge
+
+    header = json.dumps({"spitlog": 1, "ruleset": "classic", "counts": [26, 26]})
+    events = [{"t": 2600000, "ev": "card", "pile": 0, "card": "7H"},
+              {"t": 2600500, "ev": "card", "pile": 1, "card": "KS"},
+              {"t": 3000000, "ev": "touch", "pile": 0},
+              {"t": 3010000, "ev": "card", "pile": 0, "card": "8H"},
+              {"t": 3500000, "ev": "card", "pile": 1, "card": "QD"}]
+    full = MemFs()
+    book = Logbook("logs", fs=full)
+    book.start(header)
+    for e in events:
+        book.append(json.dumps(e))
+    book.close()
+    stream = bytes(full.files[book.path])
+    cut = stream.rindex(b"\n", 0, len(stream) - 1) + 9           # 8 bytes into the last record
+    fs = MemFs(files={book.path: bytearray(stream[:cut])})
+    lines, dropped_bytes, dropped_lines = read_log(book.path, fs)
+    assert (dropped_bytes, dropped_lines) == (8, 1)
+    assert lines == [header] + [json.dumps(e) for e in events[:-1]]
+    r = rejudge(lines)
+    assert r.problems == []
+    assert r.verdicts == rejudge([header] + [json.dumps(e) for e in events[:-1]]).verdicts
+    assert any(dict(items).get("verdict") == "accept" for _, items in r.verdicts)
 
 
 # ---------------------------------------------------------------- file system errors
