@@ -183,13 +183,17 @@ def _draw(rows, records, npiles, start, end):
             row.front.append('<text x="%.1f" y="%d" font-size="10" font-weight="600" fill="#1d2330" '
                              'text-anchor="middle">SPIT!%s</text>' % (x, TOP - 4, tip))
         elif kind in ("round_end", "game_over", "question"):
-            label = {"round_end": "round %s ends: %s" % (f.get("round", "?"), _end_words(f)),
-                     "game_over": "GAME OVER", "question": "question"}[kind]
+            if kind == "round_end":
+                label = "round %s ends: %s" % (f.get("round", "?"), _end_words(f))
+            else:
+                label = "GAME OVER" if kind == "game_over" else "question: stock cards left?"
             colour = "#b3261e" if kind == "game_over" else "#0f766e"
             row.back.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-width="2.5">%s</line>'
                             % (x, 6, x, TOP + npiles * LANE_H + PLAYERS_H, colour, tip))
-            row.front.append('<text x="%.1f" y="%d" font-size="11" font-weight="600" fill="%s" text-anchor="end">'
-                             '%s%s</text>' % (x - 4, 12 if kind != "game_over" else 24, colour, escape(label), tip))
+            left = x - LEFT > 6.5 * len(label)   # room on the left of the line, else write to its right
+            row.front.append('<text x="%.1f" y="%d" font-size="11" font-weight="600" fill="%s" text-anchor="%s">'
+                             '%s%s</text>' % (x - 4 if left else x + 4, 12 if kind == "round_end" else 25, colour,
+                                              "end" if left else "start", escape(label), tip))
         elif kind == "pile_won" and lane_ok:
             row.front.append('<text x="%.1f" y="%.1f" font-size="11" font-weight="600" fill="#0f766e" '
                              'dominant-baseline="middle">&#8594; P%d (%d)%s</text>'
@@ -269,7 +273,7 @@ def _round_blocks(replay):
             mine.append(recs[k])
             k += 1
         start = (rs.start // 1000000) * 1000000
-        end = max((r[1] for r in mine), default=rs.start) + 1500000
+        end = max(max((r[1] for r in mine), default=rs.start) + 1500000, start + 12000000)  # room for labels
         rows = []
         s = start
         while s < end:
