@@ -25,8 +25,6 @@ except ImportError:  # CPython
 
 from array import array
 
-from spit.timebase import diff_us
-
 EV_TOUCH = const(1)    # a: pile
 EV_CARD = const(2)     # a: pile, b: card, c: player (-1 unknown)
 EV_STUCK = const(3)    # a: player
@@ -48,6 +46,11 @@ class EventQueue:
         self.npiles = npiles
         self.reorder_us = reorder_us
         self.touch_match_us = touch_match_us
+        # Windows split into (ms, us) once, so the hot path compares pairs without calls.
+        self._hold_ms = reorder_us // 1000
+        self._hold_us = reorder_us % 1000
+        self._match_ms = touch_match_us // 1000
+        self._match_us = touch_match_us % 1000
         self._qk = array("i", [0] * _CAP)
         self._qms = array("i", [0] * _CAP)
         self._qus = array("i", [0] * _CAP)
@@ -60,6 +63,7 @@ class EventQueue:
         self._tus = array("i", [0] * n)
         self._thead = array("i", [0] * npiles)
         self._tcount = array("i", [0] * npiles)
+        self._touches = 0   # unmatched touches on all piles
         self.horizon_ms = 0
         self.horizon_us = 0
         self._done_ms = 0   # time of the last event handed to _process
@@ -72,13 +76,12 @@ class EventQueue:
         if ms > self.horizon_ms or (ms == self.horizon_ms and us > self.horizon_us):
             self.horizon_ms = ms
             self.horizon_us = us
-        if kind == EV_TOUCH:
-            if 0 <= a < self.npiles:
-                self._push_touch(a, ms, us)
-            else:
-                self._insert(kind, ms, us, a, b, c)  # judged (as a bad pile) in order
+        if kind == EV_TOUCH and 0 <= a < self.npiles:
+            # A touch only waits for its read: nothing becomes due until the next event.
+            self._push_touch(a, ms, us)
+            return
         else:
-            if kind == EV_CARD and 0 <= a < self.npiles:
+            if kind == EV_CARD and 0 <= a < self.npiles and self._tcount[a] > 0:
                 self._expire_touches(a, ms, us)
                 if self._tcount[a] > 0:
                     i = a * _TOUCH_CAP + self._thead[a]
@@ -113,19 +116,26 @@ class EventQueue:
         self._tms[i] = ms
         self._tus[i] = us
         self._tcount[pile] += 1
+        self._touches += 1
 
     def _pop_touch(self, pile):
         self._thead[pile] = (self._thead[pile] + 1) % _TOUCH_CAP
         self._tcount[pile] -= 1
+        self._touches -= 1
 
     def _expire_touches(self, pile, ms, us):
         # Touches more than touch_match_us before (ms, us) can no longer be claimed.
-        limit = self.touch_match_us
+        lms = ms - self._match_ms
+        lus = us - self._match_us
+        if lus < 0:
+            lus += 1000
+            lms -= 1
         while self._tcount[pile] > 0:
             i = pile * _TOUCH_CAP + self._thead[pile]
-            if diff_us(ms, us, self._tms[i], self._tus[i]) <= limit:
+            tms = self._tms[i]
+            if tms > lms or (tms == lms and self._tus[i] >= lus):
                 return
-            self._insert(EV_NO_READ, self._tms[i], self._tus[i], pile, -1, -1)
+            self._insert(EV_NO_READ, tms, self._tus[i], pile, -1, -1)
             self._pop_touch(pile)
 
     # --- the sorted buffer ---
@@ -154,20 +164,26 @@ class EventQueue:
         self._qn += 1
 
     def _release_first(self):
-        kind = self._qk[0]
-        ms = self._qms[0]
-        us = self._qus[0]
-        a = self._qa[0]
-        b = self._qb[0]
-        c = self._qc[0]
+        qk = self._qk
+        qms = self._qms
+        qus = self._qus
+        qa = self._qa
+        qb = self._qb
+        qc = self._qc
+        kind = qk[0]
+        ms = qms[0]
+        us = qus[0]
+        a = qa[0]
+        b = qb[0]
+        c = qc[0]
         n = self._qn - 1
         for i in range(n):
-            self._qk[i] = self._qk[i + 1]
-            self._qms[i] = self._qms[i + 1]
-            self._qus[i] = self._qus[i + 1]
-            self._qa[i] = self._qa[i + 1]
-            self._qb[i] = self._qb[i + 1]
-            self._qc[i] = self._qc[i + 1]
+            qk[i] = qk[i + 1]
+            qms[i] = qms[i + 1]
+            qus[i] = qus[i + 1]
+            qa[i] = qa[i + 1]
+            qb[i] = qb[i + 1]
+            qc[i] = qc[i + 1]
         self._qn = n
         late = ms < self._done_ms or (ms == self._done_ms and us < self._done_us)
         if late:
@@ -181,36 +197,37 @@ class EventQueue:
         self._process(kind, ms, us, a, b, c, late)
 
     def _release(self, everything):
-        hold = self.reorder_us
         hms = self.horizon_ms
         hus = self.horizon_us
-        for p in range(self.npiles):
-            if everything:
-                while self._tcount[p] > 0:
-                    i = p * _TOUCH_CAP + self._thead[p]
-                    self._insert(EV_NO_READ, self._tms[i], self._tus[i], p, -1, -1)
-                    self._pop_touch(p)
-            else:
-                self._expire_touches(p, hms, hus)
-        while self._qn > 0:
-            if not everything and diff_us(hms, hus, self._qms[0], self._qus[0]) < hold:
-                break
-            self._release_first()
-        # Time-driven transitions (countdown end, slap window, game timer) up to the
-        # released time.
+        if self._touches > 0:
+            for p in range(self.npiles):
+                if everything:
+                    while self._tcount[p] > 0:
+                        i = p * _TOUCH_CAP + self._thead[p]
+                        self._insert(EV_NO_READ, self._tms[i], self._tus[i], p, -1, -1)
+                        self._pop_touch(p)
+                elif self._tcount[p] > 0:
+                    self._expire_touches(p, hms, hus)
         if everything:
+            while self._qn > 0:
+                self._release_first()
             self._clock_to(hms, hus)
-        else:
-            q = hold // 1000
-            tms = hms - q
-            tus = hus - (hold - q * 1000)
-            if tus < 0:
-                tus += 1000
-                tms -= 1
-            if tms > self._done_ms or (tms == self._done_ms and tus > self._done_us):
-                self._done_ms = tms
-                self._done_us = tus
-                self._clock_to(tms, tus)
+            return
+        # Due: events at or before horizon - reorder_us.
+        tms = hms - self._hold_ms
+        tus = hus - self._hold_us
+        if tus < 0:
+            tus += 1000
+            tms -= 1
+        qms = self._qms
+        qus = self._qus
+        while self._qn > 0 and (qms[0] < tms or (qms[0] == tms and qus[0] <= tus)):
+            self._release_first()
+        # Time-driven transitions (countdown end, slap window, game timer) up to there.
+        if tms > self._done_ms or (tms == self._done_ms and tus > self._done_us):
+            self._done_ms = tms
+            self._done_us = tus
+            self._clock_to(tms, tus)
 
     # --- hooks for the game ---
     def _clock_to(self, ms, us):

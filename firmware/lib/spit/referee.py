@@ -17,12 +17,13 @@ except ImportError:  # CPython
 from array import array
 
 from spit import verdicts as V
+from spit.verdicts import V_ACCEPT, V_ILLEGAL, V_LATE, V_TIE, V_SPIT
 from spit.cards import JOKER, is_card
 from spit.intake import (EventQueue, EV_TOUCH, EV_CARD, EV_STUCK, EV_SLAP, EV_READY, EV_UNDO,
                          EV_TOP, EV_ANSWER, EV_NO_READ)
 from spit.rules import fits, MODE_TABLEAU, MODE_OWN_DECK, MODE_SPEED, JOKER_ANY, SLAP_BOTH
 from spit.settle import Settlement, Q_BLOCKED, Q_TIMER
-from spit.timebase import diff_us, before, SATURATED_US
+from spit.timebase import before, SATURATED_US
 
 PH_COUNTDOWN = const(0)  # R-PLAY-1: "one, two, three, SPIT"; cards now are early
 PH_PLAY = const(1)       # spit cards, then free play
@@ -40,6 +41,12 @@ class Referee(EventQueue, Settlement):
         n = rules.piles
         EventQueue.__init__(self, n, rules.reorder_us, rules.touch_match_us)
         self.rules = rules
+        # Option values the per-card path reads (one attribute lookup instead of two).
+        self._own_deck = rules.mode == MODE_OWN_DECK
+        self._tie_window = rules.tie_window_us
+        self._race_window = rules.race_window_us
+        self._slow_spit = rules.slow_spit_ms > 0
+        self._timer_ms = rules.timer_ms
         self.sink = sink
         self.intents = intents   # a spit.intents.LedIntents, or None (no LEDs)
         if counts is None:
@@ -120,8 +127,9 @@ class Referee(EventQueue, Settlement):
         self.n_verdicts += 1
         if self.intents is not None:
             self.intents.on_verdict(code, ms, a, b, c)
-        if self.sink is not None:
-            self.sink(code, ms, us, a, b, c, d)
+        sink = self.sink
+        if sink is not None:
+            sink(code, ms, us, a, b, c, d)
 
     def _start_round(self, ms, us):
         rules = self.rules
@@ -228,15 +236,16 @@ class Referee(EventQueue, Settlement):
         self._emit(V.V_RECYCLE, self.horizon_ms, self.horizon_us, total, -1, -1, -1)
 
     def _clock_to(self, ms, us):
-        if self.phase == PH_COUNTDOWN and not before(ms, us, self.cd_ms, self.cd_us):
+        phase = self.phase
+        if phase == PH_COUNTDOWN and not before(ms, us, self.cd_ms, self.cd_us):
             self.phase = PH_PLAY
             if self.spit_done():
                 self._plan_spit()
             if self.intents is not None:
                 self.intents.on_spit_now(self.cd_ms)
-        elif self.phase == PH_SLAP and self.slap_deadline_ms >= 0 and ms >= self.slap_deadline_ms:
+        elif phase == PH_SLAP and self.slap_deadline_ms >= 0 and ms >= self.slap_deadline_ms:
             self.assign_piles(self.slap_deadline_ms, 0)
-        t = self.rules.timer_ms
+        t = self._timer_ms
         if t > 0 and ms >= t and not self.timer_due and self.phase != PH_OVER:
             self.timer_due = True   # R-GAME-6
             self.timer_expired(t, 0)
@@ -273,10 +282,11 @@ class Referee(EventQueue, Settlement):
             self._emit(V.V_ERROR, ms, us, V.E_BAD_PILE, a, -1, -1)
 
     def _on_card(self, ms, us, pile, card, player):
+        # The per-card path: locals and precomputed option values, no allocation.
         if not (0 <= pile < self.npiles):
             self._emit(V.V_ERROR, ms, us, V.E_BAD_PILE, pile, card, player)
             return
-        if not is_card(card):
+        if card < 0 or card > 63 or (card != JOKER and not 1 <= (card & 15) <= 13):
             self._emit(V.V_ERROR, ms, us, V.E_UNKNOWN_CARD, pile, card, player)
             return
         if player < -1 or player > 1:
@@ -289,9 +299,8 @@ class Referee(EventQueue, Settlement):
                 self.n_early += 1
                 self._emit(V.V_EARLY, ms, us, pile, card, -1, -1)
             return
-        own = self.rules.mode == MODE_OWN_DECK
-        deck = player if (own and player >= 0) else 0
-        if card != JOKER and self._seen[deck * 64 + card]:
+        own = self._own_deck
+        if card != JOKER and self._seen[(player if (own and player >= 0) else 0) * 64 + card]:
             # Two copies of one card in the center: a card-map or misread problem.
             self._emit(V.V_ERROR, ms, us, V.E_DUPLICATE, pile, card, player)
             return
@@ -299,35 +308,37 @@ class Referee(EventQueue, Settlement):
             self._emit(V.V_ERROR, ms, us, V.E_NO_OWNER, pile, card, -1)
         if self.need_spit[pile]:
             self._land(ms, us, pile, card, self.spitter[pile], True)
-            self._emit(V.V_SPIT, ms, us, pile, card, self.spitter[pile], -1)
+            self._emit(V_SPIT, ms, us, pile, card, self.spitter[pile], -1)
             return
-        rules = self.rules
-        if rules.slow_spit_ms > 0 and (before(ms, us, self.live_ms, self.live_us) or not self.spit_done()):
+        if self._slow_spit and (before(ms, us, self.live_ms, self.live_us) or not self.spit_done()):
             self.n_early += 1   # R-STALL-3: wait 2 s after the spit flip
             self._emit(V.V_EARLY, ms, us, pile, card, -1, -1)
             return
         # R-PLAY-5: judged in landing order; the loser of a race against the new top.
         dt = SATURATED_US
         if self.landed[pile]:
-            dt = diff_us(ms, us, self.land_ms[pile], self.land_us[pile])
+            dm = ms - self.land_ms[pile]
+            if dm < 500000:
+                dt = dm * 1000 + us - self.land_us[pile]
         top = self.top[pile]
-        if dt < rules.tie_window_us:
+        if dt < self._tie_window:
             self.n_ties += 1
-            self._emit(V.V_TIE, ms, us, pile, card, top, dt)
-        race = dt < rules.race_window_us
+            self._emit(V_TIE, ms, us, pile, card, top, dt)
+        race = dt < self._race_window
         if race:
             self.n_races += 1
+        rules = self.rules
         if fits(rules, top, self.top_rank[pile], card):
             self._land(ms, us, pile, card, player, False)
-            self._emit(V.V_ACCEPT, ms, us, pile, card, player, dt if race else -1)
+            self._emit(V_ACCEPT, ms, us, pile, card, player, dt if race else -1)
             if own and player >= 0 and self.left[player] == 0:
                 self.game_over(ms, us, player, V.R_NO_CARDS)   # R-OWN-1
         elif race and fits(rules, self.prev_top[pile], self.prev_rank[pile], card):
             self.n_late += 1
-            self._emit(V.V_LATE, ms, us, pile, card, dt, top)
+            self._emit(V_LATE, ms, us, pile, card, dt, top)
         else:
             self.n_illegal += 1
-            self._emit(V.V_ILLEGAL, ms, us, pile, card, top, -1)
+            self._emit(V_ILLEGAL, ms, us, pile, card, top, -1)
 
     def _land(self, ms, us, pile, card, player, spit):
         """The raw state change of a card landing (no judging)."""
@@ -342,7 +353,7 @@ class Referee(EventQueue, Settlement):
         self.land_ms[pile] = ms
         self.land_us[pile] = us
         self.landed[pile] = 1
-        own = self.rules.mode == MODE_OWN_DECK
+        own = self._own_deck
         if card != JOKER:
             self._seen[(player if (own and player >= 0) else 0) * 64 + card] = 1
         i = pile * _HIST + self._hist_n[pile] % _HIST

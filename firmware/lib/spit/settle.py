@@ -65,6 +65,11 @@ class Settlement:
         opp_played = played - self.stock_start[player]
         left = self.stock_start[other] - opp_played
         self.stock_left[other] = left if left > 0 else 0
+        if self.single_pile < 0 and rules.round_end != END_STOCKS_AND_SPIT \
+                and self.spit_left[player] == 0:
+            # R-GAME-1/3, R-ROUND-6: with no spit cards left this player is already down to
+            # the opponent's single spit pile (the next flip would make it official).
+            self.single_pile = other
         self._emit(V.V_ROUND_END, ms, us, V.R_OUT, player, self.round, -1)
         self._open_slaps()
         if self.single_pile >= 0:

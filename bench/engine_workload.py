@@ -1,0 +1,118 @@
+"""Engine benchmark workload, shared by CPython and the MicroPython unix port.
+
+``steady_state(n_rounds)`` plays rounds of 40 cards (touch + card read per landing, like the
+device feeds them) and measures, around the steady-state card events only: median ns per
+event, and heap bytes allocated (``gc.mem_alloc`` with the GC disabled on MicroPython).
+"""
+
+import gc
+import sys
+
+try:
+    from time import ticks_us, ticks_diff
+    MICRO = True
+except ImportError:  # CPython
+    from time import perf_counter_ns
+    MICRO = False
+
+from spit.referee import Referee
+from spit.rules import make_ruleset
+
+_MP = sys.implementation.name == "micropython"
+
+
+def _now_ns():
+    if MICRO:
+        return ticks_us() * 1000
+    return perf_counter_ns()
+
+
+def _elapsed_ns(a, b):
+    if MICRO:
+        return ticks_diff(b // 1000, a // 1000) * 1000
+    return b - a
+
+
+class NullSink:
+    def __init__(self):
+        self.n = 0
+
+    def __call__(self, code, ms, us, a, b, c, d):
+        self.n += 1
+
+
+def _ascending(spit_card):
+    """48 distinct cards that each fit on the one before, starting above spit_card."""
+    out = []
+    rank = spit_card & 15
+    suit = 0
+    used = {spit_card: 1}
+    while len(out) < 48:
+        rank = rank % 13 + 1
+        for k in range(4):
+            c = ((suit + k) % 4) * 16 + rank
+            if c not in used:
+                used[c] = 1
+                out.append(c)
+                break
+        suit = (suit + 1) % 4
+    return out
+
+
+def steady_state(n_rounds=20, per_round=40):
+    rules = make_ruleset("classic", {"countdown_ms": 100})
+    sink = NullSink()
+    ref = Referee(rules, [26, 26], sink)
+    samples = []
+    alloc = 0
+    events = 0
+    t_ms = 0
+    seq = _ascending(0x27)   # after a 7H spit
+    for rnd in range(n_rounds):
+        # Round start: countdown, spit 7H on pile 0 and 2C on pile 1.
+        t_ms += 200
+        ref.feed(2, t_ms, 0, 0, 0x27, -1)
+        ref.feed(2, t_ms, 1, 1, 0x02, -1)
+        t_ms += 500
+        ref.advance(t_ms, 0)
+        gc.collect()
+        if _MP:
+            gc.disable()
+        for i in range(per_round):
+            t_ms += 180
+            a0 = gc.mem_alloc() if _MP else 0
+            s = _now_ns()
+            ref.feed(1, t_ms, 0, 0, 0, 0)            # touch edge
+            ref.feed(2, t_ms + 15, 0, 0, seq[i], -1)  # the read, 15 ms later
+            ref.advance(t_ms + 170, 0)               # the loop's clock releases it
+            e = _now_ns()
+            if _MP:
+                alloc += gc.mem_alloc() - a0
+            samples.append(_elapsed_ns(s, e))
+            events += 1
+        if _MP:
+            gc.enable()
+        # End the round: player 0 slaps (went out), player 1 slaps the other pile, both ready.
+        t_ms += 1000
+        ref.feed(3, t_ms, 0, 0, 0, 0)
+        ref.feed(4, t_ms, 0, 0, 1, 0)
+        ref.feed(4, t_ms + 100, 0, 1, 0, 0)
+        t_ms += 3500
+        ref.advance(t_ms, 0)
+        ref.cards[0] = 26     # keep every round identical
+        ref.cards[1] = 26
+        ref.feed(5, t_ms, 0, 0, 0, 0)
+        ref.feed(5, t_ms, 0, 1, 0, 0)
+        ref.advance(t_ms + 1, 0)
+    samples.sort()
+    # Each sample covers 3 engine calls (touch, card, advance) for one landing.
+    return samples[len(samples) // 2], alloc, events, sink.n
+
+
+def main():
+    med, alloc, events, verdicts = steady_state()
+    print("steady %d %d %d %d" % (med, alloc, events, verdicts))
+
+
+if __name__ == "__main__":
+    main()
