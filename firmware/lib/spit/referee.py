@@ -174,7 +174,7 @@ class Referee(EventQueue, Settlement):
         self.stuck[1] = False
         self._emit(V.V_COUNTDOWN, ms, us, self.rules.countdown_ms, self.round, -1, -1)
 
-    def _plan_spit(self):
+    def _plan_spit(self, ms, us):
         """Decide who spits onto which pile at the coming flip. False: nobody can."""
         rules = self.rules
         n = self.npiles
@@ -191,7 +191,7 @@ class Referee(EventQueue, Settlement):
             self.spitter[1] = 1
         elif rules.mode == MODE_SPEED:
             if left[0] == 0 and left[1] == 0:
-                self._recycle()
+                self._recycle(ms, us)
             for p in range(2):
                 if left[p] > 0:
                     self.spitter[p] = p
@@ -224,7 +224,7 @@ class Referee(EventQueue, Settlement):
             self.flips += 1   # flips planned this round (the round's first flip included)
         return anyone
 
-    def _recycle(self):
+    def _recycle(self, ms, us):
         # R-SPEED-1: the center piles but their top cards become the new side piles.
         total = 0
         for p in range(self.npiles):
@@ -233,14 +233,14 @@ class Referee(EventQueue, Settlement):
                 self.size[p] = 1
         self.spit_left[0] = (total + 1) // 2
         self.spit_left[1] = total // 2
-        self._emit(V.V_RECYCLE, self.horizon_ms, self.horizon_us, total, -1, -1, -1)
+        self._emit(V.V_RECYCLE, ms, us, total, -1, -1, -1)
 
     def _clock_to(self, ms, us):
         phase = self.phase
         if phase == PH_COUNTDOWN and not before(ms, us, self.cd_ms, self.cd_us):
             self.phase = PH_PLAY
             if self.spit_done():
-                self._plan_spit()
+                self._plan_spit(ms, us)
             if self.intents is not None:
                 self.intents.on_spit_now(self.cd_ms)
         elif phase == PH_SLAP and self.slap_deadline_ms >= 0 and ms >= self.slap_deadline_ms:
@@ -393,7 +393,7 @@ class Referee(EventQueue, Settlement):
         if not self.stuck[1 - player]:
             return
         # R-STALL-1: both stuck.
-        if self._plan_spit():
+        if self._plan_spit(ms, us):
             self.n_spit_calls += 1
             self._emit(V.V_SPIT_CALL, ms, us, self.npiles if self.single_pile < 0 else 1, -1, -1, -1)
             self._countdown(ms, us)
