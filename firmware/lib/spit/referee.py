@@ -226,11 +226,17 @@ class Referee(EventQueue, Settlement):
 
     def _recycle(self, ms, us):
         # R-SPEED-1: the center piles but their top cards become the new side piles.
+        # Those cards come back into play: only the tops stay seen (duplicate check).
         total = 0
+        seen = self._seen
+        for i in range(128):
+            seen[i] = 0
         for p in range(self.npiles):
             if self.size[p] > 1:
                 total += self.size[p] - 1
                 self.size[p] = 1
+            if self.top[p] > 0:
+                seen[self.top[p]] = 1
         self.spit_left[0] = (total + 1) // 2
         self.spit_left[1] = total // 2
         self._emit(V.V_RECYCLE, ms, us, total, -1, -1, -1)
