@@ -1,0 +1,174 @@
+"""STUCK presses, the correction gesture and the correction menu (docs/hardware.md).
+
+A STUCK button counts when it is *released* after a short press (< 2 s): the loop then feeds
+``stuck`` at the release time.  Holding is kept free for the gesture: **both players hold STUCK
+for 2 s** (the holds overlapping for 2 s) to open the correction menu; neither hold is then a
+STUCK.  In the menu (all zones pulse yellow, play is paused for the players; the engine keeps
+judging whatever the sensors report):
+
+* either STUCK, short press: undo the last card that landed (``undo`` on its pile; again for
+  the one before ...);
+* the slap pad of pile p: re-sync that pile's top card: the pile zone blinks cyan and the next
+  card read on pile p becomes a ``top`` event (no verdict but ``resync``);
+* both STUCK held 2 s again, or 10 s without input: close the menu.
+
+Questions (verdict ``question``, player zone + RESULT blinking yellow) are answered with the
+pads, menu or not: each slap-pad press counts one, a short STUCK press sends ``answer``.
+
+Every correction goes through ``feed(kind, ms, us, a, b, c)``, which logs and feeds the
+engine, so a re-judge of the log sees it.
+"""
+
+from micropython import const
+
+from spit import verdicts as V
+from spit.intake import EV_UNDO, EV_ANSWER
+from spit.intents import LedIntents, YELLOW, CYAN, PULSE, BLINK, N_ZONES
+from spit.referee import PH_QUESTION
+
+_HOLD_MS = const(2000)
+_IDLE_CLOSE_MS = const(10000)
+_STACK = const(32)
+
+
+class Corrections:
+    def __init__(self, feed, is_held, on_short, beep=None):
+        self.feed = feed              # feed(kind, ms, us, a, b, c): log + engine
+        self.is_held = is_held        # is_held(player): the STUCK button is down right now
+        self.on_short = on_short      # on_short(player, ms, us): a STUCK press outside the menu
+        self.beep = beep              # beep(kind) with kind "open"/"close"/"count"/"undo"
+        self.referee = None
+        self.down = [False, False]
+        self.down_ms = [0, 0]
+        self.gesture = [False, False]  # this hold took part in the gesture: not a STUCK
+        self._armed = True             # both released since the last gesture
+        self.menu = False
+        self.menu_input_ms = 0
+        self.resync = -1               # pile whose next read is its true top card
+        self.count = 0                 # pad presses towards an answer
+        self._stack = bytearray(_STACK)  # piles of the cards that landed, newest last
+        self._n = 0
+        self.opened = 0
+        self.intents = LedIntents()    # what the strip shows while the menu is open
+
+    def attach(self, referee):
+        """A new session: forget the landing stack, close the menu."""
+        self.referee = referee
+        self._n = 0
+        self.count = 0
+        self.resync = -1
+        self.menu = False
+
+    # ---- verdicts (to know what "the last card" is) -----------------------------------
+    def on_verdict(self, code, a):
+        if code == V.V_ACCEPT or code == V.V_SPIT or code == V.V_RESYNC:
+            if self._n == _STACK:
+                for i in range(_STACK - 1):
+                    self._stack[i] = self._stack[i + 1]
+                self._n -= 1
+            self._stack[self._n] = a
+            self._n += 1
+        elif code == V.V_ROUND_START:
+            self._n = 0
+        elif code == V.V_QUESTION:
+            self.count = 0
+
+    # ---- inputs -------------------------------------------------------------------------
+    def stuck_edge(self, player, pressed, ms, us):
+        if pressed:
+            self.down[player] = True
+            self.down_ms[player] = ms
+            self.gesture[player] = False
+            return
+        if not self.down[player]:
+            return
+        self.down[player] = False
+        if not self.down[1 - player]:
+            self._armed = True
+        if self.gesture[player] or ms - self.down_ms[player] >= _HOLD_MS:
+            return                                 # part of the gesture, or a lone long hold
+        self._short(player, ms, us)
+
+    def _short(self, player, ms, us):
+        ref = self.referee
+        if ref is not None and ref.phase == PH_QUESTION:
+            self.feed(EV_ANSWER, ms, us, ref.question_player, self.count, 0)
+            self.count = 0
+            self.menu_input_ms = ms
+            return
+        if self.menu:
+            self.menu_input_ms = ms
+            if self._n:
+                self._n -= 1
+                self.feed(EV_UNDO, ms, us, self._stack[self._n], 0, 0)
+                self._beep("undo")
+            return
+        self.on_short(player, ms, us)
+
+    def slap(self, player, pile, ms, us):
+        """True if the press was used here (question or menu), False: feed it as a slap."""
+        ref = self.referee
+        if ref is not None and ref.phase == PH_QUESTION:
+            self.count += 1
+            self.menu_input_ms = ms
+            self._beep("count")
+            return True
+        if not self.menu:
+            return False
+        self.menu_input_ms = ms
+        self.resync = pile
+        self._show_menu()
+        self.intents.show(pile, CYAN, BLINK, -1)
+        return True
+
+    def take_resync(self, pile):
+        """True (once) if the card just read on ``pile`` is the re-synced top card."""
+        if self.resync == pile:
+            self.resync = -1
+            self._show_menu()
+            return True
+        return False
+
+    # ---- time ---------------------------------------------------------------------------
+    def tick(self, ms):
+        """Gesture and menu timeout; call every loop iteration with the session ms."""
+        for p in range(2):
+            if self.down[p] and not self.is_held(p):
+                # The release edge was lost (bounce): treat it as released now.
+                self.down[p] = False
+                self.gesture[p] = True
+                if not self.down[1 - p]:
+                    self._armed = True
+        if self._armed and self.down[0] and self.down[1]:
+            start = self.down_ms[0] if self.down_ms[0] > self.down_ms[1] else self.down_ms[1]
+            if ms - start >= _HOLD_MS:
+                self._armed = False
+                self.gesture[0] = True
+                self.gesture[1] = True
+                if self.menu:
+                    self.close()
+                else:
+                    self.open(ms)
+        if self.menu and ms - self.menu_input_ms >= _IDLE_CLOSE_MS and not (self.down[0] or self.down[1]):
+            self.close()
+
+    def open(self, ms):
+        self.menu = True
+        self.opened += 1
+        self.menu_input_ms = ms
+        self.resync = -1
+        self._show_menu()
+        self._beep("open")
+
+    def close(self):
+        self.menu = False
+        self.resync = -1
+        self._beep("close")
+
+    def _show_menu(self):
+        for z in range(N_ZONES):
+            self.intents.show(z, YELLOW, PULSE, -1)
+
+    def _beep(self, kind):
+        if self.beep is not None:
+            self.beep(kind)

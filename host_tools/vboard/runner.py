@@ -1,0 +1,465 @@
+"""Run the real firmware (``firmware/main.py``, unchanged) on the virtual board.
+
+``VirtualTable`` builds a board file system in a directory (``board.json`` from boards/,
+``ruleset.json``, ``cards.json``), installs the fakes (``machine``, ``neopixel``, ``time`` on a
+``VirtualClock``), attaches one ``PN532Emulator`` per pile to the buses the firmware builds,
+boots the firmware through ``main.start()`` and then steps ``App.step()`` itself while the
+virtual clock advances.  Works under CPython and the MicroPython unix port.
+
+    from host_tools.vboard.runner import VirtualTable
+    table = VirtualTable(board="pico", ruleset="classic")    # boots the firmware
+    table.land_card(0, "7H", at_us=2_100_000)                # touch edge + tag on pile 0
+    table.land_card(1, "KS", at_us=2_150_000)
+    table.press(0, "stuck", at_us=3_000_000)                 # a short STUCK press (100 ms)
+    table.press(1, ("slap", 0), at_us=4_000_000)
+    table.run_until(5_000_000)
+    table.led_state()      # {"PILE0": "green", "SPIT": "white", "PLAYER0": "off", ...}
+    table.log_lines()      # the session log as written on the board's flash
+    table.close()
+
+Times (``at_us``, ``run_until``, ``now_us``) are table time: microseconds since the first
+session started (the end of the firmware's boot), which is also the log's ``t`` of that
+session.  Actions are queued and happen exactly at their time while ``run_until`` steps the
+firmware; scheduling in the past means "now".
+
+Constructor options:
+    board           a name in boards/ ("pico", "pico_3pile", "pico_i2c"), or a dict
+    ruleset/options the ruleset.json content
+    cards           {uid_hex: "QH"} card map; default: one tag per card (two decks for own-deck)
+    files           {"board.json": text-or-None, ...}: override (None = leave the file out)
+    start_us        the virtual clock's start (e.g. just below a 2**30 wrap)
+    loop_us         virtual time between two firmware steps (default 1000)
+    emulator        PN532Emulator options (dict) for every pile, or a list of dicts per pile
+    boot            False: do not boot (use ``run_main()`` to test boot errors)
+    root            the directory used as the board's file system (default: a new temp dir)
+
+World actions: ``land_card(pile, card, at_us, touch=True, tag_delay_us=0, touch_us=20000)``
+(``card`` is a code "QH", an encoded int, or a UID as bytes/hex; ``owner`` picks the deck in
+own-deck games), ``lift_card(pile, card, at_us)``, ``press(player, "stuck" | ("slap", pile),
+at_us, hold_us=100000)``, ``touch(pile, at_us)``, ``at(at_us, fn)`` for anything else (e.g.
+a reader fault: ``table.at(t, lambda: setattr(table.emulators[1], "silent", True))``).
+
+Observation: ``led_state()`` decodes the strip (or GPIO LEDs) as colour names per zone,
+``led_intents()`` the engine's intents ``{zone: (colour, pattern)}``, ``log_lines()`` /
+``log_objects()`` / ``log_path``, ``app`` (the firmware's ``App``: ``referee``, ``readers``,
+``ring`` ...), ``emulators``, ``clock``, ``now_us``, ``uid_of(card)``.
+"""
+
+import json
+import os
+import sys
+
+from .clock import VirtualClock
+from .install import install
+from .pins import Pin
+from .buses import SPI, I2C
+from .pn532_emulator import PN532Emulator
+
+_IS_MP = sys.implementation.name == "micropython"
+
+
+def _dirname(path):
+    i = path.rfind("/")
+    return path[:i] if i > 0 else "."
+
+
+REPO = _dirname(_dirname(_dirname(__file__.replace("\\", "/"))))
+if REPO.endswith("/."):
+    REPO = REPO[:-2]
+for _p in (REPO + "/firmware/lib", REPO + "/firmware"):
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
+
+_TABLE = [None]   # the VirtualTable whose hardware is being built
+
+
+class _HookedPin(Pin):
+    def __init__(self, id, *args, **kw):
+        Pin.__init__(self, id, *args, **kw)
+        t = _TABLE[0]
+        if t is not None:
+            t._pin_built(self)
+
+
+class _HookedSPI(SPI):
+    def __init__(self, id=0, *args, **kw):
+        SPI.__init__(self, id, *args, **kw)
+        t = _TABLE[0]
+        if t is not None:
+            t.spis[id] = self
+
+
+class _HookedI2C(I2C):
+    def __init__(self, id=0, *args, **kw):
+        I2C.__init__(self, id, *args, **kw)
+        t = _TABLE[0]
+        if t is not None:
+            t._i2c_built(id, self)
+
+
+class _Machine:
+    """A per-table ``machine`` module: the vboard fakes with construction hooks."""
+
+
+def _write(path, text):
+    f = open(path, "w")
+    try:
+        f.write(text)
+    finally:
+        f.close()
+
+
+def _read(path):
+    f = open(path)
+    try:
+        return f.read()
+    finally:
+        f.close()
+
+
+def _make_root():
+    if not _IS_MP:
+        import tempfile
+        return tempfile.mkdtemp(prefix="spit-vboard-") + "/", True
+    import time
+    base = "/tmp/spit-vboard-%d" % (time.ticks_us() & 0x3FFFFFF)
+    n = 0
+    while True:
+        try:
+            os.mkdir("%s-%d" % (base, n))
+            return "%s-%d/" % (base, n), True
+        except OSError:
+            n += 1
+
+
+def default_uid(card, owner=-1):
+    """The tag UID the default card map gives an encoded card (7 bytes)."""
+    return bytes([0x04, 0x53, 0x50, (owner + 1) & 0xFF, card & 0xFF, 0x00, 0x01])
+
+
+class VirtualTable:
+    def __init__(self, board="pico", ruleset="classic", options=None, cards=None, files=None,
+                 start_us=0, loop_us=1000, emulator=None, boot=True, root=None):
+        from spit.rules import make_ruleset
+        from spit.cards import full_deck, format_card
+        self.loop_us = loop_us
+        self.steps = 0
+        self.app = None
+        self.spis = {}
+        self.emulators = []
+        self._agenda = []
+        self._seq = 0
+        self._closed = False
+        if root is None:
+            root, self._own_root = _make_root()
+        else:
+            self._own_root = False
+            if not root.endswith("/"):
+                root += "/"
+        self.root = root
+        # --- the board's file system ---
+        if isinstance(board, dict):
+            board_text = json.dumps(board)
+        else:
+            board_text = _read("%s/boards/%s.json" % (REPO, board))
+        rules = make_ruleset(ruleset, options)
+        self.rules = rules
+        self.uids = {}      # (card, owner) -> uid bytes
+        if cards is None:
+            owners = (0, 1) if rules.mode == 1 else (-1,)
+            cards = {}
+            for owner in owners:
+                for card in full_deck(rules.jokers):
+                    uid = default_uid(card, owner)
+                    cards["".join("%02X" % b for b in uid)] = format_card(card) + (
+                        "@%d" % owner if owner >= 0 else "")
+        self.cards = cards
+        from spit.cards import parse_card
+        for hexuid in cards:
+            code = cards[hexuid]
+            owner = -1
+            if "@" in code:
+                owner = int(code[code.index("@") + 1:])
+                code = code[:code.index("@")]
+            self.uids[(parse_card(code), owner)] = bytes(int(hexuid[i:i + 2], 16)
+                                                          for i in range(0, len(hexuid), 2))
+        contents = {"board.json": board_text,
+                    "ruleset.json": json.dumps({"ruleset": ruleset, "options": options or {}}),
+                    "cards.json": json.dumps({"cardmap": 1, "cards": cards})}
+        for name in (files or {}):
+            contents[name] = files[name]
+        for name in contents:
+            path = root + name
+            if contents[name] is None:
+                try:
+                    os.remove(path)
+                except OSError:
+                    pass
+            else:
+                _write(path, contents[name])
+        # --- the fakes ---
+        Pin.reset_registry()
+        self.clock = VirtualClock(start_us)
+        self.installed = install(self.clock)
+        fake = sys.modules["machine"]
+        ns = _Machine()
+        for name in dir(fake):
+            if not name.startswith("__"):
+                setattr(ns, name, getattr(fake, name))
+        ns.Pin = _HookedPin
+        ns.SPI = _HookedSPI
+        ns.I2C = _HookedI2C
+        sys.modules["machine"] = ns
+        # --- what the world needs to know about the board ---
+        from referee.board import load_board
+        try:
+            self.board = load_board(json.loads(board_text))
+        except Exception:  # noqa: BLE001 - a bad board is a legitimate test subject
+            self.board = None
+        self._cs_pile = {}
+        self._i2c_readers = {}
+        piles = self.board["piles"] if self.board else 0
+        for p in range(piles):
+            opts = emulator[p] if isinstance(emulator, list) else (emulator or {})
+            em = PN532Emulator(self.clock, seed=p + 1, **opts)
+            self.installed.add_device(em)
+            self.emulators.append(em)
+            r = self.board["nfc"]["readers"][p]
+            em.irq = r["irq"]
+            if self.board["nfc"]["bus"] == "spi":
+                self._cs_pile[r["cs"]] = p
+            else:
+                bus_id = self.board["nfc"]["i2c"][r["i2c"]]["id"]
+                self._i2c_readers.setdefault(bus_id, []).append((p, r["addr"]))
+        self.t0 = self.clock.now_us
+        self._next_step = self.clock.now_us
+        if boot:
+            self.boot()
+
+    # ---- hardware hooks ------------------------------------------------------------------
+    def _pin_built(self, pin):
+        p = self._cs_pile.get(pin.id)
+        if p is not None and pin.mode == Pin.OUT and self.spis:
+            spi = self.spis[self.board["nfc"]["spi"]["id"]]
+            self.emulators[p].attach_spi(spi, pin)
+
+    def _i2c_built(self, bus_id, i2c):
+        for p, addr in self._i2c_readers.get(bus_id, ()):
+            self.emulators[p].attach_i2c(i2c, addr)
+
+    # ---- boot ----------------------------------------------------------------------------
+    def _import_main(self):
+        import main
+        return main
+
+    def boot(self):
+        """Boot the firmware (``main.start``); table time 0 is the session start."""
+        _TABLE[0] = self
+        try:
+            self.app = self._import_main().start(self.root)
+        finally:
+            _TABLE[0] = None
+        self.t0 = self.clock.now_us
+        self._next_step = self.clock.now_us
+        return self.app
+
+    def run_main(self, error_cycles=1):
+        """Run ``main.run`` (boot errors blink ``error_cycles`` times); returns its result."""
+        _TABLE[0] = self
+        try:
+            return self._import_main().run(self.root, error_cycles)
+        finally:
+            _TABLE[0] = None
+
+    # ---- time ----------------------------------------------------------------------------
+    @property
+    def now_us(self):
+        return self.clock.now_us - self.t0
+
+    def at(self, at_us, fn):
+        """Run ``fn()`` at table time ``at_us`` (while ``run_until`` steps)."""
+        t = self.t0 + at_us
+        self._seq += 1
+        item = (t, self._seq, fn)
+        agenda = self._agenda
+        i = len(agenda)
+        while i > 0 and agenda[i - 1][0] > t:
+            i -= 1
+        agenda.insert(i, item)
+
+    def run_until(self, at_us):
+        """Step the firmware until table time ``at_us``, applying queued actions on time."""
+        end = self.t0 + at_us
+        clock = self.clock
+        while True:
+            nxt = self._next_step if self._next_step < end else end
+            if self._agenda and self._agenda[0][0] < nxt:
+                nxt = self._agenda[0][0]
+            for em in self.emulators:
+                e = em.next_event_us()
+                if e is not None and e < nxt:
+                    nxt = e
+            if nxt > clock.now_us:
+                clock.advance_to_us(nxt)
+            for em in self.emulators:
+                em.update()
+            while self._agenda and self._agenda[0][0] <= clock.now_us:
+                self._agenda.pop(0)[2]()
+            if clock.now_us >= self._next_step:
+                self.app.step()
+                self.steps += 1
+                self._next_step = clock.now_us + self.loop_us
+            if clock.now_us >= end:
+                return
+
+    def run_for(self, us):
+        self.run_until(self.now_us + us)
+
+    # ---- world actions -------------------------------------------------------------------
+    def _pin(self, gpio):
+        return Pin.registry[gpio]
+
+    def _drive_input(self, spec, active):
+        level = 0 if spec["active"] == "low" else 1
+        self._pin(spec["pin"]).drive(level if active else 1 - level)
+
+    def uid_of(self, card, owner=-1):
+        """UID bytes of a card code / encoded card / UID (bytes or hex)."""
+        if isinstance(card, (bytes, bytearray)):
+            return bytes(card)
+        if isinstance(card, str) and len(card) >= 8:
+            return bytes(int(card[i:i + 2], 16) for i in range(0, len(card), 2))
+        if isinstance(card, str):
+            from spit.cards import parse_card
+            card = parse_card(card)
+        if self.rules.mode == 1 and owner < 0:
+            owner = 0
+        return self.uids[(card, owner)]
+
+    def touch(self, pile, at_us, touch_us=20000):
+        spec = self.board["touch"][pile]
+        if spec is None:
+            return
+        self.at(at_us, lambda: self._drive_input(spec, True))
+        self.at(at_us + touch_us, lambda: self._drive_input(spec, False))
+
+    def land_card(self, pile, card, at_us, touch=True, tag_delay_us=0, touch_us=20000, owner=-1):
+        """A card lands on ``pile``: its touch sensor edge at ``at_us`` (if the board has
+        one and ``touch``), its tag enters the reader's field ``tag_delay_us`` later."""
+        uid = self.uid_of(card, owner)
+        if touch:
+            self.touch(pile, at_us, touch_us)
+        em = self.emulators[pile]
+        self.at(at_us + tag_delay_us, lambda: em.place_tag(uid))
+        return uid
+
+    def lift_card(self, pile, card, at_us, owner=-1):
+        uid = self.uid_of(card, owner)
+        em = self.emulators[pile]
+        self.at(at_us, lambda: em.remove_tag(uid))
+
+    def press(self, player, what, at_us, hold_us=100000):
+        """Press and release a button: ``"stuck"`` or ``("slap", pile)``."""
+        pl = self.board["players"][player]
+        spec = pl["stuck"] if what == "stuck" else pl["slap"][what[1]]
+        if spec is None:
+            raise ValueError("player %d has no %r" % (player, what))
+        self.at(at_us, lambda: self._drive_input(spec, True))
+        self.at(at_us + hold_us, lambda: self._drive_input(spec, False))
+
+    # ---- observation ---------------------------------------------------------------------
+    def led_state(self):
+        """``{zone: colour name}`` of what the LEDs physically show now ("off" = dark)."""
+        from referee.board import ZONE_NAMES, COLOR_NAMES
+        from drivers.led_strip import DEFAULT_PALETTE
+        leds = self.board["leds"]
+        out = {}
+        if leds is None:
+            return out
+        if leds["type"] == "gpio":
+            active = 1 if leds["active_high"] else 0
+            for z, entries in enumerate(leds["zones"]):
+                if not entries:
+                    continue
+                name = "off"
+                for cid, gpio in entries:
+                    if self._pin(gpio).value() == active:
+                        name = "on" if cid < 0 else COLOR_NAMES[cid].lower()
+                out[ZONE_NAMES[z]] = name
+            return out
+        np = self.app.leds.np
+        for z, pixels in enumerate(leds["zones"]):
+            if not pixels:
+                continue
+            best = "off"
+            for px in pixels:
+                rgb = np.shown[px]
+                m = max(rgb)
+                if not m:
+                    continue
+                err = None
+                for c in range(1, len(DEFAULT_PALETTE)):
+                    pal = DEFAULT_PALETTE[c]
+                    d = 0
+                    for i in range(3):
+                        d += abs(rgb[i] * 255 // m - pal[i] * 255 // max(pal))
+                    if err is None or d < err:
+                        err = d
+                        best = COLOR_NAMES[c].lower()
+                break
+            out[ZONE_NAMES[z]] = best
+        return out
+
+    def led_intents(self):
+        """``{zone: (colour, pattern)}`` the firmware is rendering (menu or engine intents)."""
+        from spit.intents import ZONE_NAMES, COLOUR_NAMES, PATTERN_NAMES
+        app = self.app
+        src = app.corr.intents if app.corr.menu else app.intents
+        out = {}
+        for z in range(len(ZONE_NAMES)):
+            out[ZONE_NAMES[z].upper()] = (COLOUR_NAMES[src.color[z]], PATTERN_NAMES[src.pattern[z]])
+        return out
+
+    @property
+    def log_path(self):
+        book = self.app.book if self.app is not None else None
+        return None if book is None else book.path
+
+    def log_lines(self, flush=True):
+        """The current session log's lines (``flush`` first writes the RAM buffer out)."""
+        from referee.logbook import read_log
+        if self.app is None or self.app.book is None:
+            return []
+        if flush:
+            self.app.book.flush()
+        return read_log(self.log_path)[0]
+
+    def log_objects(self, flush=True):
+        return [json.loads(line) for line in self.log_lines(flush)]
+
+    def wrapped(self):
+        """True if ticks_us wrapped (2**30) since the session started."""
+        return (self.clock.now_us >> 30) != (self.t0 >> 30)
+
+    def close(self):
+        """Close the session log, remove the fakes (and the temp file system)."""
+        if self._closed:
+            return
+        self._closed = True
+        if self.app is not None:
+            try:
+                self.app.close()
+            except Exception:  # noqa: BLE001
+                pass
+        self.installed.uninstall()
+        _TABLE[0] = None
+        if self._own_root and not _IS_MP:
+            import shutil
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
