@@ -4,8 +4,14 @@ Like python-chess's notation, this imports the core and the core never imports i
 allocates (dicts, strings), so the device uses it only when writing the log.
 """
 
-from spit.cards import format_card
-from spit.verdicts import V_GAME_OVER, REASON_NAMES
+import json
+
+from spit.cards import format_card, is_card
+from spit.verdicts import (V_GAME_OVER, V_ERROR, REASON_NAMES, E_UNKNOWN_CARD, E_BAD_ANSWER,
+                           E_UNKNOWN_UID, E_READER, E_OVERFLOW, E_MALFORMED)
+
+# Error reasons whose "value" is never a card (a count, a raw code, ...).
+_NOT_CARD_ERRORS = (E_UNKNOWN_CARD, E_BAD_ANSWER, E_UNKNOWN_UID, E_READER, E_OVERFLOW, E_MALFORMED)
 
 VERDICT_NAMES = ("", "accept", "illegal", "late", "tie", "early", "spit_call", "spit",
                  "round_end", "pile_won", "game_over", "error", "stuck", "question",
@@ -66,6 +72,9 @@ def verdict_items(code, t_ms, t_us, a, b, c, d):
             name = name[:at]
         if v == -1 and not (code == V_GAME_OVER and name == "winner"):
             continue
+        if code == V_ERROR and name == "value" and a not in _NOT_CARD_ERRORS and is_card(v):
+            name = "card"
+            kind = "card"   # the card the bad event carried
         if kind == "card":
             v = format_card(v)
         elif kind == "reason":
@@ -90,7 +99,7 @@ def items_json(items):
     parts = []
     for k, v in items:
         if isinstance(v, str):
-            parts.append('"%s": "%s"' % (k, v))
+            parts.append('"%s": %s' % (k, json.dumps(v)))
         else:
             parts.append('"%s": %d' % (k, v))
     return "{" + ", ".join(parts) + "}"

@@ -331,15 +331,16 @@ class Referee(EventQueue, Settlement):
             self.n_ties += 1
             self._emit(V_TIE, ms, us, pile, card, top, dt)
         race = dt < self._race_window
-        if race:
-            self.n_races += 1
         rules = self.rules
         if fits(rules, top, self.top_rank[pile], card):
+            if race:
+                self.n_races += 1   # a contested spot: it fits either way
             self._land(ms, us, pile, card, player, False)
             self._emit(V_ACCEPT, ms, us, pile, card, player, dt if race else -1)
             if own and player >= 0 and self.left[player] == 0:
                 self.game_over(ms, us, player, V.R_NO_CARDS)   # R-OWN-1
         elif race and fits(rules, self.prev_top[pile], self.prev_rank[pile], card):
+            self.n_races += 1
             self.n_late += 1
             self._emit(V_LATE, ms, us, pile, card, dt, top)
         else:
@@ -387,7 +388,7 @@ class Referee(EventQueue, Settlement):
 
     def _on_stuck(self, ms, us, player):
         if player < 0 or player > 1:
-            self._emit(V.V_ERROR, ms, us, V.E_BAD_PLAYER, -1, player, -1)
+            self._emit(V.V_ERROR, ms, us, V.E_BAD_PLAYER, -1, -1, player)
             return
         if self.phase == PH_BETWEEN:
             self._on_ready(ms, us, player)   # STUCK doubles as READY between rounds
@@ -408,7 +409,7 @@ class Referee(EventQueue, Settlement):
 
     def _on_ready(self, ms, us, player):
         if player < 0 or player > 1:
-            self._emit(V.V_ERROR, ms, us, V.E_BAD_PLAYER, -1, player, -1)
+            self._emit(V.V_ERROR, ms, us, V.E_BAD_PLAYER, -1, -1, player)
             return
         if self.phase != PH_BETWEEN:
             return
@@ -418,7 +419,7 @@ class Referee(EventQueue, Settlement):
 
     def _on_slap(self, ms, us, player, pile):
         if player < 0 or player > 1:
-            self._emit(V.V_ERROR, ms, us, V.E_BAD_PLAYER, pile, player, -1)
+            self._emit(V.V_ERROR, ms, us, V.E_BAD_PLAYER, pile, -1, player)
             return
         if not (0 <= pile < self.npiles):
             self._emit(V.V_ERROR, ms, us, V.E_BAD_PILE, pile, -1, player)
