@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The main job. With a Raspberry Pi Pico on USB: flash the referee and watch it referee live.
+# With no board: a refereed game on the simulated table (two bots, the real firmware loop on a
+# virtual board), then its replay timeline and an HTML page (out/demo.html).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/bootstrap.sh
+export PATH="$PWD/.venv/bin:$PATH"
+mkdir -p out
+if [ -z "${SPIT_SIMULATE:-}" ] && python - <<'PY'
+import sys
+from serial.tools import list_ports
+sys.exit(0 if any(p.vid == 0x2E8A for p in list_ports.comports()) else 1)
+PY
+then
+  echo "A Raspberry Pi Pico is attached: flashing the referee (set SPIT_SIMULATE=1 to simulate instead)."
+  spit flash "$@"
+  exec spit console
+fi
+spit sim --log out/demo.spitlog --html out/demo.html "$@"
