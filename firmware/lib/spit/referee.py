@@ -448,8 +448,8 @@ class Referee(EventQueue, Settlement):
             self.spitter[pile] = player
             if self.rules.mode == MODE_OWN_DECK:
                 self.left[player] += 1
-            else:
-                self.spit_left[player] += 1
+            elif not (self.rules.mode == MODE_SPEED and self.first_flip):
+                self.spit_left[player] += 1   # (Speed's middle cards are no side-pile cards)
         else:
             self.played -= 1
             if self.rules.mode == MODE_OWN_DECK and player >= 0:
