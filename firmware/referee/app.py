@@ -304,6 +304,10 @@ class App:
             pile = sources.pile_of(src)
             if not self.corr.slap(player, pile, ms, us):
                 self.feed(EV_SLAP, ms, us, player, pile, 0)
+            elif self.corr.resync == pile and pile < len(self.readers):
+                # The true top card may be one the reader has already seen: forget the pile
+                # (halted tags stay silent, so only a card put back or newly placed answers).
+                self.readers[pile].clear_pile()
 
     def _short_stuck(self, player, ms, us):
         """A short STUCK press outside the correction menu."""

@@ -33,7 +33,7 @@ Constructor options:
     boot            False: do not boot (use ``run_main()`` to test boot errors)
     root            the directory used as the board's file system (default: a new temp dir)
 
-World actions: ``land_card(pile, card, at_us, touch=True, tag_delay_us=0, touch_us=20000)``
+World actions: ``land_card(pile, card, at_us, touch=True, tag_delay_us=0, touch_us=2000)``
 (``card`` is a code "QH", an encoded int, or a UID as bytes/hex; ``owner`` picks the deck in
 own-deck games), ``lift_card(pile, card, at_us)``, ``press(player, "stuck" | ("slap", pile),
 at_us, hold_us=100000)``, ``touch(pile, at_us)``, ``at(at_us, fn)`` for anything else (e.g.
@@ -336,14 +336,14 @@ class VirtualTable:
             owner = 0
         return self.uids[(card, owner)]
 
-    def touch(self, pile, at_us, touch_us=20000):
+    def touch(self, pile, at_us, touch_us=2000):
         spec = self.board["touch"][pile]
         if spec is None:
             return
         self.at(at_us, lambda: self._drive_input(spec, True))
         self.at(at_us + touch_us, lambda: self._drive_input(spec, False))
 
-    def land_card(self, pile, card, at_us, touch=True, tag_delay_us=0, touch_us=20000, owner=-1):
+    def land_card(self, pile, card, at_us, touch=True, tag_delay_us=0, touch_us=2000, owner=-1):
         """A card lands on ``pile``: its touch sensor edge at ``at_us`` (if the board has
         one and ``touch``), its tag enters the reader's field ``tag_delay_us`` later."""
         uid = self.uid_of(card, owner)
