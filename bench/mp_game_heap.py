@@ -1,0 +1,78 @@
+"""Peak live heap of the referee over a whole game (run under the micropython unix port).
+
+    micropython -X heapsize=48k bench/mp_game_heap.py EVENTS_FILE
+
+EVENTS_FILE holds one pre-parsed event per line: ``kind ms us a b c [ruleset header on line 1]``,
+written by bench_engine.py.  After every event the heap is collected and measured, so the number
+is what the referee keeps alive (modules + state), not transient garbage.  Prints
+``peak <bytes> base <bytes> events <n> verdicts <n>``.
+"""
+
+import gc
+import sys
+
+gc.collect()
+BASE = gc.mem_alloc()
+
+
+
+def _make_rules(name, options):
+    # Build the ruleset, then drop the preset/option tables (spit.rules) before the referee
+    # is loaded: the device can boot the same way.
+    from spit.rules import make_ruleset
+    rules = make_ruleset(name, options)
+    del sys.modules["spit.rules"]
+    import spit
+    if hasattr(spit, "rules"):
+        delattr(spit, "rules")
+    gc.collect()
+    return rules
+
+
+class Counter:
+    def __init__(self):
+        self.n = 0
+
+    def __call__(self, code, ms, us, a, b, c, d):
+        self.n += 1
+
+
+def main(path):
+    f = open(path)
+    head = f.readline().split()
+    name = head[0]
+    options = {}
+    for kv in head[3:]:
+        k, v = kv.split("=")
+        options[k] = int(v) if v.lstrip("-").isdigit() else v
+    rules = _make_rules(name, options)
+    from spit.referee import Referee
+    sink = Counter()
+    ref = Referee(rules, [int(head[1]), int(head[2])], sink)
+    del head, options
+    peak = 0
+    n = 0
+    while True:
+        line = f.readline()
+        if not line:
+            break
+        p = line.split()
+        kind = int(p[0])
+        if kind == 9:
+            ref.advance(int(p[1]), int(p[2]))
+        else:
+            ref.feed(kind, int(p[1]), int(p[2]), int(p[3]), int(p[4]), int(p[5]))
+        p = None
+        line = None
+        n += 1
+        gc.collect()
+        used = gc.mem_alloc() - BASE
+        if used > peak:
+            peak = used
+    ref.flush()
+    f.close()
+    gc.collect()
+    print("peak %d events %d verdicts %d over %s" % (peak, n, sink.n, "yes" if ref.phase == 5 else "no"))
+
+
+main(sys.argv[1])

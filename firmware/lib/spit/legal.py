@@ -1,0 +1,81 @@
+"""What the referee needs at play time: the ruleset object and the legality test.
+
+``spit.rules`` builds and validates a ``Ruleset`` from a preset and options; this module holds
+only what the per-event path uses, so a memory-tight device can drop ``spit.rules`` (its preset
+and option tables) once the ruleset is made.
+"""
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+from spit.cards import JOKER
+
+WRAP_BOTH = const(0)      # R-CARD-2: A links K and 2 both ways
+WRAP_ACE_ONLY = const(1)  # R-CARD-3: only an Ace goes on a K or a 2, never K/2 onto an Ace
+WRAP_NONE = const(2)      # no linkage at all (A is low only)
+
+MODE_TABLEAU = const(0)   # one shared deck, stocks + spit pile (000, 001, 002)
+MODE_OWN_DECK = const(1)  # R-OWN-1: each player has their own deck (003)
+MODE_SPEED = const(2)     # R-SPEED-1: hands of five, side piles (002 names it)
+
+SLAP_BOTH = const(0)      # R-ROUND-3 (000, 002): both slap
+SLAP_OUT_ONLY = const(1)  # R-ROUND-3 (001): only the player who went out slaps
+SLAP_CHOOSE = const(2)    # R-ROUND-4 (002 variant): the player who went out chooses a pile
+
+END_STOCKS = const(0)           # R-ROUND-1: a round ends when a player's stocks are empty
+END_STOCKS_AND_SPIT = const(1)  # R-ROUND-2: ... and their spit pile too
+
+JOKER_ANY = const(0)       # anything may be played on a joker
+JOKER_AS_BELOW = const(1)  # a joker keeps the rank of the card it covers
+
+
+class Ruleset:
+    """A validated ruleset (made by ``spit.rules.make_ruleset``): small ints and bools the
+    referee reads per event, plus ``options``, the full canonical option dict (for logs)."""
+
+    def default_counts(self):
+        if self.mode == MODE_OWN_DECK:
+            return [52 + self.jokers, 52 + self.jokers]
+        if self.mode == MODE_SPEED:
+            # 52 = 2 middle cards + 2 side piles + two personal stocks (hand included).
+            each = (52 - 2 - 2 * self.speed_side) // 2
+            return [each, each]
+        return [26 + self.jokers // 2, 26 + (self.jokers + 1) // 2]
+
+
+def fits(rules, top, top_rank, card):
+    """R-CARD-2..5: may ``card`` go on a pile whose top card is ``top``?
+
+    ``top_rank`` is the rank the top counts as (differs from the top's own rank only for a
+    joker under ``joker_next = as_below``); 0 means "wild": anything fits.  ``top < 0``
+    means an empty pile: nothing fits (a pile is started only by a spit card).
+    """
+    if top < 0:
+        return False
+    if card == JOKER:
+        return rules.jokers > 0  # R-CARD-4: a joker is wild and may be played on anything
+    if rules.alternate_colours and top != JOKER:
+        # R-CARD-5: the other colour than the top card (a joker has no colour).
+        ts = top >> 4
+        cs = card >> 4
+        if (ts == 1 or ts == 2) == (cs == 1 or cs == 2):
+            return False
+    if top_rank == 0:
+        return True
+    r = card & 15
+    if top_rank == 1 and rules.wrap == WRAP_ACE_ONLY:
+        # R-CARD-3: "only Aces go onto Kings or 2s, not the other way": nothing but a
+        # joker may cover an Ace, which is what makes stalemates more frequent.
+        return False
+    d = r - top_rank
+    if d == 1 or d == -1:
+        return True
+    if d == 12 or d == -12:
+        # Ace next to King. R-CARD-2: both ways. R-CARD-3: only an Ace onto a King.
+        if rules.wrap == WRAP_BOTH:
+            return True
+        return rules.wrap == WRAP_ACE_ONLY and r == 1
+    return False
