@@ -288,3 +288,44 @@ def test_micropython_unix_port_runs_the_firmware():
     r = subprocess.run([exe, "tests/mp_firmware_check.py"], cwd=ROOT, env=env, capture_output=True,
                        text=True, timeout=120)
     assert r.returncode == 0 and "mp_firmware_check: OK" in r.stdout, r.stdout + r.stderr
+
+
+def test_enrollment_on_the_board(tmp_path):
+    """referee.enroll.run: prompted taps on pile 0, duplicates rejected, resumable cards.json."""
+    t = VirtualTable(files={"cards.json": None}, boot=False, root=str(tmp_path))
+    try:
+        import referee.enroll as enroll
+        order = enroll.card_order()
+        em = t.emulators[0]
+        uids = [bytes([4, 1, 2, 3, 4, 5, k]) for k in range(60)]
+        said = []
+        state = {"k": 0, "dup": False}
+
+        def out(line):
+            said.append(line)
+            if line.startswith("Tap the"):
+                # The player taps the next tag (and once an already enrolled one first).
+                for uid in list(em.tags):
+                    em.remove_tag(uid.uid)
+                if state["k"] == 3 and not state["dup"]:
+                    state["dup"] = True
+                    em.place_tag(uids[0])
+                else:
+                    em.place_tag(uids[state["k"]])
+                    state["k"] += 1
+            elif "already enrolled" in line:
+                em.remove_tag(uids[0])
+                em.place_tag(uids[state["k"]])
+                state["k"] += 1
+        assert enroll.run(root=t.root, out=out) == 52
+        cards = json.loads((tmp_path / "cards.json").read_text())["cards"]
+        assert len(cards) == 52
+        assert sorted(cards.values()) == sorted(order)
+        assert cards["04010203040500"] == "AC"
+        assert any("already enrolled as AC" in line for line in said)
+        assert said[1] == "Tap the Ace of Clubs (1/52)" and said[-1].startswith("All 52 cards enrolled")
+        # Resume: a second deck ("@1") starts at its first card; the first deck is complete.
+        assert enroll.next_missing(cards, order, "") == -1
+        assert enroll.next_missing(cards, order, "@1") == 0
+    finally:
+        t.close()

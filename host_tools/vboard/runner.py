@@ -210,6 +210,7 @@ class VirtualTable:
         ns.SPI = _HookedSPI
         ns.I2C = _HookedI2C
         sys.modules["machine"] = ns
+        _TABLE[0] = self    # hardware the firmware builds from now on gets the emulators
         # --- what the world needs to know about the board ---
         from referee.board import load_board
         try:
@@ -254,22 +255,14 @@ class VirtualTable:
 
     def boot(self):
         """Boot the firmware (``main.start``); table time 0 is the session start."""
-        _TABLE[0] = self
-        try:
-            self.app = self._import_main().start(self.root)
-        finally:
-            _TABLE[0] = None
+        self.app = self._import_main().start(self.root)
         self.t0 = self.clock.now_us
         self._next_step = self.clock.now_us
         return self.app
 
     def run_main(self, error_cycles=1):
         """Run ``main.run`` (boot errors blink ``error_cycles`` times); returns its result."""
-        _TABLE[0] = self
-        try:
-            return self._import_main().run(self.root, error_cycles)
-        finally:
-            _TABLE[0] = None
+        return self._import_main().run(self.root, error_cycles)
 
     # ---- time ----------------------------------------------------------------------------
     @property
