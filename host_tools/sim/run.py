@@ -1,0 +1,355 @@
+"""Drive one simulated game: bots + table + sensors -> referee, verdicts -> table, a session log, stats.
+
+Simulated time is integer microseconds in one event queue (``heapq``), so both bots act
+concurrently: races, late cards and ties happen when two actions fall close together.  The
+referee's verdicts come back through the port the moment the referee emits them; the players
+obey them as they would the lamps (take back an illegal/late/early card, flip spit cards after a
+countdown, answer a question, slap, hand out the piles, lay out the next round).
+
+``run_game(...)`` returns a :class:`Result` (stats, log lines, the table).  Fast mode is plain
+Python and runs under the MicroPython unix port too.
+"""
+
+import heapq
+
+from spit import verdicts as V
+from spit.intake import EV_STUCK, EV_SLAP, EV_READY, EV_ANSWER, EV_TOP
+from spit.notation import ERROR_NAMES
+from spit.rules import make_ruleset, MODE_OWN_DECK, MODE_SPEED, SLAP_BOTH
+from spit.verdicts import REASON_NAMES
+from host_tools.sim.game import Rng, Table, SRC_SPIT, SRC_MIDDLE, S_IN
+from host_tools.sim.bots import Bot, SKILLS
+from host_tools.sim.ports import FastPort, SensorModel  # noqa: F401 (SensorModel: for callers)
+
+MS = 1000
+SEC = 1000000
+STAT_KEYS = ("rounds", "spit_calls", "races", "ties", "illegal", "late", "early", "plays", "errors", "anomalies")
+
+
+class Result:
+    """What one game produced."""
+
+    def __init__(self, sim):
+        self.stats = sim.stats
+        self.winner = sim.winner
+        self.reason = sim.reason
+        self.finished = sim.over
+        self.length_us = sim.end_t
+        self.lines = sim.port.log_lines()
+        self.errors = sim.errors
+        self.notes = sim.notes
+        self.table = sim.table
+        self.sim = sim
+
+
+class Sim:
+    def __init__(self, rules, seed, skills=("quick", "steady"), sensors=None, max_minutes=90,
+                 keep_log=True, port_factory=None, progress=None):
+        rng = Rng(seed)
+        self.rules = rules
+        self.table = Table(rules, rng.fork())
+        self.heap = []
+        self.seq = 0
+        self.now = 0
+        self.phase = "countdown"
+        self.live_at = 0          # slow spit: play allowed (as the players judge it)
+        self.cd_end = 0
+        self.over = False
+        self.winner = -1
+        self.reason = None
+        self.end_t = 0
+        self.limit = max_minutes * 60 * SEC
+        self.progress = progress
+        self.stats = {}
+        for k in STAT_KEYS:
+            self.stats[k] = 0
+        self.errors = {}
+        self.notes = []           # disagreements between the table and the referee
+        self.end_reason = -1
+        self.tick_due = 0
+        self.round_closing = False
+        self.bots = [Bot(0, SKILLS[skills[0]], rng.fork(), self), Bot(1, SKILLS[skills[1]], rng.fork(), self)]
+        counts = self.table.counts()
+        self.expected = counts
+        self.table.layout()
+        extra = {"sim": {"seed": seed, "skills": list(skills)}}
+        if port_factory is None:
+            self.port = FastPort(rules, counts, rng.fork(), sensors, keep_log, extra)
+        else:
+            self.port = port_factory(self, counts, rng.fork(), extra)
+        if rules.timer_ms:
+            self.at(rules.timer_ms * MS + rules.reorder_us + 1, self._tick, 0)
+        self._dispatch()
+
+    # --- the event queue ---
+    def at(self, t, fn, arg):
+        heapq.heappush(self.heap, (t, self.seq, fn, arg))
+        self.seq += 1
+
+    def run(self):
+        heap = self.heap
+        while heap and not self.over:
+            t, _seq, fn, arg = heapq.heappop(heap)
+            if t > self.limit:
+                self.notes.append("unfinished: simulated time limit reached")
+                break
+            if t > self.now:
+                self.now = t
+            fn(self.now, arg)
+            if self.progress is not None:
+                self.progress(self)
+        if not self.over:
+            self.end_t = self.now
+        end = self.now + self.rules.reorder_us + 1
+        self.port.close(end)
+        self._dispatch()
+        return Result(self)
+
+    def _tick(self, t, _arg):
+        self.port.advance(t)
+        self._dispatch()
+
+    def _fed(self, t):
+        """After an input: make sure the referee's clock passes its reorder hold."""
+        due = t + self.rules.reorder_us + 1
+        if due > self.tick_due:
+            self.tick_due = due
+            self.at(due, self._tick, 0)
+        self._dispatch()
+
+    def feed(self, t, ev):
+        self.port.feed(ev[0], t, ev[1], ev[2], ev[3])
+        self._fed(t)
+
+    # --- physical actions (called by bots) ---
+    def throw(self, land_t, player, pile, card, src, spit, aimed=-1):
+        self.at(land_t, self._land, (player, pile, card, src, spit, aimed))
+
+    def _land(self, t, arg):
+        player, pile, card, src, spit, aimed = arg
+        table = self.table
+        table.land(t, pile, card, player, src, spit, aimed)
+        entry = table.piles[pile][-1]
+        if not self.port.land(self, t, pile, card, player):
+            entry[4] = True   # the read will fail
+        self._changed(t)
+
+    def press_stuck(self, t, player):
+        self.at(t, self.feed, (EV_STUCK, player, 0, 0))
+
+    def go_out(self, t, player):
+        """R-ROUND-1..3: a player with nothing left slaps the smaller pile; the opponent slaps too."""
+        bot = self.bots[player]
+        self.phase = "slap"
+        pile = self.table.smallest_pile()
+        slap_t = t + bot.move()
+        self.at(slap_t, self.feed, (EV_SLAP, player, pile, 0))
+        if self.rules.slap == SLAP_BOTH and self.table.single < 0:
+            self._slap(slap_t, 1 - player)
+
+    def _slap(self, t, player):
+        bot = self.bots[player]
+        pile = self.table.smallest_pile()
+        at = t + bot.reaction() + bot.decide() // 2
+        self.at(at, self.feed, (EV_SLAP, player, pile, 0))
+        self.at(at + self.rules.slap_window_ms * MS + self.rules.reorder_us + 1, self._tick, 0)
+
+    def _changed(self, t):
+        for bot in self.bots:
+            bot.notice(t)
+
+    # --- verdicts ---
+    def _dispatch(self):
+        for v in self.port.take():
+            self.on_verdict(v[0], v[1] * MS + v[2], v[3], v[4], v[5], v[6])
+
+    def on_verdict(self, code, t, a, b, c, d):
+        st = self.stats
+        now = self.now
+        table = self.table
+        if code == V.V_ACCEPT or code == V.V_SPIT:
+            entry = table.find(a, b, c if self.rules.mode == MODE_OWN_DECK else -1)
+            if entry is None:
+                self.notes.append("t=%d: %s of a card not on pile %d" % (t, "accept" if code == V.V_ACCEPT else "spit", a))
+                return
+            if code == V.V_SPIT and c >= 0 and c != entry[1]:
+                self.notes.append("t=%d: spit card of player %d counted for player %d" % (t, entry[1], c))
+            table.keep(now, a, entry)
+            seat = table.seats[entry[1]]
+            seat.pending -= 1
+            if code == V.V_ACCEPT:
+                st["plays"] += 1
+                if d >= 0:
+                    st["races"] += 1
+                self.bots[entry[1]].accepted()
+            self._changed(now)
+        elif code == V.V_ILLEGAL or code == V.V_LATE or code == V.V_EARLY:
+            st["illegal" if code == V.V_ILLEGAL else "late" if code == V.V_LATE else "early"] += 1
+            if code == V.V_LATE:
+                st["races"] += 1
+            entry = table.find(a, b, -1)
+            if entry is None:
+                return
+            table.reject(now, a, entry)
+            owner = self.bots[entry[1]]
+            table.seats[entry[1]].pending -= 1
+            owner.rejected_card(now, b, a, entry[5])
+            self.at(now + owner.reaction(), self._take_back, (a, entry))
+        elif code == V.V_TIE:
+            st["ties"] += 1
+        elif code == V.V_COUNTDOWN:
+            self._countdown(t, a)
+        elif code == V.V_SPIT_CALL:
+            st["spit_calls"] += 1
+        elif code == V.V_ROUND_START:
+            st["rounds"] += 1
+            if [b, c] != list(self.expected):
+                self.notes.append("round %d: referee counts %d|%d, table %d|%d" % (a, b, c, self.expected[0],
+                                                                                 self.expected[1]))
+        elif code == V.V_ROUND_END:
+            self.phase = "slap"
+            self.end_reason = a
+        elif code == V.V_QUESTION:
+            self.phase = "question"
+            self.at(now + self.bots[b].rng.between(2000, 4000) * MS, self._answer, (b, c))
+        elif code == V.V_PILE_WON:
+            n = table.hand_out(b, a)
+            if n != c:
+                self.notes.append("t=%d: pile %d has %d cards, referee says %d" % (t, b, n, c))
+            if not self.round_closing:
+                self.round_closing = True
+                self.at(now + 1500 * MS, self._round_over, 0)
+        elif code == V.V_GAME_OVER:
+            self.over = True
+            self.phase = "over"
+            self.winner = a
+            self.reason = REASON_NAMES[b]
+            self.end_t = t
+        elif code == V.V_ERROR:
+            st["errors"] += 1
+            name = ERROR_NAMES[a] if 0 <= a < len(ERROR_NAMES) else str(a)
+            self.errors[name] = self.errors.get(name, 0) + 1
+            if a == V.E_NO_READ:
+                self._unread(b)
+            elif a == V.E_SLAP_EARLY and self.phase == "slap":
+                self.phase = "play"
+                self._changed(now)
+        elif code == V.V_RECYCLE:
+            if a != self.recycled:
+                self.notes.append("t=%d: recycle of %d cards, table had %d" % (t, a, self.recycled))
+
+    recycled = 0
+
+    def _take_back(self, t, arg):
+        pile, entry = arg
+        table = self.table
+        was_top = table.piles[pile] and table.piles[pile][-1] is entry
+        table.take_back(t, pile, entry)
+        if entry[3] in (SRC_SPIT, SRC_MIDDLE) and self.phase == "play":
+            table.awaiting[pile] = True
+            self._spit_cards(t, entry[1], [pile])
+        if was_top:
+            self._changed(t)
+
+    def _unread(self, pile):
+        """A touch the readers missed: it counts; the player puts the card's identity right (``top``)."""
+        for e in self.table.piles[pile] if 0 <= pile < self.table.npiles else ():
+            if e[4] and e[2] != S_IN:
+                e[2] = S_IN
+                self.table.seats[e[1]].pending -= 1
+                bot = self.bots[e[1]]
+                self.at(self.now + bot.reaction() + 800 * MS, self._correct, (pile, e))
+                self._changed(self.now)
+                return
+
+    def _correct(self, t, arg):
+        pile, entry = arg
+        entries = self.table.piles[pile]
+        if self.phase == "play" and entries and entries[-1] is entry:
+            self.feed(t, (EV_TOP, pile, entry[0], 0))
+
+    # --- spitting (R-PLAY-1, R-STALL-1) ---
+    def _countdown(self, t0, cd_ms):
+        self.phase = "countdown"
+        self.cd_end = t0 + cd_ms * MS
+        self.recycled = 0
+        if self.rules.mode == MODE_SPEED and not self.table.first_flip and not (self.table.seats[0].spit
+                                                                           or self.table.seats[1].spit):
+            self.recycled = self.table.recycle()
+        plan = self.table.plan_spit()
+        self.at(self.cd_end, self._spit_now, plan)
+
+    def _spit_now(self, t, plan):
+        self.phase = "play"
+        last = t
+        for q in range(2):
+            piles = [p for p in range(len(plan)) if plan[p] == q]
+            if piles:
+                last = max(last, self._spit_cards(t, q, piles))
+        self.table.flipped()
+        self.live_at = last + self.rules.slow_spit_ms * MS
+        self._changed(t)
+
+    def _spit_cards(self, t, q, piles):
+        """Player ``q`` flips a spit card onto each of ``piles``, one after the other."""
+        bot = self.bots[q]
+        tq = t + bot.reaction()
+        land = tq
+        for p in piles:
+            card, src = self.table.take_spit(q)
+            if card < 0:
+                continue
+            land = tq + bot.move()
+            table_seat = self.table.seats[q]
+            table_seat.pending += 1
+            self.throw(land, q, p, card, src, True)
+            bot.last_land = land
+            tq = land + 120 * MS
+        bot.busy_until = max(bot.busy_until, tq)
+        return land
+
+    # --- questions, slaps, the next round ---
+    def _answer(self, t, arg):
+        player, most = arg
+        value = self.table.seats[player].stock_count()
+        if value > most:
+            self.notes.append("t=%d: player %d holds %d stock cards, the referee allows %d" % (t, player, value, most))
+            value = most
+        self.feed(t, (EV_ANSWER, player, value, 0))
+        if self.end_reason != V.R_BLOCKED or self.over:
+            return
+        if self.rules.slap == SLAP_BOTH:
+            self._slap(t, 0)
+            self._slap(t, 1)
+        else:
+            s0 = self.table.seats[0].stock_count()
+            s1 = self.table.seats[1].stock_count()
+            self._slap(t, 1 if s1 < s0 else 0)
+
+    def _round_over(self, t, _arg):
+        self.round_closing = False
+        if self.over:
+            return
+        table = self.table
+        for p in range(table.npiles):   # cards still out there go home with their owners
+            for e in table.piles[p]:
+                table.seats[e[1]].cards.append(e[0])
+            table.piles[p] = []
+        table.gather()
+        self.expected = table.counts()
+        if table.total() != table.deck_size:
+            self.notes.append("t=%d: %d cards on the table, deck has %d" % (t, table.total(), table.deck_size))
+        table.layout()
+        self.phase = "between"
+        for bot in self.bots:
+            bot.busy_until = 0
+            self.at(t + bot.rng.between(6000, 12000) * MS, self.feed, (EV_READY, bot.player, 0, 0))
+
+
+def run_game(ruleset="classic", options=None, seed=1, skills=("quick", "steady"), sensors=None,
+             max_minutes=90, keep_log=True, port_factory=None, progress=None):
+    """Play one game; returns a :class:`Result`."""
+    rules = ruleset if not isinstance(ruleset, str) else make_ruleset(ruleset, options)
+    sim = Sim(rules, seed, skills, sensors, max_minutes, keep_log, port_factory, progress)
+    return sim.run()
+
