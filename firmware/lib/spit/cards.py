@@ -6,7 +6,7 @@ on the RP2040.  Codes: ``AS 2H .. 10D JC QS KH`` (``TD`` also means ten, any cas
 """
 
 try:
-    from micropython import const
+    from micropython import const  # pyright: ignore[reportAssignmentType]
 except ImportError:  # CPython
     def const(x):
         return x

@@ -9,7 +9,7 @@ ints, and so is every intermediate value: no big-int arithmetic, no allocation.
 """
 
 try:
-    from micropython import const
+    from micropython import const  # pyright: ignore[reportAssignmentType]
 except ImportError:  # CPython
     def const(x):
         return x

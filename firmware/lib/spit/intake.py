@@ -18,7 +18,7 @@ subclass (``Referee``): it implements ``_process(kind, ms, us, a, b, c)`` and
 """
 
 try:
-    from micropython import const
+    from micropython import const  # pyright: ignore[reportAssignmentType]
 except ImportError:  # CPython
     def const(x):
         return x

@@ -7,7 +7,7 @@ Per zone: a colour, a pattern and an expiry in session ms (-1 = until changed).
 """
 
 try:
-    from micropython import const
+    from micropython import const  # pyright: ignore[reportAssignmentType]
 except ImportError:  # CPython
     def const(x):
         return x

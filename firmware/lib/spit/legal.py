@@ -6,7 +6,7 @@ and option tables) once the ruleset is made.
 """
 
 try:
-    from micropython import const
+    from micropython import const  # pyright: ignore[reportAssignmentType]
 except ImportError:  # CPython
     def const(x):
         return x
@@ -35,6 +35,32 @@ JOKER_AS_BELOW = const(1)  # a joker keeps the rank of the card it covers
 class Ruleset:
     """A validated ruleset (made by ``spit.rules.make_ruleset``): small ints and bools the
     referee reads per event, plus ``options``, the full canonical option dict (for logs)."""
+
+    # Set by spit.rules (annotations only: no runtime cost on MicroPython).
+    name: str
+    options: dict
+    wrap: int
+    alternate_colours: bool
+    joker_next: int
+    slap: int
+    round_end: int
+    mode: int
+    jokers: int
+    piles: int
+    stocks: int
+    stock_cards: int
+    slow_spit_ms: int
+    points_target: int
+    timer_ms: int
+    rounds_in_a_row: int
+    row: int
+    speed_side: int
+    tie_window_us: int
+    race_window_us: int
+    countdown_ms: int
+    reorder_us: int
+    touch_match_us: int
+    slap_window_ms: int
 
     def default_counts(self):
         if self.mode == MODE_OWN_DECK:

@@ -183,10 +183,13 @@ class Rejudge:
             self._bad(V.E_MALFORMED, str(e))
             return
         self.last_t = obj["t"]
+        ref = self.referee
+        if ref is None:
+            return
         if kind == EV_TICK:
-            self.referee.advance(ms, us)
+            ref.advance(ms, us)
         else:
-            self.referee.feed(kind, ms, us, a, b, c)
+            ref.feed(kind, ms, us, a, b, c)
 
     def finish(self):
         if self.referee is None:

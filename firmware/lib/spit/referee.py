@@ -9,7 +9,7 @@ verdict, answered by an ``answer`` event.  Round settlement lives in ``settle.py
 """
 
 try:
-    from micropython import const
+    from micropython import const  # pyright: ignore[reportAssignmentType]
 except ImportError:  # CPython
     def const(x):
         return x

@@ -7,7 +7,7 @@ and when that cannot be derived (a blocked round, the timer) it asks with a ``qu
 """
 
 try:
-    from micropython import const
+    from micropython import const  # pyright: ignore[reportAssignmentType]
 except ImportError:  # CPython
     def const(x):
         return x
@@ -26,7 +26,33 @@ _PH_BETWEEN = const(4)
 _PH_OVER = const(5)
 
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
 class Settlement:
+    # Provided by Referee, the class this mixin is part of (annotations only, for pyright).
+    rules: "Any"
+    npiles: int
+    phase: int
+    round: int
+    played: int
+    unread: int
+    single_pile: int
+    timer_due: bool
+    winner: int
+    over_reason: int
+    cards: list
+    size: "Any"
+    stock_start: list
+    spit_left: list
+    stock_left: list
+    left: list
+    score: list
+    ready: list
+    _emit: "Any"
+
     def __init__(self):
         self.out_player = -1        # who went out this round (-1: blocked)
         self.round_winner = -1

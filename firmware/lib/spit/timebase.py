@@ -9,7 +9,7 @@ lexicographically and their differences are computed in microseconds, saturated 
 """
 
 try:
-    from micropython import const
+    from micropython import const  # pyright: ignore[reportAssignmentType]
 except ImportError:  # CPython
     def const(x):
         return x

@@ -6,7 +6,7 @@ docs/log-format.md; this module holds only the codes, to keep the device's heap 
 """
 
 try:
-    from micropython import const
+    from micropython import const  # pyright: ignore[reportAssignmentType]
 except ImportError:  # CPython
     def const(x):
         return x
