@@ -402,7 +402,10 @@ class Referee(EventQueue, Settlement):
         # R-STALL-1: both stuck.
         if self._plan_spit(ms, us):
             self.n_spit_calls += 1
-            self._emit(V.V_SPIT_CALL, ms, us, self.npiles if self.single_pile < 0 else 1, -1, -1, -1)
+            piles = 0
+            for p in range(self.npiles):
+                piles += self.need_spit[p]
+            self._emit(V.V_SPIT_CALL, ms, us, piles, -1, -1, -1)   # piles getting a spit card
             self._countdown(ms, us)
         else:
             self.blocked(ms, us)

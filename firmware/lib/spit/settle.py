@@ -115,7 +115,9 @@ class Settlement:
         if self.slap_pile[player] >= 0:
             return
         mode = self.rules.slap
-        if mode != SLAP_BOTH and self.out_player >= 0 and player != self.out_player:
+        # The player who went out (or won a blocked round, R-ROUND-2); -1: either may slap.
+        claimer = self.out_player if self.out_player >= 0 else self.round_winner
+        if mode != SLAP_BOTH and claimer >= 0 and player != claimer:
             # R-ROUND-3 (001) / R-ROUND-4: only the player who went out claims a pile.
             self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, pile, -1, player)
             return
