@@ -59,7 +59,7 @@ def test_fuzz_checksums_identical_on_cpython_and_micropython(tmp_path):
 def test_broken_rule_makes_the_micropython_run_fail(tmp_path):
     # Break R-CARD-2 (one rank above or below) in a copy of the engine: the run must fail.
     dest = str(tmp_path / "broken")
-    _build(dest, ("rules.py", "if d == 1 or d == -1:", "if d == 1 or d == -2:"))
+    _build(dest, ("legal.py", "if d == 1 or d == -1:", "if d == 1 or d == -2:"))
     r = _run_mp(dest, "-m", "mp_runner", dest + "/tests", "--heap", "96k", "-k", "r_play")
     assert r.returncode != 0
     assert "FAIL" in r.stdout and ", 0 failed" not in r.stdout.splitlines()[-1]
