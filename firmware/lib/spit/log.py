@@ -153,19 +153,22 @@ class Rejudge:
         try:
             obj = json.loads(line)
         except ValueError:
+            # Before the header, the referee stays unmade: a file of garbage is no log.
             self._bad(V.E_MALFORMED, "not valid JSON: %s" % line[:60])
             return
         if self.referee is None:
+            # The first JSON line must be the header. Without a usable one, say so (once) and
+            # referee with the classic rules; an event line is then judged as usual.
+            counts = None
             try:
                 rules, counts = parse_header(obj)
             except (LogError, RulesetError) as e:
-                self._bad(V.E_MALFORMED, "bad header: %s" % e)
-                rules, counts = make_ruleset("classic"), None
-                if isinstance(obj, dict) and "ev" in obj:
-                    self.referee = Referee(rules, counts, self._sink)
-                    self.feed_line_obj(obj)
-                    return
+                if not self.problems:
+                    self._bad(V.E_MALFORMED, "bad header, refereeing with the classic rules: %s" % e)
+                rules = make_ruleset("classic")
             self.referee = Referee(rules, counts, self._sink)
+            if isinstance(obj, dict) and "ev" in obj:
+                self.feed_line_obj(obj)
             return
         self.feed_line_obj(obj)
 
