@@ -1,4 +1,4 @@
-"""Spit referee: device entry point (MicroPython runs /main.py at boot; it stays a .py file).
+"""Spit referee: device entry point (/main.py stays a .py file: MicroPython runs it at boot).
 
 Prints ``spit-referee <version> board=<name>``, self-tests and runs the referee loop.  A
 missing or bad ``board.json``, ``ruleset.json`` or ``cards.json`` prints one line naming the
