@@ -18,11 +18,12 @@ from array import array
 
 from spit import verdicts as V
 from spit.verdicts import V_ACCEPT, V_ILLEGAL, V_LATE, V_TIE, V_SPIT
-from spit.cards import JOKER, is_card
+from spit.cards import JOKER
 from spit.intake import (EventQueue, EV_TOUCH, EV_CARD, EV_STUCK, EV_SLAP, EV_READY, EV_UNDO,
                          EV_TOP, EV_ANSWER, EV_NO_READ)
 from spit.legal import fits, MODE_TABLEAU, MODE_OWN_DECK, MODE_SPEED, JOKER_ANY, SLAP_BOTH
-from spit.settle import Settlement, Q_BLOCKED, Q_TIMER
+from spit.settle import Settlement
+from spit.corrections import Corrections
 from spit.timebase import before, SATURATED_US
 
 PH_COUNTDOWN = const(0)  # R-PLAY-1: "one, two, three, SPIT"; cards now are early
@@ -36,7 +37,7 @@ PHASE_NAMES = ("countdown", "play", "slap", "question", "between", "over")
 _HIST = const(16)        # cards remembered per pile (for undo)
 
 
-class Referee(EventQueue, Settlement):
+class Referee(EventQueue, Settlement, Corrections):
     def __init__(self, rules, counts=None, sink=None, intents=None):
         n = rules.piles
         EventQueue.__init__(self, n, rules.reorder_us, rules.touch_match_us)
@@ -433,51 +434,3 @@ class Referee(EventQueue, Settlement):
             self.claim(ms, us, player, pile)
         else:
             self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, pile, -1, player)
-
-    def _on_undo(self, ms, us, pile):
-        """Correction: the last card on this pile is taken back (players agreed)."""
-        if not (0 <= pile < self.npiles) or self._hist_n[pile] == 0 or self.phase == PH_OVER:
-            self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, pile, -1, -1)
-            return
-        self._hist_n[pile] -= 1
-        h = self._hist[pile * _HIST + self._hist_n[pile] % _HIST]
-        card = h & 63
-        player = (h >> 7) - 1
-        if card != JOKER:
-            own = self.rules.mode == MODE_OWN_DECK
-            self._seen[(player if (own and player >= 0) else 0) * 64 + card] = 0
-        if h & 64:
-            self.need_spit[pile] = 1
-            self.spitter[pile] = player
-            if self.rules.mode == MODE_OWN_DECK:
-                self.left[player] += 1
-            elif not (self.rules.mode == MODE_SPEED and self.first_flip):
-                self.spit_left[player] += 1   # (Speed's middle cards are no side-pile cards)
-        else:
-            self.played -= 1
-            if self.rules.mode == MODE_OWN_DECK and player >= 0:
-                self.left[player] += 1
-        self.size[pile] -= 1
-        self.landed[pile] = 0
-        n = self._hist_n[pile]
-        if n > 0 and self.size[pile] > 0:
-            prev = self._hist[pile * _HIST + (n - 1) % _HIST] & 63
-            self.top[pile] = prev
-            self.top_rank[pile] = prev & 15   # a joker under as_below loses its memory: wild
-        else:
-            self.top[pile] = -1
-            self.top_rank[pile] = 0
-        self.prev_top[pile] = -1
-        self._emit(V.V_UNDO, ms, us, pile, card, self.top[pile], -1)
-
-    def _on_top(self, ms, us, pile, card):
-        """Correction: the pile's top card is ``card`` (a landing the readers missed)."""
-        if not (0 <= pile < self.npiles) or not is_card(card) or self.phase != PH_PLAY:
-            self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, pile, card, -1)
-            return
-        spit = self.need_spit[pile]
-        self._land(ms, us, pile, card, self.spitter[pile] if spit else -1, spit)
-        self.landed[pile] = 0
-        if self.unread > 0 and not spit:
-            self.unread -= 1   # that unread touch was this card: _land counted it as played
-        self._emit(V.V_RESYNC, ms, us, pile, card, -1, -1)

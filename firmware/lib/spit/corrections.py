@@ -1,0 +1,96 @@
+"""Corrections: the players fix what the sensors got wrong, so a misread never ends a game.
+
+A mixin of ``Referee`` (split out to keep modules readable).  ``undo`` takes the last card of a
+pile back (R-PLAY-4 says a played card stays: only the players' agreement removes it);
+``top`` says what the pile's top card really is (a landing the readers missed).
+"""
+
+try:
+    from micropython import const  # pyright: ignore[reportAssignmentType]
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+from spit import verdicts as V
+from spit.cards import JOKER, is_card
+from spit.legal import MODE_OWN_DECK, MODE_SPEED
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+_HIST = const(16)        # cards remembered per pile (as in referee.py)
+_PH_PLAY = const(1)
+_PH_OVER = const(5)
+
+
+class Corrections:
+    # Provided by Referee (annotations only, for pyright).
+    rules: "Any"
+    npiles: int
+    phase: int
+    played: int
+    unread: int
+    top: "Any"
+    top_rank: "Any"
+    prev_top: "Any"
+    size: "Any"
+    landed: "Any"
+    need_spit: "Any"
+    spitter: "Any"
+    spit_left: list
+    first_flip: bool
+    left: list
+    _hist: "Any"
+    _hist_n: "Any"
+    _seen: "Any"
+    _emit: "Any"
+    _land: "Any"
+
+    def _on_undo(self, ms, us, pile):
+        """Correction: the last card on this pile is taken back (players agreed)."""
+        if not (0 <= pile < self.npiles) or self._hist_n[pile] == 0 or self.phase == _PH_OVER:
+            self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, pile, -1, -1)
+            return
+        self._hist_n[pile] -= 1
+        h = self._hist[pile * _HIST + self._hist_n[pile] % _HIST]
+        card = h & 63
+        player = (h >> 7) - 1
+        if card != JOKER:
+            own = self.rules.mode == MODE_OWN_DECK
+            self._seen[(player if (own and player >= 0) else 0) * 64 + card] = 0
+        if h & 64:
+            self.need_spit[pile] = 1
+            self.spitter[pile] = player
+            if self.rules.mode == MODE_OWN_DECK:
+                self.left[player] += 1
+            elif not (self.rules.mode == MODE_SPEED and self.first_flip):
+                self.spit_left[player] += 1   # (Speed's middle cards are no side-pile cards)
+        else:
+            self.played -= 1
+            if self.rules.mode == MODE_OWN_DECK and player >= 0:
+                self.left[player] += 1
+        self.size[pile] -= 1
+        self.landed[pile] = 0
+        n = self._hist_n[pile]
+        if n > 0 and self.size[pile] > 0:
+            prev = self._hist[pile * _HIST + (n - 1) % _HIST] & 63
+            self.top[pile] = prev
+            self.top_rank[pile] = prev & 15   # a joker under as_below loses its memory: wild
+        else:
+            self.top[pile] = -1
+            self.top_rank[pile] = 0
+        self.prev_top[pile] = -1
+        self._emit(V.V_UNDO, ms, us, pile, card, self.top[pile], -1)
+
+    def _on_top(self, ms, us, pile, card):
+        """Correction: the pile's top card is ``card`` (a landing the readers missed)."""
+        if not (0 <= pile < self.npiles) or not is_card(card) or self.phase != _PH_PLAY:
+            self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, pile, card, -1)
+            return
+        spit = self.need_spit[pile]
+        self._land(ms, us, pile, card, self.spitter[pile] if spit else -1, spit)
+        self.landed[pile] = 0
+        if self.unread > 0 and not spit:
+            self.unread -= 1   # that unread touch was this card: _land counted it as played
+        self._emit(V.V_RESYNC, ms, us, pile, card, -1, -1)
