@@ -47,6 +47,7 @@ _DRAIN_MAX = const(48)     # events taken from the ring per step (the rest next 
 _HOUSEKEEP_MS = const(1000)
 _REREPORT_MS = const(10000)
 _ACK_TIMEOUT_MS = const(3)
+_RENDER_MS = const(10)     # animation frame period (patterns change at >= 62 ms)
 
 
 class BootError(Exception):
@@ -84,6 +85,7 @@ class App:
         self._reported_ms = [0, 0, 0]
         self._shown = None
         self._shown_changes = 0
+        self._render_ms = 0
         self._over_ready = [False, False]
 
     # ---- boot ---------------------------------------------------------------------------
@@ -387,8 +389,10 @@ class App:
             if src.changes <= self._shown_changes:
                 src.changes = self._shown_changes + 1
             self._shown = src
-        self._shown_changes = src.changes
-        if self.leds is not None:
+        if self.leds is not None and (src.changes != self._shown_changes or ms - self._render_ms >= _RENDER_MS):
+            # A new verdict is drawn at once; blinking/countdown frames every _RENDER_MS.
+            self._render_ms = ms
             self.leds.render(src, ms)
+        self._shown_changes = src.changes
         if self.buzzer is not None:
             self.buzzer.update(ms)
