@@ -77,6 +77,9 @@ class FastPort:
         sim.at(done, sim.feed, (EV_CARD, pile, card, who))
         return True
 
+    def lift(self, t, pile, card, player):
+        """A card leaves a pile (taken back, handed out): nothing to sense in fast mode."""
+
     def feed(self, kind, t, a, b, c):
         """One input event at session time ``t`` (us), in time order."""
         if self.lines is not None:

@@ -88,6 +88,7 @@ class Sim:
 
     def run(self):
         heap = self.heap
+        sync = getattr(self.port, "sync", None)   # firmware mode: step the board up to now
         while heap and not self.over:
             t, _seq, fn, arg = heapq.heappop(heap)
             if t > self.limit:
@@ -95,6 +96,11 @@ class Sim:
                 break
             if t > self.now:
                 self.now = t
+            if sync is not None:
+                sync(self.now)
+                self._dispatch()
+                if self.over:
+                    break
             fn(self.now, arg)
             if self.progress is not None:
                 self.progress(self)
@@ -213,6 +219,7 @@ class Sim:
             self.phase = "question"
             self.at(now + self.bots[b].rng.between(2000, 4000) * MS, self._answer, (b, c))
         elif code == V.V_PILE_WON:
+            self._lift_all(b, True)
             n = table.hand_out(b, a)
             if n != c:
                 self.notes.append("t=%d: pile %d has %d cards, referee says %d" % (t, b, n, c))
@@ -244,12 +251,23 @@ class Sim:
         pile, entry = arg
         table = self.table
         was_top = table.piles[pile] and table.piles[pile][-1] is entry
+        if entry in table.piles[pile]:
+            self.port.lift(t, pile, entry[0], entry[1])
         table.take_back(t, pile, entry)
         if entry[3] in (SRC_SPIT, SRC_MIDDLE) and self.phase == "play":
             table.awaiting[pile] = True
             self._spit_cards(t, entry[1], [pile])
         if was_top:
             self._changed(t)
+
+    def _lift_all(self, pile, counted_only, keep_top=False):
+        """Cards leave a pile (handed out, recycled): their tags leave the reader's field."""
+        entries = self.table.piles[pile] if 0 <= pile < self.table.npiles else ()
+        n = len(entries) - (1 if keep_top else 0)
+        for i in range(n):
+            e = entries[i]
+            if e[2] == S_IN or not counted_only:
+                self.port.lift(self.now, pile, e[0], e[1])
 
     def _unread(self, pile):
         """A touch the readers missed: it counts; the player puts the card's identity right (``top``)."""
@@ -275,6 +293,8 @@ class Sim:
         self.recycled = 0
         if self.rules.mode == MODE_SPEED and not self.table.first_flip and not (self.table.seats[0].spit
                                                                            or self.table.seats[1].spit):
+            for p in range(self.table.npiles):
+                self._lift_all(p, False, True)
             self.recycled = self.table.recycle()
         plan = self.table.plan_spit()
         self.at(self.cd_end, self._spit_now, plan)
@@ -332,6 +352,7 @@ class Sim:
             return
         table = self.table
         for p in range(table.npiles):   # cards still out there go home with their owners
+            self._lift_all(p, False)
             for e in table.piles[p]:
                 table.seats[e[1]].cards.append(e[0])
             table.piles[p] = []

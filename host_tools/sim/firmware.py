@@ -1,0 +1,116 @@
+"""Firmware mode: the simulated table drives the real firmware on the virtual board.
+
+The physical events go to :class:`host_tools.vboard.runner.VirtualTable` (PN532 emulators under
+the piles, touch sensors, STUCK buttons and slap pads), which runs ``firmware/main.py``
+unchanged; the firmware senses, judges and writes the session log itself.  The players learn
+the verdicts the way the firmware's lamps show them -- here read from the firmware's engine as it
+emits them (the same ints that drive its LED intents).
+
+Mapping: a landing -> ``land_card`` (touch edge + tag in the reader's field); a card taken back
+or handed out -> ``lift_card``; STUCK / READY -> a short STUCK press (it counts on release);
+a slap -> the pad of that pile; an answer -> one pad press per unit, then a short STUCK press
+(docs/hardware.md).  The sensor model is the firmware's and the emulators' own.
+"""
+
+from spit import verdicts as V
+from spit.intake import EV_STUCK, EV_SLAP, EV_READY, EV_ANSWER
+from spit.rules import make_ruleset, MODE_OWN_DECK
+
+MS = 1000
+SYNC_US = 20 * MS      # the players look at the lamps at least this often
+PRESS_US = 60 * MS     # a button press
+
+
+class FirmwarePort:
+    mode = "firmware"
+
+    def __init__(self, sim, rules, counts, board=None):
+        from host_tools.vboard.runner import VirtualTable
+        self.sim = sim
+        self.rules = rules
+        defaults = make_ruleset(rules.name).options
+        options = {}
+        for key in rules.options:
+            if rules.options[key] != defaults[key]:
+                options[key] = rules.options[key]
+        if board is None:
+            board = "pico_3pile" if rules.piles == 3 else "pico"
+        self.vt = VirtualTable(board=board, ruleset=rules.name, options=options)
+        self.out = []
+        ref = self.vt.app.referee
+        self._orig_sink = ref.sink
+        ref.sink = self._sink
+        # The verdicts the engine gave when the session started (before the hook).
+        c = ref.cards
+        self.out.append((V.V_ROUND_START, 0, 0, 1, c[0], c[1], -1))
+        self.out.append((V.V_COUNTDOWN, 0, 0, rules.countdown_ms, 1, -1, -1))
+        self.lines = None
+        self.synced = 0
+        sim.at(SYNC_US, self._periodic, 0)
+
+    def _sink(self, code, ms, us, a, b, c, d):
+        self.out.append((code, ms, us, a, b, c, d))
+        self._orig_sink(code, ms, us, a, b, c, d)
+
+    def take(self):
+        out = self.out
+        self.out = []
+        return out
+
+    # --- time ---
+    def sync(self, t):
+        """Step the firmware up to table time ``t``."""
+        if t > self.synced:
+            self.vt.run_until(t)
+            self.synced = t
+
+    def advance(self, t):
+        self.sync(t)
+
+    def _periodic(self, t, _arg):
+        self.sync(t)
+        self.sim._dispatch()
+        if not self.sim.over:
+            self.sim.at(t + SYNC_US, self._periodic, 0)
+
+    # --- the physical world ---
+    def _owner(self, player):
+        return player if self.rules.mode == MODE_OWN_DECK else -1
+
+    def land(self, sim, t, pile, card, player):
+        self.vt.land_card(pile, card, t, touch=True, owner=self._owner(player))
+        return True
+
+    def lift(self, t, pile, card, player):
+        self.vt.lift_card(pile, card, t, owner=self._owner(player))
+
+    def feed(self, kind, t, a, b, c):
+        vt = self.vt
+        if kind == EV_STUCK or kind == EV_READY:
+            vt.press(a, "stuck", t, hold_us=PRESS_US)
+        elif kind == EV_SLAP:
+            vt.press(a, ("slap", b), t, hold_us=PRESS_US)
+        elif kind == EV_ANSWER:
+            for i in range(b):
+                vt.press(a, ("slap", 0), t + i * 2 * PRESS_US, hold_us=PRESS_US)
+            vt.press(a, "stuck", t + b * 2 * PRESS_US, hold_us=PRESS_US)
+        # EV_TOP (a correction after a misread) needs the correction menu: not simulated here.
+
+    def close(self, t):
+        from referee.logbook import read_log
+        self.sync(t)
+        vt = self.vt
+        path = vt.log_path
+        try:
+            vt.app.close()
+            self.lines = read_log(path)[0] if path else []
+        finally:
+            vt.close()
+
+    def log_lines(self):
+        return self.lines or []
+
+
+def firmware_port(sim, counts, rng, extra, board=None):
+    """``port_factory`` for :func:`host_tools.sim.run.run_game` (``--mode firmware``)."""
+    return FirmwarePort(sim, sim.rules, counts, board)
