@@ -162,3 +162,16 @@ def test_same_game_on_micropython(tmp_path):
     got = subprocess.run([mp, str(script)], capture_output=True, text=True, timeout=60, cwd=str(tmp_path))
     assert got.returncode == 0, got.stdout + got.stderr
     assert got.stdout.splitlines() == run_game("classic", seed=3).lines[1:]
+
+
+def test_firmware_mode_first_seconds_match_the_rejudge():
+    """The same table drives the real firmware on the virtual board; its log re-judges cleanly."""
+    pytest.importorskip("host_tools.vboard.runner")
+    from host_tools.sim.firmware import firmware_port
+    result = run_game("classic", seed=1, port_factory=firmware_port, max_minutes=0.2)
+    assert result.notes == ["unfinished: simulated time limit reached"]
+    assert result.stats["plays"] > 3
+    assert result.lines[0].startswith('{"spitlog": 1') and '"firmware"' in result.lines[0]
+    replay = rejudge_lines(result.lines)
+    assert replay.mismatches == [] and replay.problems == []
+    assert sum(1 for _l, items in replay.rejudge.verdicts if items[1][1] == "accept") == result.stats["plays"]
