@@ -17,7 +17,7 @@ from spit.intake import EV_STUCK, EV_SLAP, EV_READY, EV_ANSWER, EV_TOP
 from spit.notation import ERROR_NAMES
 from spit.rules import make_ruleset, MODE_OWN_DECK, MODE_SPEED, SLAP_BOTH
 from spit.verdicts import REASON_NAMES
-from host_tools.sim.game import Rng, Table, SRC_SPIT, SRC_MIDDLE, S_IN
+from host_tools.sim.game import Rng, Table, SRC_SPIT, SRC_MIDDLE, S_IN, S_PENDING
 from host_tools.sim.bots import Bot, SKILLS
 from host_tools.sim.ports import FastPort, SensorModel  # noqa: F401 (SensorModel: for callers)
 
@@ -79,6 +79,9 @@ class Sim:
             self.port = port_factory(self, counts, rng.fork(), extra)
         if rules.timer_ms:
             self.at(rules.timer_ms * MS + rules.reorder_us + 1, self._tick, 0)
+        self.last_verdict = 0
+        self.over_stalled = False
+        self.at(10 * SEC, self._watchdog, 0)
         self._dispatch()
 
     # --- the event queue ---
@@ -165,8 +168,25 @@ class Sim:
             bot.notice(t)
 
     # --- verdicts ---
+    def _watchdog(self, t, _arg):
+        """Nothing judged for a long time: players look again; after a minute, give up."""
+        if self.over:
+            return
+        quiet = t - self.last_verdict
+        if quiet > 60 * SEC:
+            self.notes.append("unfinished: no verdict for 60 s (t=%d)" % t)
+            self.over_stalled = True
+            self.heap[:] = []
+            return
+        if quiet > 20 * SEC:
+            self._changed(t)
+        self.at(t + 10 * SEC, self._watchdog, 0)
+
     def _dispatch(self):
-        for v in self.port.take():
+        out = self.port.take()
+        if out:
+            self.last_verdict = self.now
+        for v in out:
             self.on_verdict(v[0], v[1] * MS + v[2], v[3], v[4], v[5], v[6])
 
     def on_verdict(self, code, t, a, b, c, d):
@@ -271,8 +291,13 @@ class Sim:
 
     def _unread(self, pile):
         """A touch the readers missed: it counts; the player puts the card's identity right (``top``)."""
-        for e in self.table.piles[pile] if 0 <= pile < self.table.npiles else ():
-            if e[4] and e[2] != S_IN:
+        entries = self.table.piles[pile] if 0 <= pile < self.table.npiles else ()
+        flagged = False
+        for e in entries:
+            flagged = flagged or (e[4] and e[2] == S_PENDING)
+        for e in entries:
+            # Fast mode knows which read failed; firmware mode: the oldest card still waiting.
+            if (e[4] or not flagged) and e[2] == S_PENDING:
                 e[2] = S_IN
                 self.table.seats[e[1]].pending -= 1
                 bot = self.bots[e[1]]
