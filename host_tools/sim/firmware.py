@@ -37,7 +37,9 @@ class FirmwarePort:
             board = "pico_3pile" if rules.piles == 3 else "pico"
         self.vt = VirtualTable(board=board, ruleset=rules.name, options=options)
         self.out = []
-        ref = self.vt.app.referee
+        app = self.vt.app
+        assert app is not None, "the firmware did not boot on the virtual board"
+        ref = app.referee
         self._orig_sink = ref.sink
         ref.sink = self._sink
         # The verdicts the engine gave when the session started (before the hook).
@@ -50,7 +52,9 @@ class FirmwarePort:
 
     def _sink(self, code, ms, us, a, b, c, d):
         self.out.append((code, ms, us, a, b, c, d))
-        self._orig_sink(code, ms, us, a, b, c, d)
+        sink = self._orig_sink
+        if sink is not None:
+            sink(code, ms, us, a, b, c, d)
 
     def take(self):
         out = self.out
@@ -102,7 +106,8 @@ class FirmwarePort:
         vt = self.vt
         path = vt.log_path
         try:
-            vt.app.close()
+            if vt.app is not None:
+                vt.app.close()
             self.lines = read_log(path)[0] if path else []
         finally:
             vt.close()

@@ -392,10 +392,13 @@ class Sim:
             self.at(t + bot.rng.between(6000, 12000) * MS, self.feed, (EV_READY, bot.player, 0, 0))
 
 
-def run_game(ruleset="classic", options=None, seed=1, skills=("quick", "steady"), sensors=None,
+def run_game(ruleset=None, options=None, seed=1, skills=("quick", "steady"), sensors=None,
              max_minutes=90, keep_log=True, port_factory=None, progress=None):
-    """Play one game; returns a :class:`Result`."""
-    rules = ruleset if not isinstance(ruleset, str) else make_ruleset(ruleset, options)
+    """Play one game; returns a :class:`Result`.  ``ruleset``: a preset name (default classic)
+    with ``options``, or a ``Ruleset``."""
+    if ruleset is None or isinstance(ruleset, str):
+        ruleset = make_ruleset(ruleset or "classic", options)
+    rules = ruleset
     sim = Sim(rules, seed, skills, sensors, max_minutes, keep_log, port_factory, progress)
     return sim.run()
 
