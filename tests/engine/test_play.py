@@ -15,7 +15,7 @@ def test_r_play_1_countdown_then_spit_cards_start_the_piles():
 
 def test_r_play_2_no_turns_same_player_and_both_piles_at_once():
     t = Table().begin()
-    t.card(0, "8H", 3000, player=0).card(1, "QS", 3000, player=1).card(0, "9H", 3001, player=0).flush()
+    t.card(0, "8H", 3000, player=0).card(1, "QS", 3000, player=1).card(0, "9H", 3010, player=0).flush()
     assert [v["verdict"] for v in t.tail(3)] == ["accept", "accept", "accept"]
     assert t.tops() == ["9H", "QS"]
 

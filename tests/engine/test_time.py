@@ -95,7 +95,7 @@ def test_race_order_across_a_wrap_in_the_referee():
     t.ref.feed(2, sc.ms, sc.us, 1, 0x3D, -1)      # KS spit on pile 1
     wc.true_us += 489000                           # 1 ms before the wrap
     s1 = wc.ticks_us()
-    wc.true_us += 2000                             # 1 ms after the wrap
+    wc.true_us += 4000                             # 3 ms after the wrap
     s2 = wc.ticks_us()
     wc.true_us += 30000
     sc.update()
@@ -106,7 +106,7 @@ def test_race_order_across_a_wrap_in_the_referee():
     t.flush()
     a, b = t.tail(2)
     assert (a["verdict"], a["card"]) == ("accept", "8H")
-    assert (b["verdict"], b["card"], b["dt_us"]) == ("late", "6C", 2000)
+    assert (b["verdict"], b["card"], b["dt_us"]) == ("late", "6C", 4000)
 
 
 def test_diff_us_saturates_instead_of_making_big_ints():

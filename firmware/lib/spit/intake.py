@@ -8,8 +8,10 @@ the touch edge that marks the true landing, and readers are serviced one after t
   ``touch_match_us`` before the read); the card then counts as landed at the touch time.
   With no touch sensor (no touch before the read) the read's own time is used;
 * keeps events in a small buffer sorted by time and releases one only when the newest time
-  seen (the *horizon*) is ``reorder_us`` past it, so that a later-arriving read of an earlier
-  landing is still judged in order;
+  seen (the *horizon*) is ``reorder_us`` past it AND no touch earlier than it still waits for
+  its read, so that a later-arriving read of an earlier landing is still judged in order.
+  With touch sensors the pending touches do the waiting, so ``reorder_us`` only has to cover
+  the servicing skew of the inputs (a few ms) and a verdict follows the read at once;
 * turns a touch that no read claimed within ``touch_match_us`` into a ``no_read`` event.
 
 Everything is preallocated: feeding an event allocates nothing.  The game itself lives in the
@@ -213,12 +215,26 @@ class EventQueue:
                 self._release_first()
             self._clock_to(hms, hus)
             return
-        # Due: events at or before horizon - reorder_us.
+        # Due: events at or before horizon - reorder_us ...
         tms = hms - self._hold_ms
         tus = hus - self._hold_us
         if tus < 0:
             tus += 1000
             tms -= 1
+        # ... and before every touch still waiting for its read: that read lands earlier
+        # than anything after the touch, so with touch sensors the hold can be short.
+        if self._touches > 0:
+            for p in range(self.npiles):
+                if self._tcount[p] > 0:
+                    i = p * _TOUCH_CAP + self._thead[p]
+                    wms = self._tms[i]
+                    wus = self._tus[i] - 1   # strictly before the touch
+                    if wus < 0:
+                        wus += 1000
+                        wms -= 1
+                    if wms < tms or (wms == tms and wus < tus):
+                        tms = wms
+                        tus = wus
         qms = self._qms
         qus = self._qus
         while self._qn > 0 and (qms[0] < tms or (qms[0] == tms and qus[0] <= tus)):

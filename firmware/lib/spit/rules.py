@@ -30,10 +30,10 @@ _INTS = {
     "rounds_in_a_row": (0, 0, 100),
     "row": (4, 1, 8),
     "speed_side": (10, 1, 20),
-    "tie_window_us": (1000, 0, 1000000),
+    "tie_window_us": (3000, 0, 1000000),
     "race_window_us": (250000, 0, 5000000),
     "countdown_ms": (2000, 0, 60000),
-    "reorder_us": (150000, 0, 2000000),
+    "reorder_us": (20000, 0, 2000000),
     "touch_match_us": (120000, 0, 2000000),
     "slap_window_ms": (3000, 0, 60000),
 }
