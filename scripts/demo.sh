@@ -17,4 +17,4 @@ then
   spit flash "$@"
   exec spit console
 fi
-spit sim --log out/demo.spitlog --html out/demo.html "$@"
+spit sim --mode firmware --log out/demo.spitlog --html out/demo.html "$@"

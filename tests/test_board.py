@@ -63,7 +63,7 @@ def test_every_shipped_board_is_valid(path):
 def test_normalised_defaults():
     b = _board_module().load_board(base())
     assert b["players"][0]["stuck"] == {"pin": 2, "active": "low", "pull": "up", "debounce_ms": None}
-    assert b["touch"][0]["debounce_ms"] == 5
+    assert b["touch"][0]["debounce_ms"] == 1
     assert b["leds"]["zones"][0] == [2, 3, 4, 5] and b["leds"]["zones"][2] == []
     assert b["buzzer"] == {"pin": 15, "volume": 8000}
     assert b["nfc"]["spi"]["baudrate"] == 1000000
@@ -237,7 +237,7 @@ def test_build_debouncer_windows(vb):
 
     deb = build_debouncer(load_board(os.path.join(ROOT, "boards", "pico.json")))
     assert deb.accept(S.READER0, 0) and deb.accept(S.READER0, 1)  # window 0
-    assert deb.accept(S.TOUCH0, 0) and not deb.accept(S.TOUCH0, 4999) and deb.accept(S.TOUCH0, 5000)
+    assert deb.accept(S.TOUCH0, 0) and not deb.accept(S.TOUCH0, 999) and deb.accept(S.TOUCH0, 1000)
     assert deb.accept(S.STUCK0, 0) and not deb.accept(S.STUCK0, 19999)
 
 

@@ -329,3 +329,24 @@ def test_enrollment_on_the_board(tmp_path):
         assert enroll.next_missing(cards, order, "@1") == 0
     finally:
         t.close()
+
+
+def test_board_reorder_us_sets_the_hold_unless_the_ruleset_does():
+    # boards/pico.json has touch sensors on every pile and "reorder_us": 5000.
+    t = VirtualTable()
+    try:
+        assert t.app.rules.reorder_us == 5000
+        # A card is judged right after its read: the LED is green ~read latency + 5 ms later.
+        t.run_until(2_000_000)
+        t.land_card(0, "7H", 2_100_000)
+        t.land_card(1, "KS", 2_150_000)
+        t.land_card(0, "8H", 2_600_000)
+        t.run_until(2_660_000)
+        assert t.led_intents()["PILE0"] == ("green", "solid")
+    finally:
+        t.close()
+    t = VirtualTable(options={"reorder_us": 40000})
+    try:
+        assert t.app.rules.reorder_us == 40000
+    finally:
+        t.close()

@@ -76,6 +76,7 @@ class App:
         self.stuck_inputs = [None, None]
         self.pn532 = []
         self.readers = []
+        self._uids = []
         self.book = None
         self.steps = 0
         self.sessions = 0
@@ -140,7 +141,13 @@ class App:
             f.close()
         if type(d) is not dict:
             raise ValueError("expected {\"ruleset\": NAME, \"options\": {...}}")
-        return make_ruleset(d.get("ruleset", "classic"), d.get("options"))
+        options = d.get("options")
+        ro = self.board.get("reorder_us") if self.board else None
+        if ro is not None and not (type(options) is dict and "reorder_us" in options):
+            # The board's sensing (touch sensors or not) decides how long to hold events.
+            options = dict(options) if type(options) is dict else {}
+            options["reorder_us"] = ro
+        return make_ruleset(d.get("ruleset", "classic"), options)
 
     def build(self):
         """Build inputs, readers, LEDs and buzzer (BootError code 5 if a device fails)."""
@@ -166,6 +173,7 @@ class App:
                 self.inputs.append(EdgeInput(irq, sources.reader(p), self.ring, Pin.IRQ_FALLING))
                 self.readers.append(NfcReader(self.pn532[p], p, on_card=self._on_card,
                                               on_status=self._on_status))
+            self._uids = [{} for _ in self.readers]   # per pile: card -> UID read
             self.leds = board_hw.build_leds(board)
             self.buzzer = board_hw.build_buzzer(board)
         except (ValueError, TypeError, OSError, AttributeError) as e:
@@ -339,7 +347,24 @@ class App:
         if self.corr.take_resync(pile):
             self.feed(EV_TOP, ms, us, pile, cm.card, 0)
             return
+        if pile < len(self._uids):
+            self._uids[pile][cm.card] = bytes(uid)   # to forget it if the card is rejected
         self.feed(EV_CARD, ms, us, pile, cm.card, cm.owner if self.own_deck else -1)
+
+    def _forget_card(self, pile, card):
+        """A rejected card goes back to its player: the reader must read it again when it
+        lands again (it was halted and remembered as "already on this pile")."""
+        if 0 <= pile < len(self.readers):
+            uid = self._uids[pile].pop(card, None)
+            if uid is not None:
+                self.readers[pile].forget(uid)
+
+    def _forget_piles(self):
+        """The piles were taken (round end) or a round starts: every tag is new again."""
+        for r in self.readers:
+            r.clear_pile()
+        for m in self._uids:
+            m.clear()
 
     def _on_status(self, reader):
         p = reader.pile
@@ -361,6 +386,12 @@ class App:
 
     def _on_verdict(self, code, ms, a, b, c):
         self.corr.on_verdict(code, a)
+        if code == V.V_ILLEGAL or code == V.V_LATE or code == V.V_EARLY:
+            self._forget_card(a, b)
+        elif code == V.V_ERROR and a == V.E_DUPLICATE:
+            self._forget_card(b, c)
+        elif code == V.V_PILE_WON or code == V.V_ROUND_START:
+            self._forget_piles()
         bz = self.buzzer
         if bz is None:
             return

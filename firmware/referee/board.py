@@ -223,7 +223,7 @@ def validate(d, label="board.json"):
     """Validate a parsed board dict; returns the normalised board or raises BoardError."""
     ck = _Checker(label)
     ck.obj(d, "", ("board", "name", "piles", "nfc", "players"),
-           ("description", "touch", "leds", "buzzer", "status_led", "debounce_ms"))
+           ("description", "touch", "leds", "buzzer", "status_led", "debounce_ms", "reorder_us"))
     if d["board"] != 1:
         ck.fail("board", "unsupported board file version %s (this firmware reads 1)" % json.dumps(d["board"]))
     if type(d["name"]) is not str or not d["name"]:
@@ -231,6 +231,10 @@ def validate(d, label="board.json"):
     piles = ck.integer(d["piles"], "piles", 2, 3)
     out = {"name": d["name"], "description": d.get("description", ""), "piles": piles,
            "debounce_ms": ck.integer(d.get("debounce_ms", 20), "debounce_ms", 0, 1000)}
+    # How long the referee holds events to order them (spit option reorder_us); with a touch
+    # sensor on every pile a few ms suffice, since pending touches make it wait for reads.
+    ro = d.get("reorder_us")
+    out["reorder_us"] = None if ro is None else ck.integer(ro, "reorder_us", 0, 2000000)
     st = d.get("status_led")
     out["status_led"] = None if st is None else ck.pin(st, "status_led", allow_led=True)
     out["nfc"] = _check_nfc(ck, d["nfc"], piles)
