@@ -29,7 +29,7 @@ from spit.cardmap import read_cardmap, CardMapError, uid_hex
 from spit.clock import SessionClock
 from spit.intake import EV_TOUCH, EV_CARD, EV_STUCK, EV_SLAP, EV_TOP
 from spit.intents import LedIntents
-from spit.log import header_line
+from spit.notation import header_line
 from spit.referee import Referee, PH_OVER
 from spit.rules import make_ruleset, RulesetError, MODE_OWN_DECK
 from drivers.input_ring import InputRing

@@ -26,7 +26,7 @@ from micropython import const
 
 from spit import verdicts as V
 from spit.intake import EV_TICK, EV_CARD
-from spit.log import event_items
+from spit.notation import event_items
 from spit.notation import verdict_items
 
 _PAUSE_CODES = (V.V_SPIT_CALL, V.V_ROUND_END, V.V_GAME_OVER, V.V_QUESTION)

@@ -10,28 +10,12 @@ an ``error`` verdict carrying its line number.
 import json
 
 from spit import verdicts as V
-from spit.notation import verdict_items, ERROR_NAMES
-from spit.cards import parse_card, format_card, CardError
-from spit.intake import (EV_TOUCH, EV_CARD, EV_STUCK, EV_SLAP, EV_READY, EV_UNDO, EV_TOP,
-                         EV_ANSWER, EV_TICK, EVENT_NAMES)
+from spit.notation import (verdict_items, event_items, header_line, ERROR_NAMES,  # noqa: F401
+                           LOG_VERSION, EVENT_FIELDS)
+from spit.cards import parse_card, CardError
+from spit.intake import EV_TICK
 from spit.referee import Referee
 from spit.rules import make_ruleset, RulesetError
-
-LOG_VERSION = 1
-
-# Event name -> (kind, field for a, field for b, field for c); "card" fields hold card codes.
-_EVENTS = {
-    "touch": (EV_TOUCH, "pile", None, None),
-    "card": (EV_CARD, "pile", "card", "player?"),
-    "stuck": (EV_STUCK, "player", None, None),
-    "slap": (EV_SLAP, "player", "pile", None),
-    "ready": (EV_READY, "player", None, None),
-    "undo": (EV_UNDO, "pile", None, None),
-    "top": (EV_TOP, "pile", "card", None),
-    "answer": (EV_ANSWER, "player", "value", None),
-    "tick": (EV_TICK, None, None, None),
-}
-
 
 class LogError(ValueError):
     """A log line that cannot be used; the message says why."""
@@ -71,7 +55,7 @@ def parse_event(obj):
     if not isinstance(obj, dict):
         raise LogError("not a JSON object")
     name = obj.get("ev")
-    spec = _EVENTS.get(name) if isinstance(name, str) else None
+    spec = EVENT_FIELDS.get(name) if isinstance(name, str) else None
     if spec is None:
         raise LogError("unknown event %r" % (name,))
     t = _int_field(obj, "t")
@@ -92,35 +76,6 @@ def parse_event(obj):
         else:
             vals[i] = _int_field(obj, field, optional)
     return spec[0], t // 1000, t % 1000, vals[0], vals[1], vals[2]
-
-
-def event_items(kind, t, a, b, c):
-    """The log form of an input event, as ordered (key, value) pairs."""
-    name = EVENT_NAMES[kind]
-    spec = _EVENTS[name]
-    out = [("t", t), ("ev", name)]
-    vals = (a, b, c)
-    for i in range(3):
-        field = spec[i + 1]
-        if field is None:
-            continue
-        if field.endswith("?"):
-            if vals[i] < 0:
-                continue
-            field = field[:-1]
-        v = vals[i]
-        if field == "card":
-            v = format_card(v)
-        out.append((field, v))
-    return out
-
-
-def header_line(rules, counts, extra=None):
-    obj = {"spitlog": LOG_VERSION, "ruleset": rules.name, "options": rules.options, "counts": list(counts)}
-    if extra:
-        for k in extra:
-            obj[k] = extra[k]
-    return json.dumps(obj)
 
 
 class Rejudge:

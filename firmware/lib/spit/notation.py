@@ -1,12 +1,15 @@
-"""Verdicts in words: the log/JSON form of the referee's small-int verdicts.
+"""The log's words: verdicts and input events in their JSON form, and the log header.
 
 Like python-chess's notation, this imports the core and the core never imports it.  It
-allocates (dicts, strings), so the device uses it only when writing the log.
+allocates (dicts, strings), so the device uses it only when writing the log.  Reading and
+re-judging logs is ``spit.log`` (host side).
 """
 
 import json
 
 from spit.cards import format_card, is_card
+from spit.intake import (EV_TOUCH, EV_CARD, EV_STUCK, EV_SLAP, EV_READY, EV_UNDO, EV_TOP,
+                         EV_ANSWER, EV_TICK, EVENT_NAMES)
 from spit.verdicts import (V_GAME_OVER, V_ERROR, REASON_NAMES, E_UNKNOWN_CARD, E_BAD_ANSWER,
                            E_UNKNOWN_UID, E_READER, E_OVERFLOW, E_MALFORMED)
 
@@ -103,3 +106,50 @@ def items_json(items):
         else:
             parts.append('"%s": %d' % (k, v))
     return "{" + ", ".join(parts) + "}"
+
+
+# --- input events and the header (docs/log-format.md) ---
+
+LOG_VERSION = 1
+
+# Event name -> (kind, field for a, field for b, field for c); "card" fields hold card codes.
+EVENT_FIELDS = {
+    "touch": (EV_TOUCH, "pile", None, None),
+    "card": (EV_CARD, "pile", "card", "player?"),
+    "stuck": (EV_STUCK, "player", None, None),
+    "slap": (EV_SLAP, "player", "pile", None),
+    "ready": (EV_READY, "player", None, None),
+    "undo": (EV_UNDO, "pile", None, None),
+    "top": (EV_TOP, "pile", "card", None),
+    "answer": (EV_ANSWER, "player", "value", None),
+    "tick": (EV_TICK, None, None, None),
+}
+
+
+def event_items(kind, t, a, b, c):
+    """The log form of an input event, as ordered (key, value) pairs."""
+    name = EVENT_NAMES[kind]
+    spec = EVENT_FIELDS[name]
+    out = [("t", t), ("ev", name)]
+    vals = (a, b, c)
+    for i in range(3):
+        field = spec[i + 1]
+        if field is None:
+            continue
+        if field.endswith("?"):
+            if vals[i] < 0:
+                continue
+            field = field[:-1]
+        v = vals[i]
+        if field == "card":
+            v = format_card(v)
+        out.append((field, v))
+    return out
+
+
+def header_line(rules, counts, extra=None):
+    obj = {"spitlog": LOG_VERSION, "ruleset": rules.name, "options": rules.options, "counts": list(counts)}
+    if extra:
+        for k in extra:
+            obj[k] = extra[k]
+    return json.dumps(obj)

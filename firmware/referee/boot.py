@@ -1,0 +1,68 @@
+"""Spit referee: boot and run (``/main.py`` on the board is a stub that calls ``run()``).
+
+Prints ``spit-referee <version> board=<name>``, self-tests and runs the referee loop.  A
+missing or bad ``board.json``, ``ruleset.json`` or ``cards.json`` prints one line naming the
+file and the key, then blinks the status LED (2 missing, 3 bad JSON, 4 bad content, 5 a
+device failed, 6 ruleset, 7 card map, 8 firmware bug) until reset: never a traceback loop.
+Ctrl-C (mpremote) stops it as usual.
+
+Off the device (``host_tools/vboard/runner.py``) ``main.py`` is imported as a module: the
+runner calls ``start()`` and steps ``App.step()`` itself.
+"""
+
+import sys
+
+
+def start(root=""):
+    """Boot the referee and return the ``App`` (raises ``referee.app.BootError``)."""
+    from referee.app import App
+
+    app = App(root)
+    app.boot()
+    return app
+
+
+def _print_exception(e):
+    if hasattr(sys, "print_exception"):
+        sys.print_exception(e)  # type: ignore[attr-defined]
+
+
+def _blink(led, code, cycles):
+    from referee.board import blink_code
+
+    while cycles != 0:
+        blink_code(led, code, 1)
+        if cycles > 0:
+            cycles -= 1
+    return code
+
+
+def run(root="", error_cycles=-1):
+    """Boot and loop forever.  On a boot error: one line, then blink its code ``error_cycles``
+    times (-1: forever) and return the code."""
+    try:
+        app = start(root)
+    except KeyboardInterrupt:
+        raise
+    except Exception as e:  # noqa: BLE001 - top level: report once, never crash-loop
+        if hasattr(e, "code") and hasattr(e, "led") and hasattr(e, "what"):
+            print(str(e))
+            return _blink(getattr(e, "led"), getattr(e, "code"), error_cycles)
+        print("spit-referee: firmware error at boot (blink code 8): %s: %s" % (type(e).__name__, e))
+        _print_exception(e)
+        return _blink(None, 8, error_cycles)
+    crashes = 0
+    while True:
+        try:
+            app.run_forever()
+        except KeyboardInterrupt:
+            app.close()
+            raise
+        except Exception as e:  # noqa: BLE001 - keep refereeing: a new session after a bug
+            crashes += 1
+            print("spit-referee: loop error %d: %s: %s" % (crashes, type(e).__name__, e))
+            _print_exception(e)
+            if crashes >= 3:
+                app.close()
+                return _blink(app.status, 8, error_cycles)
+            app.new_session()
