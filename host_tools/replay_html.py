@@ -103,9 +103,10 @@ class _Row:
         self.last_x = [[-99.0, -99.0] for _ in range(npiles)]   # last mark x per lane and label side
         self.stack = [(-99.0, 0)] * npiles
         self.last_dt_x = [-99.0] * npiles                        # last delta-t label per lane
+        self.min_width = 0                                       # labels written past the end
 
     def width(self):
-        return int(LEFT + (self.end - self.start) * PX_PER_S / 1e6 + RIGHT)
+        return max(int(LEFT + (self.end - self.start) * PX_PER_S / 1e6 + RIGHT), self.min_width)
 
     def lane_y(self, pile):
         return TOP + pile * LANE_H + LANE_H / 2
@@ -191,6 +192,8 @@ def _draw(rows, records, npiles, start, end):
             row.back.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-width="2.5">%s</line>'
                             % (x, 6, x, TOP + npiles * LANE_H + PLAYERS_H, colour, tip))
             left = x - LEFT > 6.5 * len(label)   # room on the left of the line, else write to its right
+            if not left:
+                row.min_width = max(row.min_width, int(x + 8 + 6.5 * len(label)))
             row.front.append('<text x="%.1f" y="%d" font-size="11" font-weight="600" fill="%s" text-anchor="%s">'
                              '%s%s</text>' % (x - 4 if left else x + 4, 12 if kind == "round_end" else 25, colour,
                                               "end" if left else "start", escape(label), tip))
