@@ -2,7 +2,10 @@
 
 Steps (``--dry-run`` prints the mpremote command lines instead of running them):
 
-1. Compile every ``.py`` below ``firmware/`` into the build dir (default ``build/mpy/``), keeping the tree:
+1. Take the board's manifest (``board_manifest``): every file below ``firmware/`` except the host-only engine
+   modules (``lib/spit/log.py``, ``describe.py``) and the drivers of other boards (``pn532_spi``/``pn532_i2c`` by
+   the board's ``nfc.bus``, ``led_strip``/``gpio_leds`` by its ``leds.type``), unless a kept module imports them.
+   Compile each ``.py`` of it into the build dir (default ``build/mpy/``), keeping the tree:
    ``lib/spit/*.mpy``, ``drivers/*.mpy``, ``referee/*.mpy``. Top-level files such as ``main.py`` stay ``.py``
    (MicroPython only auto-runs ``main.py``). ``--source`` copies ``.py`` everywhere instead.
 2. Write the configs into the build dir: ``ruleset.json`` (``--ruleset NAME`` or a JSON file).
@@ -151,6 +154,97 @@ def collect_firmware(firmware_dir):
                 continue
             found.append(os.path.relpath(os.path.join(dirpath, name), firmware_dir).replace(os.sep, "/"))
     return sorted(found)
+
+
+# -- the board's manifest ----------------------------------------------------------------------------------------
+
+# Engine modules only the PC uses (log parsing/re-judging, rule descriptions).  Kept anyway while a device module
+# imports them (anywhere in its code), so a device import never breaks.
+HOST_ONLY = ("lib/spit/log.py", "lib/spit/describe.py")
+# Board-specific drivers: (file, board section, key, value that needs it).  The firmware imports them lazily
+# (referee/app.py ``_make_pn532``, referee/board_hw.py ``build_leds``), so a board gets only its own; one is kept
+# anyway while a kept module imports it at module level (drivers/gpio_leds.py imports drivers/led_strip.py).
+BOARD_DRIVERS = (
+    ("drivers/pn532_spi.py", "nfc", "bus", "spi"),
+    ("drivers/pn532_i2c.py", "nfc", "bus", "i2c"),
+    ("drivers/led_strip.py", "leds", "type", "neopixel"),
+    ("drivers/gpio_leds.py", "leds", "type", "gpio"),
+)
+
+
+def module_name(rel):
+    """``lib/spit/cards.py`` -> ``spit.cards``, ``lib/spit/__init__.py`` -> ``spit``, ``drivers/x.py`` ->
+    ``drivers.x`` (``''`` and ``/lib`` are on the board's sys.path); None for a file that is not a module."""
+    if not rel.endswith(".py"):
+        return None
+    stem = rel[:-3]
+    if stem.startswith("lib/"):
+        stem = stem[4:]
+    parts = stem.split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts) or None
+
+
+def module_imports(path):
+    """``[(module, top_level)]`` that a source file imports (``from a import b`` gives ``a`` and ``a.b``).
+    ``top_level`` is False for imports inside a function (lazy: they run only when called)."""
+    import ast
+    with open(path, encoding="utf-8") as f:
+        try:
+            tree = ast.parse(f.read(), path)
+        except SyntaxError:
+            return []  # mpy-cross reports it with the file name
+    found = []
+
+    def visit(node, top):
+        for child in ast.iter_child_nodes(node):
+            inner = top and not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            if isinstance(child, ast.Import):
+                found.extend((a.name, top) for a in child.names)
+            elif isinstance(child, ast.ImportFrom) and child.module and not child.level:
+                found.append((child.module, top))
+                found.extend((child.module + "." + a.name, top) for a in child.names)
+            visit(child, inner)
+    visit(tree, True)
+    return found
+
+
+def board_manifest(firmware_dir, board_data, firmware_files=None):
+    """What goes on a board: ``(files, skipped)``.
+
+    ``files``: the relative paths of ``firmware/`` to install, sorted.  ``skipped``: ``{path: reason}`` for the
+    host-only engine modules and the other boards' drivers (see HOST_ONLY and BOARD_DRIVERS).  A board file
+    without the ``nfc`` or ``leds`` section keeps all drivers of that kind."""
+    files = collect_firmware(firmware_dir) if firmware_files is None else list(firmware_files)
+    present = set(files)
+    skipped = {}
+    for rel in HOST_ONLY:
+        if rel in present:
+            skipped[rel] = "host-only engine module"
+    data = board_data if isinstance(board_data, dict) else {}
+    for rel, section, key, value in BOARD_DRIVERS:
+        conf = data.get(section)
+        if rel in present and isinstance(conf, dict) and key in conf and conf[key] != value:
+            skipped[rel] = "board %s %s is %s" % (section, key, conf[key])
+    if data.get("leds", 0) is None:   # a board without LEDs needs no LED driver
+        for rel, section, _, _ in BOARD_DRIVERS:
+            if section == "leds" and rel in present:
+                skipped[rel] = "board has no leds"
+    by_module = {module_name(rel): rel for rel in files if module_name(rel)}
+    # A skipped module that a kept one imports comes back (host-only: any import; driver: module level).
+    changed = True
+    while changed:
+        changed = False
+        for rel in files:
+            if rel in skipped or not rel.endswith(".py"):
+                continue
+            for module, top in module_imports(os.path.join(firmware_dir, rel)):
+                target = by_module.get(module)
+                if target in skipped and (top or target in HOST_ONLY):
+                    del skipped[target]
+                    changed = True
+    return sorted(rel for rel in files if rel not in skipped), skipped
 
 
 def engine_modules(firmware_files):
@@ -316,10 +410,11 @@ def flash(options, err=None, out=None):
     build_dir = os.path.abspath(options.build_dir or os.path.join(os.path.dirname(firmware_dir), "build", "mpy"))
     progress = Progress(err)
 
-    firmware_files = collect_firmware(firmware_dir)
     version = firmware_version(firmware_dir)
     board_path = resolve_board_file(options.board, boards_dir)
-    name = board_name(board_path, read_json(board_path, "board file"))
+    board_data = read_json(board_path, "board file")
+    name = board_name(board_path, board_data)
+    firmware_files, skipped = board_manifest(firmware_dir, board_data)
     ruleset = ruleset_config(options.ruleset)
     if options.cards:
         check_card_map(options.cards)
@@ -345,6 +440,8 @@ def flash(options, err=None, out=None):
     if options.dry_run:
         how = "copy (--source)" if options.source else "compile with mpy-cross"
         print("# %s %d firmware files from %s into %s" % (how, len(uploads), firmware_dir, build_dir), file=out)
+        for rel in sorted(skipped):
+            print("# not for board %s: %s (%s)" % (name, rel, skipped[rel]), file=out)
         print("# write %s: %s" % (os.path.join(build_dir, "ruleset.json"), json.dumps(ruleset)), file=out)
         print(show_command(port, copy_actions), file=out)
         print(show_command(port, verify_actions), file=out)

@@ -296,3 +296,72 @@ def test_console_execs_mpremote_repl(monkeypatch, capsys):
     monkeypatch.setattr(board_logs.os, "execv", lambda path, argv: calls.append(argv))
     assert cli_flash.main(["console", "--port", "/dev/ttyACM3"]) == 0
     assert calls == [[sys.executable, "-m", "mpremote", "connect", "/dev/ttyACM3", "repl"]]
+
+
+# -- the board manifest ------------------------------------------------------------------------------------------
+
+def _real_board(name):
+    with open(os.path.join(REPO, "boards", name + ".json")) as f:
+        return json.load(f)
+
+
+@pytest.mark.skipif(not os.path.isfile(os.path.join(REPO, "boards/pico_i2c.json")), reason="no real boards")
+def test_manifest_picks_the_boards_drivers_and_skips_host_modules():
+    spi, skipped = flash.board_manifest(REAL_FIRMWARE, _real_board("pico"))
+    assert "drivers/pn532_spi.py" in spi and "drivers/led_strip.py" in spi
+    assert "drivers/pn532_i2c.py" not in spi and "drivers/gpio_leds.py" not in spi
+    assert skipped["drivers/pn532_i2c.py"] == "board nfc bus is spi"
+    assert "lib/spit/describe.py" not in spi and "lib/spit/notation.py" in spi
+    assert "main.py" in spi and "lib/spit/__init__.py" in spi
+    i2c, _ = flash.board_manifest(REAL_FIRMWARE, _real_board("pico_i2c"))
+    assert "drivers/pn532_i2c.py" in i2c and "drivers/pn532_spi.py" not in i2c
+    # gpio_leds imports led_strip at module level (its palette): both go on a GPIO-LED board.
+    assert "drivers/gpio_leds.py" in i2c and "drivers/led_strip.py" in i2c
+    # spit.log stays on the board exactly while a device module still imports it.
+    device_imports_log = any(
+        module == "spit.log" or module.startswith("spit.log.")
+        for rel in spi if rel.endswith(".py")
+        for module, _ in flash.module_imports(os.path.join(REAL_FIRMWARE, rel)))
+    assert ("lib/spit/log.py" in spi) == device_imports_log
+
+
+def test_manifest_keeps_what_device_code_imports(firmware):
+    write(os.path.join(firmware, "lib/spit/log.py"), "X = 1\n")
+    write(os.path.join(firmware, "lib/spit/describe.py"), "Y = 2\n")
+    write(os.path.join(firmware, "drivers/pn532_spi.py"), "")
+    write(os.path.join(firmware, "drivers/pn532_i2c.py"), "")
+    write(os.path.join(firmware, "drivers/led_strip.py"), "PALETTE = ()\n")
+    write(os.path.join(firmware, "drivers/gpio_leds.py"), "from drivers.led_strip import PALETTE\n")
+    write(os.path.join(firmware, "referee/app.py"),
+          "from spit.log import X\n\ndef make(spi):\n    if spi:\n        from drivers.pn532_spi import A\n"
+          "    else:\n        from drivers.pn532_i2c import A\n    return A\n")
+    board = {"nfc": {"bus": "i2c"}, "leds": {"type": "gpio"}}
+    files, skipped = flash.board_manifest(firmware, board)
+    assert "lib/spit/log.py" in files            # imported by the app: needed on the board after all
+    assert skipped == {"lib/spit/describe.py": "host-only engine module",
+                       "drivers/pn532_spi.py": "board nfc bus is i2c"}  # lazy import: only the board's own
+    assert "drivers/led_strip.py" in files        # module-level import by gpio_leds
+    # A board file without nfc/leds sections keeps every driver.
+    files, skipped = flash.board_manifest(firmware, {"name": "x"})
+    assert list(skipped) == ["lib/spit/describe.py"]
+
+
+@pytest.mark.skipif(not os.path.isfile(os.path.join(REPO, "boards/pico_i2c.json")), reason="no real boards")
+@pytest.mark.parametrize("board_name,own,other", [("pico", "pn532_spi", "pn532_i2c"),
+                                                   ("pico_i2c", "pn532_i2c", "pn532_spi")])
+def test_flash_copies_exactly_the_manifest(board, tmp_path, capsys, board_name, own, other):
+    args = ["flash", "--port", board.port, "--board", board_name, "--ruleset", "classic", "--firmware-dir",
+            REAL_FIRMWARE, "--boards-dir", os.path.join(REPO, "boards"), "--build-dir", str(tmp_path / "build")]
+    code, out, err = run_cli(capsys, *args)
+    assert code == 0, err
+    manifest, _ = flash.board_manifest(REAL_FIRMWARE, _real_board(board_name))
+    expected = {rel if rel == "main.py" or not rel.endswith(".py") else rel[:-3] + ".mpy" for rel in manifest}
+    files = board_files(board.root)
+    assert files == expected | {"board.json", "ruleset.json"}
+    assert "drivers/%s.mpy" % own in files and "drivers/%s.mpy" % other not in files
+    assert "lib/spit/describe.mpy" not in files
+    # The firmware imports on the board from what was copied: main (the stub), the app, every driver.
+    modules = [flash.module_name(rel) for rel in manifest if rel.endswith(".py")]
+    answer = mpremote(board.port, "exec", "import sys\nfor m in %r:\n    __import__(m)\n"
+                      "print('imported', len(%r), 'main' in sys.modules)" % (modules, modules))
+    assert answer.split() == ["imported", str(len(modules)), "True"]
