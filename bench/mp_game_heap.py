@@ -47,6 +47,7 @@ def main(path):
         options[k] = int(v) if v.lstrip("-").isdigit() else v
     rules = _make_rules(name, options)
     from spit.referee import Referee
+    gc.collect()   # loading leaves holes: compact what can be before the referee's state
     sink = Counter()
     ref = Referee(rules, [int(head[1]), int(head[2])], sink)
     del head, options
