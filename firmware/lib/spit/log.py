@@ -50,47 +50,87 @@ def parse_header(obj):
     return rules, counts
 
 
+def _field_spec(field):
+    if field is None:
+        return None
+    optional = field.endswith("?")
+    name = field[:-1] if optional else field
+    return (name, name == "card", optional)
+
+
+# Event name -> (kind, spec for a, b, c); a spec is (field, is a card code, optional).
+_SPECS = {}
+for _name in EVENT_FIELDS:
+    _e = EVENT_FIELDS[_name]
+    _SPECS[_name] = (_e[0], _field_spec(_e[1]), _field_spec(_e[2]), _field_spec(_e[3]))
+_CARDS = {}   # card code -> int: each code is parsed once per process
+
+
+def _card_field(obj):
+    if "card" not in obj:
+        raise LogError("missing 'card'")
+    code = obj["card"]
+    if isinstance(code, str):
+        c = _CARDS.get(code)
+        if c is None:
+            c = parse_card(code)
+            _CARDS[code] = c
+        return c
+    return parse_card(code)   # raises CardError naming it
+
+
 def parse_event(obj):
     """``(kind, ms, us, a, b, c)`` for an input event object; raises LogError or CardError."""
     if not isinstance(obj, dict):
         raise LogError("not a JSON object")
     name = obj.get("ev")
-    spec = EVENT_FIELDS.get(name) if isinstance(name, str) else None
+    spec = _SPECS.get(name) if isinstance(name, str) else None
     if spec is None:
         raise LogError("unknown event %r" % (name,))
-    t = _int_field(obj, "t")
+    t = obj.get("t")
+    if isinstance(t, bool) or not isinstance(t, int):
+        t = _int_field(obj, "t")   # raises with the reason
     if t < 0:
         raise LogError("'t' must not be negative")
     vals = [0, 0, 0]
     for i in range(3):
-        field = spec[i + 1]
-        if field is None:
+        f = spec[i + 1]
+        if f is None:
             continue
-        optional = field.endswith("?")
-        if optional:
-            field = field[:-1]
-        if field == "card":
-            if "card" not in obj:
-                raise LogError("missing 'card'")
-            vals[i] = parse_card(obj["card"])
+        if f[1]:
+            vals[i] = _card_field(obj)
         else:
-            vals[i] = _int_field(obj, field, optional)
+            vals[i] = _int_field(obj, f[0], f[2])
     return spec[0], t // 1000, t % 1000, vals[0], vals[1], vals[2]
 
 
 class Rejudge:
-    """Re-judge a session log line by line. ``verdicts`` collects ``(line_no, items)``."""
+    """Re-judge a session log line by line.
+
+    ``verdicts`` is the list of ``(line_no, items)`` (ordered key/value pairs of
+    docs/log-format.md); the referee's raw verdicts are turned into items only when asked for.
+    """
 
     def __init__(self):
         self.referee = None
-        self.verdicts = []
+        self._entries = []          # (line_no, raw verdict tuple) or (line_no, items)
+        self._verdicts = None
         self.device_verdicts = []   # (line_no, dict) as logged by the device
         self.problems = []          # (line_no, message) for every bad line
         self.line_no = 0
         self.last_t = 0
 
+    @property
+    def verdicts(self):
+        if self._verdicts is None or len(self._verdicts) != len(self._entries):
+            out = []
+            for line_no, v in self._entries:
+                out.append((line_no, verdict_items(*v) if isinstance(v, tuple) else v))
+            self._verdicts = out
+        return self._verdicts
+
     def _sink(self, code, ms, us, a, b, c, d):
-        self.verdicts.append((self.line_no, verdict_items(code, ms, us, a, b, c, d)))
+        self._entries.append((self.line_no, (code, ms, us, a, b, c, d)))
 
     def _bad(self, reason, message, pile=-1, value=-1):
         self.problems.append((self.line_no, message))
@@ -98,7 +138,7 @@ class Rejudge:
         if pile >= 0:
             items.append(("pile", pile))
         items.append(("line", self.line_no))
-        self.verdicts.append((self.line_no, items))
+        self._entries.append((self.line_no, items))
 
     def feed_line(self, line):
         self.line_no += 1
