@@ -10,27 +10,6 @@ import sys
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-for _p in (ROOT, os.path.join(ROOT, "firmware"), os.path.join(ROOT, "firmware", "lib")):
-    if _p not in sys.path:
-        sys.path.insert(0, _p)
-
-from host_tools.vboard.clock import VirtualClock  # noqa: E402
-
-WRAP = 1 << 30
-
-
-@pytest.fixture
-def vb():
-    """Virtual board: fake machine/neopixel/micropython and a wrapping clock as ``time``."""
-    from host_tools.vboard.install import install
-    from host_tools.vboard.pins import Pin
-
-    Pin.reset_registry()
-    board = install(VirtualClock(WRAP - 5000))
-    try:
-        yield board
-    finally:
-        board.uninstall()
 
 
 def _board_module():
