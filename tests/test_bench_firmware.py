@@ -1,0 +1,59 @@
+"""bench/bench_firmware.py helpers: the race classifier reads the referee's verdicts, the profiler
+subtracts what it is told to (no timing assertions)."""
+
+import os
+import sys
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, "bench"))
+bench = pytest.importorskip("bench_firmware")
+
+from spit.intake import EV_CARD, EV_TOUCH  # noqa: E402
+
+
+def test_race_touches_close_together_are_a_declared_tie():
+    # Both touches 1 ms apart; the second card is read first: the engine says tie, never a silent pick.
+    events = [(0, EV_TOUCH, 0, 0, 0), (1000, EV_TOUCH, 1000, 0, 0),
+              (4500, EV_CARD, 4500, 0, "6C"), (7000, EV_CARD, 7000, 0, "8H")]
+    assert bench.judge_race(events, 5000, "8H", "6C", 0, True) == bench.TIE
+
+
+def test_race_right_and_wrong_winner():
+    right = [(0, EV_CARD, 0, 0, "8H"), (5000, EV_CARD, 5000, 0, "6C")]
+    assert bench.judge_race(right, None, "8H", "6C", 0, True) == bench.RIGHT
+    wrong = [(0, EV_CARD, 0, 0, "6C"), (5000, EV_CARD, 5000, 0, "8H")]
+    assert bench.judge_race(wrong, None, "8H", "6C", 0, True) == bench.WRONG
+    # Two piles: right means the first-landed card's verdict comes first.
+    cross = [(0, EV_CARD, 0, 1, "QS"), (300, EV_CARD, 300, 0, "8H")]
+    assert bench.judge_race(cross, None, "QS", "8H", 1, False) == bench.RIGHT
+    assert bench.judge_race(cross, None, "8H", "QS", 0, False) == bench.WRONG
+
+
+def test_race_trials_report_right_tie_wrong():
+    res, judged = bench.race_trials(5000, 5, True)
+    assert judged > 0
+    for method in ("touch", "irq", "poll"):
+        assert abs(sum(res[method]) - 1.0) < 1e-9
+
+
+def test_profiler_subtracts_inner_fakes():
+    clock = [0]
+
+    class Obj:
+        def fake(self):
+            clock[0] += 100
+
+        def work(self):
+            clock[0] += 7
+            self.fake()
+            clock[0] += 3
+
+    o = Obj()
+    prof = bench.Profiler(lambda: clock[0], lambda a, b: a - b)
+    prof.wrap(o, "fake", "fake:bus")
+    prof.wrap(o, "work", "reader")
+    o.work()
+    assert prof.acc["reader"] == 10 and prof.acc["fake:bus"] == 100
+    assert prof.ncalls["fake:bus"] == 1
