@@ -91,3 +91,21 @@ def test_r_play_5_a_late_card_outside_the_race_window_is_illegal():
     t = Table(race_window_us=250000).begin()
     t.card(0, "8H", 3000).card(0, "6C", 3400).flush()
     assert t.last()["verdict"] == "illegal"
+
+
+def test_r_play_5_two_landings_in_one_touch_edge_are_a_tie_not_a_guess():
+    # The pile's touch sensor merged two landings (inside its debounce) into one edge: the
+    # second read finds no touch left. Its landing time is the shared edge: a tie, said out loud.
+    t = Table().begin()
+    t.touch(0, 3000, 0)
+    t.card(0, "8H", 3012).card(0, "6C", 3031).flush()
+    tie = t.last("tie")
+    assert tie["card"] == "6C" and tie["winner"] == "8H" and tie["dt_us"] == 0
+    assert t.last()["verdict"] == "late"
+
+
+def test_r_play_5_without_touch_sensors_the_read_time_stands():
+    t = Table().begin()
+    t.card(0, "8H", 3012).card(0, "6C", 3031).flush()
+    assert t.last("tie") is None
+    assert t.last()["verdict"] == "late" and t.last()["dt_us"] == 19000

@@ -6,7 +6,9 @@ the touch edge that marks the true landing, and readers are serviced one after t
 
 * matches each card read to the earliest unmatched touch on its pile (taken at most
   ``touch_match_us`` before the read); the card then counts as landed at the touch time.
-  With no touch sensor (no touch before the read) the read's own time is used;
+  With no touch sensor (no touch before the read) the read's own time is used.  On a pile
+  whose sensor has been seen, a read with no touch left shares the last claimed touch's time
+  (two landings inside the sensor's debounce made one edge): the referee calls a tie;
 * keeps events in a small buffer sorted by time and releases one only when the newest time
   seen (the *horizon*) is ``reorder_us`` past it AND no touch earlier than it still waits for
   its read, so that a later-arriving read of an earlier landing is still judged in order.
@@ -66,6 +68,8 @@ class EventQueue:
         self._thead = array("i", [0] * npiles)
         self._tcount = array("i", [0] * npiles)
         self._touches = 0   # unmatched touches on all piles
+        self._claimed_ms = array("i", [-1] * npiles)   # the last touch a read claimed, per pile
+        self._claimed_us = array("i", [0] * npiles)
         self.horizon_ms = 0
         self.horizon_us = 0
         self._done_ms = 0   # time of the last event handed to _process
@@ -82,8 +86,9 @@ class EventQueue:
             # A touch only waits for its read: nothing becomes due until the next event.
             self._push_touch(a, ms, us)
             return
-        else:
-            if kind == EV_CARD and 0 <= a < self.npiles and self._tcount[a] > 0:
+        if kind == EV_CARD and 0 <= a < self.npiles:
+            matched = False
+            if self._tcount[a] > 0:
                 self._expire_touches(a, ms, us)
                 if self._tcount[a] > 0:
                     i = a * _TOUCH_CAP + self._thead[a]
@@ -92,8 +97,23 @@ class EventQueue:
                     if tms < ms or (tms == ms and tus <= us):
                         ms = tms
                         us = tus
+                        matched = True
                         self._pop_touch(a)
-            self._insert(kind, ms, us, a, b, c)
+                        self._claimed_ms[a] = ms
+                        self._claimed_us[a] = us
+            if not matched and self._claimed_ms[a] >= 0:
+                # This pile has a touch sensor, yet no touch is left for this read: the
+                # sensor merged two landings into one edge (they came within its debounce).
+                # The card landed with the last claimed touch, as far as anyone can tell,
+                # so the referee sees the same landing time (a tie), never a made-up order.
+                cms = self._claimed_ms[a]
+                cus = self._claimed_us[a]
+                dm = ms - cms
+                if 0 <= dm <= self._match_ms + 1 and dm * 1000 + (us - cus) >= 0 and \
+                        dm * 1000 + (us - cus) <= self.touch_match_us:
+                    ms = cms
+                    us = cus
+        self._insert(kind, ms, us, a, b, c)
         self._release(False)
 
     def advance(self, ms, us):
