@@ -288,6 +288,7 @@ class App:
         self.referee.advance(ms, us)
         self.slog.advanced(ms, us)
         self._render(ms)
+        self.slog.drain()   # formatting log lines waits until the LEDs show the verdict
         if self.slog.pause:
             self.slog.flush()
         if ms - self._housekeep_ms >= _HOUSEKEEP_MS:

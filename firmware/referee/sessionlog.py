@@ -18,8 +18,11 @@ verdicts again.  Two details keep that true:
 Errors the firmware reports itself (``unknown_uid``, ``reader_down``, ``overflow``) have no
 input event behind them; they appear only as verdict lines (a re-judge cannot see them).
 
-Flash writes mask interrupts, so ``Logbook`` buffers lines in RAM; ``pause()`` is set by the
-verdicts that mark a pause (spit call, round end, game over) and the loop flushes then.
+Formatting a line costs milliseconds on the RP2040, so it stays off the landing -> LED path:
+events and verdicts are queued as small tuples when they happen and formatted by ``drain()``,
+which the loop calls after the LEDs are drawn.  Flash writes mask interrupts, so ``Logbook``
+buffers lines in RAM; ``pause`` is set by the verdicts that mark a pause (spit call, round end,
+game over) and the loop flushes then.
 """
 
 from micropython import const
@@ -70,6 +73,7 @@ class SessionLog:
         self.uid_note = ""            # UID hex added to the next verdict line (unknown_uid)
         self.lines = 0
         self.ticks_written = 0
+        self._queue = []              # records waiting to be formatted, in order
 
     def _write(self, line):
         self.lines += 1
@@ -107,31 +111,47 @@ class SessionLog:
             self.ticks_written += 1
         self._see(ms, us)
         self._logged(ms, us)
-        self._write(line_json(t_text(ms, us), event_items(kind, 0, a, b, c), 1, "uid" if uid else None, uid))
+        self._queue.append((0, kind, ms, us, a, b, c, uid))
 
     def tick(self, ms, us):
         """A ``tick`` line: time has reached ms/us (also written when a session is closed)."""
         self._see(ms, us)
         self._logged(ms, us)
-        self._write(line_json(t_text(ms, us), event_items(EV_TICK, 0, 0, 0, 0)))
+        self._queue.append((0, EV_TICK, ms, us, 0, 0, 0, None))
 
     def sink(self, code, ms, us, a, b, c, d):
         """The engine's verdict sink (also used for errors the firmware reports)."""
         uid = self.uid_note
         self.uid_note = ""
-        self._write(line_json(t_text(ms, us), verdict_items(code, 0, 0, a, b, c, d), 1,
-                              "uid" if uid else None, uid))
+        self._queue.append((1, code, ms, us, a, b, c, d, uid))
         if code in _PAUSE_CODES:
             self.pause = True
         if self.on_verdict is not None:
             self.on_verdict(code, ms, a, b, c)
 
+    def drain(self):
+        """Format and store every queued line (the loop calls it after drawing the LEDs)."""
+        q = self._queue
+        for r in q:
+            if r[0] == 0:
+                uid = r[7]
+                self._write(line_json(t_text(r[2], r[3]), event_items(r[1], 0, r[4], r[5], r[6]), 1,
+                                      "uid" if uid else None, uid))
+            else:
+                uid = r[8]
+                self._write(line_json(t_text(r[2], r[3]), verdict_items(r[1], 0, 0, r[4], r[5], r[6], r[7]),
+                                      1, "uid" if uid else None, uid))
+        if q:
+            self._queue = []
+
     def flush(self):
+        self.drain()
         self.pause = False
         if self.book is not None:
             self.book.flush()
 
     def close(self):
+        self.drain()
         self.pause = False
         if self.book is not None:
             self.book.close()

@@ -424,7 +424,7 @@ class VirtualTable:
         if self.app is None or self.app.book is None:
             return []
         if flush:
-            self.app.book.flush()
+            self.app.slog.flush()   # drains the queued lines too
         return read_log(self.log_path)[0]
 
     def log_objects(self, flush=True):
