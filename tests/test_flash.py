@@ -315,8 +315,9 @@ def test_manifest_picks_the_boards_drivers_and_skips_host_modules():
     assert "main.py" in spi and "lib/spit/__init__.py" in spi
     i2c, _ = flash.board_manifest(REAL_FIRMWARE, _real_board("pico_i2c"))
     assert "drivers/pn532_i2c.py" in i2c and "drivers/pn532_spi.py" not in i2c
-    # gpio_leds imports led_strip at module level (its palette): both go on a GPIO-LED board.
-    assert "drivers/gpio_leds.py" in i2c and "drivers/led_strip.py" in i2c
+    # gpio_leds shares led_patterns with led_strip; the strip renderer stays off a GPIO-LED board.
+    assert "drivers/gpio_leds.py" in i2c and "drivers/led_patterns.py" in i2c
+    assert "drivers/led_strip.py" not in i2c and "drivers/led_patterns.py" in spi
     # spit.log stays on the board exactly while a device module still imports it.
     device_imports_log = any(
         module == "spit.log" or module.startswith("spit.log.")

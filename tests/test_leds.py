@@ -32,7 +32,7 @@ def make_strip(vb, brightness=255, zones=ZONES):
 
 
 def test_constants_mirror_the_contract(vb):
-    from drivers import led_strip as L
+    from drivers import led_patterns as L
 
     assert (L.C_OFF, L.C_GREEN, L.C_RED, L.C_ORANGE, L.C_PURPLE, L.C_BLUE, L.C_WHITE, L.C_YELLOW,
             L.C_CYAN, L.C_MAGENTA) == tuple(range(10))
@@ -42,7 +42,7 @@ def test_constants_mirror_the_contract(vb):
 
 
 def test_solid_zone_and_write_only_on_change(vb):
-    from drivers.led_strip import C_GREEN, C_RED
+    from drivers.led_patterns import C_GREEN, C_RED
 
     np, strip = make_strip(vb)
     it = FakeIntents()
@@ -63,7 +63,7 @@ def test_solid_zone_and_write_only_on_change(vb):
 
 
 def test_changes_counter_is_the_trigger(vb):
-    from drivers.led_strip import C_GREEN
+    from drivers.led_patterns import C_GREEN
 
     np, strip = make_strip(vb)
     it = FakeIntents()
@@ -75,7 +75,7 @@ def test_changes_counter_is_the_trigger(vb):
 
 
 def test_blink_2hz_timing_and_writes(vb):
-    from drivers.led_strip import C_RED, P_BLINK
+    from drivers.led_patterns import C_RED, P_BLINK
 
     np, strip = make_strip(vb)
     it = FakeIntents()
@@ -93,7 +93,7 @@ def test_blink_2hz_timing_and_writes(vb):
 
 
 def test_fast_blink_8hz(vb):
-    from drivers.led_strip import C_WHITE, P_FAST
+    from drivers.led_patterns import C_WHITE, P_FAST
 
     np, strip = make_strip(vb)
     it = FakeIntents()
@@ -111,7 +111,7 @@ def test_fast_blink_8hz(vb):
 
 
 def test_until_ms_expiry_turns_zone_off_then_idle(vb):
-    from drivers.led_strip import C_ORANGE
+    from drivers.led_patterns import C_ORANGE
 
     np, strip = make_strip(vb)
     it = FakeIntents()
@@ -129,7 +129,7 @@ def test_until_ms_expiry_turns_zone_off_then_idle(vb):
 
 
 def test_countdown_bar_shrinks_until_expiry(vb):
-    from drivers.led_strip import C_CYAN, P_COUNTDOWN
+    from drivers.led_patterns import C_CYAN, P_COUNTDOWN
 
     np, strip = make_strip(vb)
     it = FakeIntents()
@@ -147,7 +147,7 @@ def test_countdown_bar_shrinks_until_expiry(vb):
 
 
 def test_pulse_breathes_within_bounds_with_few_writes(vb):
-    from drivers.led_strip import C_PURPLE, P_PULSE
+    from drivers.led_patterns import C_PURPLE, P_PULSE
 
     np, strip = make_strip(vb)
     it = FakeIntents()
@@ -162,7 +162,7 @@ def test_pulse_breathes_within_bounds_with_few_writes(vb):
 
 
 def test_brightness_scales_palette_and_fill(vb):
-    from drivers.led_strip import C_WHITE, C_MAGENTA
+    from drivers.led_patterns import C_WHITE, C_MAGENTA
 
     np, strip = make_strip(vb, brightness=64)
     it = FakeIntents()
@@ -183,7 +183,7 @@ def test_bad_zone_pixel_rejected(vb):
 
 
 def test_phase_restarts_when_a_zone_intent_changes(vb):
-    from drivers.led_strip import C_RED, C_GREEN, P_BLINK
+    from drivers.led_patterns import C_RED, C_GREEN, P_BLINK
 
     np, strip = make_strip(vb)
     it = FakeIntents()
@@ -200,7 +200,7 @@ def test_phase_restarts_when_a_zone_intent_changes(vb):
 def make_gpio(vb):
     from machine import Pin
     from drivers.gpio_leds import GpioLeds, ANY
-    from drivers.led_strip import C_GREEN, C_RED
+    from drivers.led_patterns import C_GREEN, C_RED
 
     pins = {n: Pin(n, Pin.OUT) for n in (16, 17, 18, 22)}
     zones = [[(C_GREEN, pins[16]), (C_RED, pins[17]), (ANY, pins[18])], [], [], [(ANY, pins[22])], [], [], []]
@@ -208,7 +208,7 @@ def make_gpio(vb):
 
 
 def test_gpio_leds_colour_pins_and_any_fallback(vb):
-    from drivers.led_strip import C_GREEN, C_RED, C_ORANGE, C_WHITE
+    from drivers.led_patterns import C_GREEN, C_RED, C_ORANGE, C_WHITE
 
     pins, leds = make_gpio(vb)
     it = FakeIntents()
@@ -225,7 +225,7 @@ def test_gpio_leds_colour_pins_and_any_fallback(vb):
 
 
 def test_gpio_leds_blink_and_writes_only_on_change(vb):
-    from drivers.led_strip import C_GREEN, P_BLINK
+    from drivers.led_patterns import C_GREEN, P_BLINK
 
     pins, leds = make_gpio(vb)
     it = FakeIntents()
@@ -280,7 +280,7 @@ def test_buzzer_queue_full_and_stop(vb):
 def test_ids_match_the_engine_intents_and_render_them(vb):
     """Our const mirror equals spit/intents.py, and its LedIntents renders as-is."""
     intents = pytest.importorskip("spit.intents")
-    from drivers import led_strip as L
+    from drivers import led_patterns as L
 
     for ours, theirs in (("C_OFF", "OFF"), ("C_GREEN", "GREEN"), ("C_RED", "RED"), ("C_ORANGE", "ORANGE"),
                          ("C_PURPLE", "PURPLE"), ("C_BLUE", "BLUE"), ("C_WHITE", "WHITE"), ("C_YELLOW", "YELLOW"),

@@ -15,7 +15,7 @@ from array import array
 
 from micropython import const
 
-from drivers.led_strip import (
+from drivers.led_patterns import (
     N_ZONES,
     C_OFF,
     P_COUNTDOWN,

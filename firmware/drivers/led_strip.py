@@ -1,6 +1,6 @@
 """Render the engine's LED intents on a WS2812 strip (``neopixel.NeoPixel`` passed in).
 
-Intent contract (owned by the engine, ``spit/intents.py``; ids mirrored here as consts):
+Intent contract (owned by the engine, ``spit/intents.py``; ids mirrored in ``led_patterns``):
     intents.color[z]     colour id of zone z          (C_* below)
     intents.pattern[z]   pattern id of zone z         (P_* below)
     intents.until_ms[z]  -1 = forever, else the session ms after which zone z shows off
@@ -16,117 +16,18 @@ changed.  That matters for timing: the rp2 ``neopixel`` module sends through
 (not loses) IRQ timestamps by up to ``30 us * n``.  Keep strips short (16 pixels = 0.5 ms).
 """
 
-from micropython import const
-from array import array
 
-# Colour ids (mirror of spit/intents.py)
-C_OFF = const(0)
-C_GREEN = const(1)  # accept
-C_RED = const(2)  # illegal
-C_ORANGE = const(3)  # late
-C_PURPLE = const(4)  # tie
-C_BLUE = const(5)  # early
-C_WHITE = const(6)  # spit / spit call
-C_YELLOW = const(7)  # stuck / question to players
-C_CYAN = const(8)  # countdown
-C_MAGENTA = const(9)  # error / flag
-N_COLORS = const(10)
-
-# Pattern ids
-P_SOLID = const(0)
-P_BLINK = const(1)  # 2 Hz
-P_FAST = const(2)  # 8 Hz
-P_PULSE = const(3)  # breathing
-P_COUNTDOWN = const(4)  # bar shrinking until until_ms
-
-# Zone ids
-Z_PILE0 = const(0)
-Z_PILE1 = const(1)
-Z_PILE2 = const(2)
-Z_SPIT = const(3)
-Z_PLAYER0 = const(4)
-Z_PLAYER1 = const(5)
-Z_RESULT = const(6)
-N_ZONES = const(7)
-
-ZONE_NAMES = ("PILE0", "PILE1", "PILE2", "SPIT", "PLAYER0", "PLAYER1", "RESULT")
-COLOR_NAMES = ("OFF", "GREEN", "RED", "ORANGE", "PURPLE", "BLUE", "WHITE", "YELLOW", "CYAN", "MAGENTA")
-
-_BLINK_PERIOD = const(500)
-_FAST_PERIOD = const(125)
-_PULSE_PERIOD = const(1600)
-_PULSE_HALF = const(800)
-_PULSE_STEPS = const(15)  # quantised so a pulse costs ~30 writes/s, not one per loop
-_PULSE_MIN = const(32)
-
-DEFAULT_PALETTE = (
-    (0, 0, 0),
-    (0, 255, 0),
-    (255, 0, 0),
-    (255, 96, 0),
-    (160, 0, 255),
-    (0, 0, 255),
-    (255, 255, 255),
-    (255, 200, 0),
-    (0, 255, 255),
-    (255, 0, 160),
+from drivers.led_patterns import (
+    C_OFF,
+    DEFAULT_PALETTE,
+    IntentTracker,
+    N_COLORS,
+    N_ZONES,
+    P_COUNTDOWN,
+    P_SOLID,
+    countdown_lit,
+    pattern_level,
 )
-
-
-def pattern_level(pattern, elapsed_ms):
-    """Brightness 0..255 of a pattern ``elapsed_ms`` after it started (COUNTDOWN: 255)."""
-    if pattern == P_BLINK:
-        return 255 if elapsed_ms % _BLINK_PERIOD < _BLINK_PERIOD // 2 else 0
-    if pattern == P_FAST:
-        return 255 if elapsed_ms % _FAST_PERIOD < (_FAST_PERIOD + 1) // 2 else 0
-    if pattern == P_PULSE:
-        ph = (elapsed_ms + _PULSE_HALF) % _PULSE_PERIOD  # start bright
-        tri = ph if ph < _PULSE_HALF else _PULSE_PERIOD - ph
-        step = tri * _PULSE_STEPS // _PULSE_HALF
-        return _PULSE_MIN + step * (255 - _PULSE_MIN) // _PULSE_STEPS
-    return 255
-
-
-def countdown_lit(n, start_ms, until_ms, now_ms):
-    """Pixels lit of an n-pixel COUNTDOWN bar (ceil, so the last pixel goes out at until_ms)."""
-    total = until_ms - start_ms
-    left = until_ms - now_ms
-    if total <= 0 or left <= 0:
-        return 0
-    if left >= total:
-        return n
-    return (n * left + total - 1) // total
-
-
-class IntentTracker:
-    """Per-zone copy of the intents plus the ms each zone's intent last changed."""
-
-    def __init__(self):
-        self.color = bytearray(N_ZONES)
-        self.pattern = bytearray(N_ZONES)
-        self.until = array("i", [-1] * N_ZONES)
-        self.start = array("i", bytes(4 * N_ZONES))
-        self.changes = -1
-
-    def sync(self, intents, now_ms):
-        """Copy intents if ``changes`` moved; returns True if anything was copied."""
-        ch = intents.changes
-        if ch == self.changes:
-            return False
-        self.changes = ch
-        col = intents.color
-        pat = intents.pattern
-        unt = intents.until_ms
-        for z in range(N_ZONES):
-            c = col[z]
-            p = pat[z]
-            u = unt[z]
-            if c != self.color[z] or p != self.pattern[z] or u != self.until[z]:
-                self.color[z] = c
-                self.pattern[z] = p
-                self.until[z] = u
-                self.start[z] = now_ms
-        return True
 
 
 class LedStrip:

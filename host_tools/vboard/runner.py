@@ -364,7 +364,7 @@ class VirtualTable:
     def led_state(self):
         """``{zone: colour name}`` of what the LEDs physically show now ("off" = dark)."""
         from referee.board import ZONE_NAMES, COLOR_NAMES
-        from drivers.led_strip import DEFAULT_PALETTE
+        from drivers.led_patterns import DEFAULT_PALETTE
         leds = self.board["leds"]
         out = {}
         if leds is None:
