@@ -21,7 +21,7 @@ from spit.verdicts import V_ACCEPT, V_ILLEGAL, V_LATE, V_TIE, V_SPIT
 from spit.cards import JOKER
 from spit.intake import (EventQueue, EV_TOUCH, EV_CARD, EV_STUCK, EV_SLAP, EV_READY, EV_UNDO,
                          EV_TOP, EV_ANSWER, EV_NO_READ)
-from spit.legal import fits, MODE_TABLEAU, MODE_OWN_DECK, MODE_SPEED, JOKER_ANY, SLAP_BOTH
+from spit.legal import fits, MODE_TABLEAU, MODE_OWN_DECK, MODE_SPEED, JOKER_ANY
 from spit.settle import Settlement
 from spit.corrections import Corrections
 from spit.timebase import before, SATURATED_US
