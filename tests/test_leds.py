@@ -38,7 +38,7 @@ def test_constants_mirror_the_contract(vb):
             L.C_CYAN, L.C_MAGENTA) == tuple(range(10))
     assert (L.P_SOLID, L.P_BLINK, L.P_FAST, L.P_PULSE, L.P_COUNTDOWN) == tuple(range(5))
     assert (L.Z_PILE0, L.Z_PILE1, L.Z_PILE2, L.Z_SPIT, L.Z_PLAYER0, L.Z_PLAYER1, L.Z_RESULT) == tuple(range(7))
-    assert L.N_ZONES == 7 and len(L.ZONE_NAMES) == 7 and len(L.DEFAULT_PALETTE) == L.N_COLORS
+    assert L.N_ZONES == 7 and len(L.DEFAULT_PALETTE) == L.N_COLORS
 
 
 def test_solid_zone_and_write_only_on_change(vb):

@@ -405,7 +405,7 @@ class VirtualTable:
 
     def led_intents(self):
         """``{zone: (colour, pattern)}`` the firmware is rendering (menu or engine intents)."""
-        from spit.intents import ZONE_NAMES, COLOUR_NAMES, PATTERN_NAMES
+        from spit.describe import ZONE_NAMES, COLOUR_NAMES, PATTERN_NAMES
         app = self.app
         src = app.corr.intents if app.corr.menu else app.intents
         out = {}

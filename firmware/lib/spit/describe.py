@@ -37,3 +37,10 @@ def option_choices(name):
         return rules._CHOICES[name]
     lo_hi = rules._INTS[name]
     return (lo_hi[1], lo_hi[2])
+
+
+# Names of the engine's small-int ids (spit.intents, spit.referee), for tools and tests.
+ZONE_NAMES = ("pile0", "pile1", "pile2", "spit", "player0", "player1", "result")
+COLOUR_NAMES = ("off", "green", "red", "orange", "purple", "blue", "white", "yellow", "cyan", "magenta")
+PATTERN_NAMES = ("solid", "blink", "fast", "pulse", "countdown")
+PHASE_NAMES = ("countdown", "play", "slap", "question", "between", "over")

@@ -22,7 +22,6 @@ ZONE_PLAYER0 = const(4)
 ZONE_PLAYER1 = const(5)
 ZONE_RESULT = const(6)
 N_ZONES = const(7)
-ZONE_NAMES = ("pile0", "pile1", "pile2", "spit", "player0", "player1", "result")
 
 OFF = const(0)
 GREEN = const(1)    # accept
@@ -34,14 +33,12 @@ WHITE = const(6)    # spit / spit call
 YELLOW = const(7)   # stuck, or a question to the players
 CYAN = const(8)     # countdown
 MAGENTA = const(9)  # error / flag
-COLOUR_NAMES = ("off", "green", "red", "orange", "purple", "blue", "white", "yellow", "cyan", "magenta")
 
 SOLID = const(0)
 BLINK = const(1)      # 2 Hz
 FAST = const(2)       # 8 Hz
 PULSE = const(3)      # breathing
 COUNTDOWN = const(4)  # a bar shrinking until until_ms
-PATTERN_NAMES = ("solid", "blink", "fast", "pulse", "countdown")
 
 _FLASH_MS = const(600)     # how long a per-card verdict stays lit
 _ALERT_MS = const(2000)

@@ -32,7 +32,6 @@ PH_SLAP = const(2)       # R-ROUND-3/4: a player went out, piles are being claim
 PH_QUESTION = const(3)   # waiting for the players' answer
 PH_BETWEEN = const(4)    # between rounds: waiting for both READY
 PH_OVER = const(5)
-PHASE_NAMES = ("countdown", "play", "slap", "question", "between", "over")
 
 _HIST = const(16)        # cards remembered per pile (for undo)
 
