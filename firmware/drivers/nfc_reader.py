@@ -43,7 +43,11 @@ What to try on real hardware:
   than REQA; the UID memory still suppresses duplicates, but a new card can then only win
   anticollision by chance, so that board needs a different approach (e.g. MaxTg=2 listings).
 - Tune MxRtyPassiveActivation (``passive_retries``): smaller answers "no tag" sooner and
-  keeps the chip responsive to aborts; larger spends fewer SPI transactions.
+  keeps the chip responsive to aborts; larger spends fewer SPI transactions.  0xFF (what the
+  firmware uses) makes the chip wait for a card by itself: no bus traffic and no Python work
+  while a pile is quiet, the IRQ line falls when a card answers.  A listing that stays
+  unanswered for ``reply_timeout_us`` is then cancelled and re-issued, and that command's ACK
+  is the reader's health check.
 """
 
 from micropython import const
@@ -65,6 +69,7 @@ _FIELD_ON = const(4)
 _BACKOFF = const(5)
 
 _SLOT = const(11)  # one remembered UID: length byte + up to 10 bytes
+_RETRY_FOREVER = const(0xFF)   # MxRtyPassiveActivation: the chip itself waits for a card
 _MAX_SHIFT = const(12)
 
 
@@ -156,6 +161,12 @@ class NfcReader:
         if self.pn532.reply_ready():
             return False
         if time.ticks_diff(now_us, self._since_us) > self.reply_timeout_us:
+            if self._state == _LISTING and self.passive_retries == _RETRY_FOREVER:
+                # The chip is waiting for a new card, as asked: no news is normal.  Cancel
+                # and list again; the new command's ACK proves the chip still answers.
+                self.pn532.abort()
+                self._start_listing()
+                return True
             self._state = _IDLE
             raise PN532Timeout("reply timeout")
         return True

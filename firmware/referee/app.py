@@ -42,6 +42,7 @@ ERR_RULESET = const(6)     # blink code: /ruleset.json missing or invalid
 ERR_CARDS = const(7)       # blink code: /cards.json missing or invalid
 ERR_FIRMWARE = const(8)    # blink code: the firmware itself failed (a bug)
 
+_PASSIVE_RETRIES = const(0xFF)   # PN532 MxRtyPassiveActivation: wait for a card
 _RING = const(64)
 _DRAIN_MAX = const(48)     # events taken from the ring per step (the rest next step)
 _HOUSEKEEP_MS = const(1000)
@@ -77,6 +78,7 @@ class App:
         self.pn532 = []
         self.readers = []
         self._uids = []
+        self._to_forget = []
         self.book = None
         self.steps = 0
         self.sessions = 0
@@ -171,9 +173,13 @@ class App:
                 # The reader's IRQ line is timestamped like every other input; the driver
                 # only reads irq.value().  One Pin object per GPIO, shared by both.
                 self.inputs.append(EdgeInput(irq, sources.reader(p), self.ring, Pin.IRQ_FALLING))
+                # passive_retries 0xFF: the PN532 waits for a card itself (IRQ when one
+                # answers), so a quiet pile costs no bus traffic; re-listed every 500 ms.
                 self.readers.append(NfcReader(self.pn532[p], p, on_card=self._on_card,
-                                              on_status=self._on_status))
+                                              on_status=self._on_status, passive_retries=_PASSIVE_RETRIES,
+                                              reply_timeout_us=500000))
             self._uids = [{} for _ in self.readers]   # per pile: card -> UID read
+            self._to_forget = [[] for _ in self.readers]   # rejected UIDs, forgotten soon
             self.leds = board_hw.build_leds(board)
             self.buzzer = board_hw.build_buzzer(board)
         except (ValueError, TypeError, OSError, AttributeError) as e:
@@ -205,7 +211,7 @@ class App:
         self.versions = []
         for p, pn in enumerate(self.pn532):
             try:
-                v = pn.setup()
+                v = pn.setup(_PASSIVE_RETRIES)
                 self.versions.append(v)
                 self.out("spit-referee: reader %d: PN532 IC 0x%02X firmware %d.%d" % (p, v[0], v[1], v[2]))
             except Exception as e:  # noqa: BLE001 - a dead reader must not stop the boot
@@ -307,6 +313,8 @@ class App:
         ms = clock.ev_ms
         us = clock.ev_us
         if k == sources.KIND_TOUCH:
+            if (src & 3) < len(self._to_forget):
+                self._forget_now(src & 3)
             self.feed(EV_TOUCH, ms, us, src & 3, 0, 0)
         elif k == sources.KIND_STUCK:
             self.corr.stuck_edge(sources.player_of(src), not sources.is_release(src), ms, us)
@@ -349,16 +357,28 @@ class App:
             self.feed(EV_TOP, ms, us, pile, cm.card, 0)
             return
         if pile < len(self._uids):
+            self._forget_now(pile)
             self._uids[pile][cm.card] = bytes(uid)   # to forget it if the card is rejected
         self.feed(EV_CARD, ms, us, pile, cm.card, cm.owner if self.own_deck else -1)
 
     def _forget_card(self, pile, card):
-        """A rejected card goes back to its player: the reader must read it again when it
-        lands again (it was halted and remembered as "already on this pile")."""
+        """A rejected card goes back to its player: once it can have left the pile, the
+        reader must read it again if it lands again (it was halted and remembered)."""
         if 0 <= pile < len(self.readers):
             uid = self._uids[pile].pop(card, None)
             if uid is not None:
-                self.readers[pile].forget(uid)
+                # Not yet: it may still lie there (un-halted after a failed halt, it would be
+                # read twice).  The next touch on the pile, or the next card read there, is
+                # the sign it has gone or is landing again.
+                self._to_forget[pile].append(uid)
+
+    def _forget_now(self, pile):
+        pending = self._to_forget[pile]
+        if pending:
+            reader = self.readers[pile]
+            for uid in pending:
+                reader.forget(uid)
+            self._to_forget[pile] = []
 
     def _forget_piles(self):
         """The piles were taken (round end) or a round starts: every tag is new again."""
@@ -366,6 +386,8 @@ class App:
             r.clear_pile()
         for m in self._uids:
             m.clear()
+        for p in range(len(self._to_forget)):
+            self._to_forget[p] = []
 
     def _on_status(self, reader):
         p = reader.pile
