@@ -252,3 +252,28 @@ def test_service_never_raises_on_bus_errors():
         assert t.readers[0].status == t.mod.STATUS_FAILING
     finally:
         t.close()
+
+
+def test_retry_forever_waits_in_the_chip_and_relists_without_failures():
+    # The firmware's setting: the PN532 waits for a card itself (MxRtyPassiveActivation 0xFF).
+    # A quiet pile costs no bus traffic; after reply_timeout_us the listing is cancelled and
+    # re-issued (its ACK is the health check), which is not a failure.
+    t = Table(piles=1, reader_options={"passive_retries": 0xFF, "reply_timeout_us": 200000})
+    try:
+        t.readers[0].pn532.set_passive_retries(0xFF)
+        t.run(1100000)                       # 1.1 s with an empty pile
+        reader = t.readers[0]
+        assert reader.failures == 0 and reader.status == t.mod.STATUS_OK
+        assert t.cards == []
+        landed = t.ticks_now()
+        t.emulators[0].place_tag(uid(1))
+        t.run(40000)
+        assert [c[1] for c in t.cards] == [uid(1)]
+        delay = t.time.ticks_diff(t.cards[0][2], landed)
+        em = t.emulators[0]
+        assert delay <= em.anticollision_us + em.attempt_us + 250
+        t.emulators[0].silent = True         # a dead chip: the re-list's ACK never comes
+        t.run(600000)
+        assert reader.failures > 0 and reader.status == t.mod.STATUS_FAILING
+    finally:
+        t.close()
