@@ -443,10 +443,13 @@ class App:
             if src.changes <= self._shown_changes:
                 src.changes = self._shown_changes + 1
             self._shown = src
-        if self.leds is not None and (src.changes != self._shown_changes or ms - self._render_ms >= _RENDER_MS):
-            # A new verdict is drawn at once; blinking/countdown frames every _RENDER_MS.
+        leds = self.leds
+        if leds is not None and (src.changes != self._shown_changes or leds.pending
+                                 or ms - self._render_ms >= _RENDER_MS):
+            # A new verdict is drawn at once (or as soon as the strip has latched the frame
+            # before); blinking/countdown frames every _RENDER_MS.
             self._render_ms = ms
-            self.leds.render(src, ms)
+            leds.render(src, ms)
         self._shown_changes = src.changes
         if self.buzzer is not None:
             self.buzzer.update(ms)

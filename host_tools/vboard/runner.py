@@ -380,13 +380,15 @@ class VirtualTable:
                         name = "on" if cid < 0 else COLOR_NAMES[cid].lower()
                 out[ZONE_NAMES[z]] = name
             return out
-        np = self.app.leds.np
+        from .rp2 import Ws2812View
+        np = Ws2812View(self.app.leds.strip.sm, self.app.leds.n)
+        shown = np.shown
         for z, pixels in enumerate(leds["zones"]):
             if not pixels:
                 continue
             best = "off"
             for px in pixels:
-                rgb = np.shown[px]
+                rgb = shown[px]
                 m = max(rgb)
                 if not m:
                     continue
