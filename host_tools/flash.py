@@ -168,6 +168,7 @@ BOARD_DRIVERS = (
     ("drivers/pn532_spi.py", "nfc", "bus", "spi"),
     ("drivers/pn532_i2c.py", "nfc", "bus", "i2c"),
     ("drivers/led_strip.py", "leds", "type", "neopixel"),
+    ("drivers/ws2812_pio.py", "leds", "type", "neopixel"),
     ("drivers/gpio_leds.py", "leds", "type", "gpio"),
 )
 
@@ -303,7 +304,8 @@ def build(firmware_dir, build_dir, uploads, progress):
         if compiled:
             progress.step(index, len(uploads), "compile " + rel)
             compiler = compiler or mpy_cross_command()
-            proc = subprocess.run(compiler + ["-o", out, "-s", rel, src],
+            # -s: the module's path on the board, not this checkout's (no build paths in the .mpy).
+            proc = subprocess.run(compiler + ["-march=armv6m", "-o", out, "-s", rel, src],
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             if proc.returncode != 0:
                 detail = proc.stdout.strip().splitlines()
