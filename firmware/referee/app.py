@@ -10,14 +10,26 @@ into one ``InputRing``), PN532 readers, LEDs, buzzer; self-test (firmware versio
 PN532: a dead reader is reported and retried by its ``NfcReader`` while the other piles are
 refereed; an LED sweep); then a session (engine + session log).
 
-One ``step()``: ``SessionClock.update()``; drain the ring (debounce, ticks -> session time;
-touch -> ``touch``, slap pads -> ``slap``, STUCK edges -> ``Corrections`` (a short press is
-``stuck``, both held 2 s opens the correction menu), reader IRQ edges -> ``note_irq``);
-report ring overflows (``overflow``); service every reader one non-blocking step (cards ->
-card map -> ``card``, unknown tags -> ``unknown_uid``, failing readers -> ``reader_down``);
-``referee.advance(now)``; render LEDs and buzzer; flush the log at pauses.
+One ``step()`` is ``poll()`` then ``pause_work()``.  ``poll()``: ``SessionClock.update()``;
+drain the ring (debounce, ticks -> session time; touch -> ``touch``, slap pads -> ``slap``,
+STUCK edges -> ``Corrections`` (a short press is ``stuck``, both held 2 s opens the correction
+menu), reader IRQ edges -> ``note_irq``); report ring overflows (``overflow``); service every
+reader one non-blocking step (cards -> card map -> ``card``, unknown tags -> ``unknown_uid``,
+failing readers -> ``reader_down``); ``referee.advance(now)``; LEDs (only when the intents
+changed, an animation frame is due or a frame waits for the strip) and buzzer.  A card landing
+allocates nothing in ``poll()`` (tests/mp_firmware_check.py runs it under heap_lock).
+``pause_work()`` runs only where no card can land (round end, game over, correction menu): it
+formats a few log records per step, writes them to flash when all are formatted, then
+``gc.collect()``.
+
+Flash writes mask interrupts: an input edge during one is stamped when the write ends, in
+GPIO order.  Every stamp inside the last write's window (``Logbook.stall_*``, plus the IRQ
+latency) is therefore moved to the window's end (``uncertain`` counts them): two landings in
+one write share a time, so a race decided by them is a tie (the engine's tie window), and the
+log carries that shared time, so a re-judge agrees.
 """
 
+import gc
 import time
 
 import micropython
@@ -49,6 +61,12 @@ _HOUSEKEEP_MS = const(1000)
 _REREPORT_MS = const(10000)
 _ACK_TIMEOUT_MS = const(3)
 _RENDER_MS = const(10)     # animation frame period (patterns change at >= 62 ms)
+_LOG_BUFFER = const(2048)  # Logbook RAM buffer (lines formatted at pauses pass through it)
+_FORMAT_PER_STEP = const(2)   # log records formatted per step at a pause (~1-2 ms each on the chip)
+_STALL_SLACK_US = const(300)  # IRQ handlers run just after a flash write re-enables interrupts
+_STALL_WATCH_MS = const(1000)  # how long after a write stamps are compared with its window
+_UID_SLOTS = const(8)      # per pile: (card, UID) of the latest reads, to forget a rejected one
+_UID_SLOT = const(12)      # card, UID length, UID (up to 10 bytes)
 
 
 class BootError(Exception):
@@ -77,9 +95,17 @@ class App:
         self.stuck_inputs = [None, None]
         self.pn532 = []
         self.readers = []
-        self._uids = []
-        self._to_forget = []
+        self._uid_mem = []         # per pile: _UID_SLOTS x _UID_SLOT bytes (card, len, UID)
+        self._uid_views = []       # per pile and slot: {len: memoryview of the UID}, made at boot
+        self._uid_next = []
+        self._to_forget = []       # per pile: bit mask of slots to forget at the pile's next event
         self.book = None
+        self.uncertain = 0         # input stamps moved to the end of a flash write
+        self.midplay_writes = 0    # flash writes while cards could land (log buffer overflow)
+        self._stall_seen = 0
+        self._stall_from = 0
+        self._stall_to = 0
+        self._stall_watch_ms = -1
         self.steps = 0
         self.sessions = 0
         self.versions = []        # per pile: (ic, ver, rev, support) or None (no answer)
@@ -178,8 +204,7 @@ class App:
                 self.readers.append(NfcReader(self.pn532[p], p, on_card=self._on_card,
                                               on_status=self._on_status, passive_retries=_PASSIVE_RETRIES,
                                               reply_timeout_us=500000))
-            self._uids = [{} for _ in self.readers]   # per pile: card -> UID read
-            self._to_forget = [[] for _ in self.readers]   # rejected UIDs, forgotten soon
+            self._make_uid_memory(len(self.readers))
             self.leds = board_hw.build_leds(board)
             self.buzzer = board_hw.build_buzzer(board)
         except (ValueError, TypeError, OSError, AttributeError) as e:
@@ -203,7 +228,7 @@ class App:
         except ImportError:
             self.out("spit-referee: no referee/logbook module: sessions are not logged")
             return None
-        return Logbook(self.root + "logs")
+        return Logbook(self.root + "logs", buffer_bytes=_LOG_BUFFER)
 
     def selftest(self):
         """PN532 firmware version per reader (a dead one is retried later) and an LED sweep."""
@@ -260,9 +285,9 @@ class App:
             self.slog.tick(self.clock.ms, self.clock.us)
             self.slog.close()
 
-    def feed(self, kind, ms, us, a, b, c, uid=None):
+    def feed(self, kind, ms, us, a, b, c):
         """Log one input event and feed it to the engine."""
-        self.slog.event(kind, ms, us, a, b, c, uid)
+        self.slog.event(kind, ms, us, a, b, c)
         self.referee.feed(kind, ms, us, a, b, c)
 
     # ---- the loop -----------------------------------------------------------------------
@@ -271,6 +296,11 @@ class App:
             self.step()
 
     def step(self):
+        self.poll()
+        self.pause_work()
+
+    def poll(self):
+        """Inputs, readers, engine, LEDs: everything a landing needs (allocates nothing)."""
         clock = self.clock
         clock.update()
         ms = clock.ms
@@ -294,22 +324,56 @@ class App:
         self.referee.advance(ms, us)
         self.slog.advanced(ms, us)
         self._render(ms)
-        self.slog.drain()   # formatting log lines waits until the LEDs show the verdict
-        if self.slog.pause:
-            self.slog.flush()
         if ms - self._housekeep_ms >= _HOUSEKEEP_MS:
             self._housekeep(ms, us)
         self.steps += 1
+
+    def pause_work(self):
+        """Log formatting and flash writes, only where no card can land (see the module doc)."""
+        slog = self.slog
+        if self.corr.menu and slog.pending:
+            slog.pause = True
+        book = self.book
+        if book is not None and book.flushes != self._stall_seen:
+            self._note_stall(book, slog.pause)
+        if not slog.pause:
+            return
+        if slog.drain(_FORMAT_PER_STEP):
+            return
+        slog.flush()
+        if book is not None:
+            self._note_stall(book, True)
+        gc.collect()
+
+    def _note_stall(self, book, paused):
+        """A flash write happened: watch input stamps against its window for a while."""
+        self._stall_seen = book.flushes
+        self._stall_from = book.stall_from_us
+        self._stall_to = time.ticks_add(book.stall_to_us, _STALL_SLACK_US)
+        self._stall_watch_ms = self.clock.ms + _STALL_WATCH_MS
+        if not paused:
+            self.midplay_writes += 1
+
+    def _stamp(self, ticks):
+        """``ticks``, or the end of the last flash write if ``ticks`` fell inside it."""
+        if self._stall_watch_ms >= 0:
+            if self.clock.ms > self._stall_watch_ms:
+                self._stall_watch_ms = -1
+            elif (time.ticks_diff(ticks, self._stall_from) >= 0
+                  and time.ticks_diff(self._stall_to, ticks) >= 0):
+                self.uncertain += 1
+                return self._stall_to
+        return ticks
 
     def _input(self, src, ticks):
         if not self.deb.accept(src, ticks):
             return
         k = sources.kind(src)
         if k == sources.KIND_READER:
-            self.readers[src & 3].note_irq(ticks)
+            self.readers[src & 3].note_irq(self._stamp(ticks))
             return
         clock = self.clock
-        clock.convert(ticks)
+        clock.convert(self._stamp(ticks))
         ms = clock.ev_ms
         us = clock.ev_us
         if k == sources.KIND_TOUCH:
@@ -344,7 +408,7 @@ class App:
 
     def _on_card(self, pile, uid, ticks):
         clock = self.clock
-        clock.convert(ticks)
+        clock.convert(self._stamp(ticks))
         ms = clock.ev_ms
         us = clock.ev_us
         cm = self.cards
@@ -356,38 +420,77 @@ class App:
         if self.corr.take_resync(pile):
             self.feed(EV_TOP, ms, us, pile, cm.card, 0)
             return
-        if pile < len(self._uids):
+        if pile < len(self._uid_mem):
             self._forget_now(pile)
-            self._uids[pile][cm.card] = bytes(uid)   # to forget it if the card is rejected
+            self._keep_uid(pile, cm.card, uid)   # to forget it if the card is rejected
         self.feed(EV_CARD, ms, us, pile, cm.card, cm.owner if self.own_deck else -1)
+
+    # ---- UIDs of rejected cards ------------------------------------------------------------
+    def _make_uid_memory(self, piles):
+        self._uid_mem = []
+        self._uid_views = []
+        self._uid_next = bytearray(piles)
+        self._to_forget = bytearray(piles)
+        for _ in range(piles):
+            mem = bytearray(_UID_SLOTS * _UID_SLOT)
+            mv = memoryview(mem)
+            self._uid_mem.append(mem)
+            views = []
+            for s in range(_UID_SLOTS):
+                base = s * _UID_SLOT + 2
+                # ISO 14443A UIDs are 4, 7 or 10 bytes: one view per length, made once.
+                views.append((mv[base:base + 4], mv[base:base + 7], mv[base:base + 10]))
+            self._uid_views.append(views)
+
+    def _keep_uid(self, pile, card, uid):
+        n = len(uid)
+        s = self._uid_next[pile]
+        self._uid_next[pile] = (s + 1) % _UID_SLOTS
+        self._to_forget[pile] &= ~(1 << s)
+        mem = self._uid_mem[pile]
+        base = s * _UID_SLOT
+        mem[base] = card
+        mem[base + 1] = n if n in (4, 7, 10) else 0   # (other lengths are not remembered)
+        for i in range(n if n <= 10 else 0):
+            mem[base + 2 + i] = uid[i]
 
     def _forget_card(self, pile, card):
         """A rejected card goes back to its player: once it can have left the pile, the
         reader must read it again if it lands again (it was halted and remembered)."""
-        if 0 <= pile < len(self.readers):
-            uid = self._uids[pile].pop(card, None)
-            if uid is not None:
-                # Not yet: it may still lie there (un-halted after a failed halt, it would be
-                # read twice).  The next touch on the pile, or the next card read there, is
-                # the sign it has gone or is landing again.
-                self._to_forget[pile].append(uid)
+        if 0 <= pile < len(self._uid_mem):
+            mem = self._uid_mem[pile]
+            s = self._uid_next[pile]
+            for _ in range(_UID_SLOTS):   # newest first
+                s = (s - 1) % _UID_SLOTS
+                base = s * _UID_SLOT
+                if mem[base + 1] and mem[base] == card:
+                    # Not yet: it may still lie there (un-halted after a failed halt, it would
+                    # be read twice).  The next touch on the pile, or the next card read
+                    # there, is the sign it has gone or is landing again.
+                    self._to_forget[pile] |= 1 << s
+                    return
 
     def _forget_now(self, pile):
         pending = self._to_forget[pile]
         if pending:
             reader = self.readers[pile]
-            for uid in pending:
-                reader.forget(uid)
-            self._to_forget[pile] = []
+            mem = self._uid_mem[pile]
+            for s in range(_UID_SLOTS):
+                if pending & (1 << s):
+                    n = mem[s * _UID_SLOT + 1]
+                    reader.forget(self._uid_views[pile][s][0 if n == 4 else (1 if n == 7 else 2)])
+                    mem[s * _UID_SLOT + 1] = 0
+            self._to_forget[pile] = 0
 
     def _forget_piles(self):
         """The piles were taken (round end) or a round starts: every tag is new again."""
         for r in self.readers:
             r.clear_pile()
-        for m in self._uids:
-            m.clear()
-        for p in range(len(self._to_forget)):
-            self._to_forget[p] = []
+        for p in range(len(self._uid_mem)):
+            mem = self._uid_mem[p]
+            for s in range(_UID_SLOTS):
+                mem[s * _UID_SLOT + 1] = 0
+            self._to_forget[p] = 0
 
     def _on_status(self, reader):
         p = reader.pile

@@ -28,6 +28,7 @@ so tests can inject failures such as a power cut in the middle of a write.
 
 import json
 import os
+import time
 
 from micropython import const
 
@@ -103,11 +104,12 @@ def list_sessions(directory="logs", fs=None):
 
 
 class Logbook:
-    """Counters: ``forced_flushes`` (writes in the middle of play: buffer full or a line longer
-    than it), ``flushes`` (all writes), ``dropped_lines`` (lines of a failed write, which may
+    """Counters: ``forced_flushes`` (writes before ``flush()``: the buffer was full or a line is
+    longer than it), ``flushes`` (all writes), ``dropped_lines`` (lines of a failed write, which may
     have partly reached flash, or appended with no file open), ``deleted`` (rotation).
     ``append`` allocates only ``line.encode()``: on MicroPython a fixed-size bytes header that
-    shares the str's data (32 bytes on the 64-bit unix port, tests/mp_logbook_check.py)."""
+    shares the str's data (32 bytes on the 64-bit unix port, tests/mp_logbook_check.py).
+    ``stall_from_us``/``stall_to_us``: ticks_us around the last write (interrupts masked)."""
 
     def __init__(self, directory="logs", buffer_bytes=_DEFAULT_BUFFER,
                  max_total_bytes=_DEFAULT_MAX_TOTAL, max_files=_DEFAULT_MAX_FILES, fs=None):
@@ -136,6 +138,8 @@ class Logbook:
         self.lines_written = 0
         self.deleted = 0          # session files removed by rotation
         self.last_error = None
+        self.stall_from_us = 0    # ticks_us at the start and end of the last write
+        self.stall_to_us = 0
 
     @property
     def bytes_buffered(self):
@@ -284,6 +288,18 @@ class Logbook:
                 self.last_error = _NOT_OPEN
             return False
         self.flushes += 1
+        # Flash erase/program masks interrupts: an input edge inside this window is stamped
+        # when it ends.  The loop reads the window (ticks_us) to mark such stamps uncertain.
+        ticks = getattr(time, "ticks_us", None)   # (absent on CPython: host-side use)
+        if ticks is not None:
+            self.stall_from_us = ticks()
+        try:
+            return self._write_file(f, data, n)
+        finally:
+            if ticks is not None:
+                self.stall_to_us = ticks()
+
+    def _write_file(self, f, data, n):
         try:
             if self._torn:
                 # The previous write stopped part-way; end that fragment so it stays one bad

@@ -18,12 +18,22 @@ verdicts again.  Two details keep that true:
 Errors the firmware reports itself (``unknown_uid``, ``reader_down``, ``overflow``) have no
 input event behind them; they appear only as verdict lines (a re-judge cannot see them).
 
-Formatting a line costs milliseconds on the RP2040, so it stays off the landing -> LED path:
-events and verdicts are queued as small tuples when they happen and formatted by ``drain()``,
-which the loop calls after the LEDs are drawn.  Flash writes mask interrupts, so ``Logbook``
-buffers lines in RAM; ``pause`` is set by the verdicts that mark a pause (spit call, round end,
-game over) and the loop flushes then.
+Formatting a line costs milliseconds on the RP2040 and allocates, and writing flash masks
+interrupts, so neither happens while a card can land.  Events and verdicts are stored as
+records in preallocated arrays (``capacity`` records, 23 bytes each: nothing is allocated per
+record) and formatted only at a pause where no card can land: ``pause`` is set by a round end
+or game over (and by the loop when the correction menu opens); the loop then formats a few
+records per step (``drain(limit)``) and writes the lines to flash once all are formatted
+(``flush()``).  The spit call is no pause: play restarts with it.
+
+Past ``capacity`` records in one round (the sample game's longest round has 217; the default
+384 gives 1.8x), the oldest quarter is formatted into the ``Logbook``'s RAM buffer in the
+middle of play (``spills``: that allocates, so a GC pause may follow), and when that buffer is
+full too the ``Logbook`` writes to flash mid-play (``Logbook.forced_flushes``); the loop then
+marks the input edges stamped inside that write as uncertain (referee/app.py).
 """
+
+from array import array
 
 from micropython import const
 
@@ -32,8 +42,10 @@ from spit.intake import EV_TICK, EV_CARD
 from spit.notation import event_items
 from spit.notation import verdict_items
 
-_PAUSE_CODES = (V.V_SPIT_CALL, V.V_ROUND_END, V.V_GAME_OVER, V.V_QUESTION)
+_PAUSE_CODES = (V.V_ROUND_END, V.V_GAME_OVER)   # verdicts after which no card can land
 _SAT_MS = const(500000)
+_RECORDS = const(384)
+_VERDICT = const(0x80)   # kind byte of a verdict record: 0x80 | code
 
 
 def t_text(ms, us):
@@ -59,13 +71,13 @@ def line_json(t, items, first=1, extra_key=None, extra_value=None):
 
 
 class SessionLog:
-    """Writes the events and verdicts of one session; also the engine's verdict sink."""
+    """Keeps the events and verdicts of one session; also the engine's verdict sink."""
 
-    def __init__(self, book, reorder_us, on_verdict=None):
+    def __init__(self, book, reorder_us, on_verdict=None, capacity=_RECORDS):
         self.book = book              # a referee.logbook.Logbook (or None: no log)
         self.reorder_us = reorder_us
         self.on_verdict = on_verdict  # on_verdict(code, ms, a, b, c) for sounds etc.
-        self.pause = False            # a pause verdict came: flush at the end of this step
+        self.pause = False            # no card can land now: format and write the log
         self.h_ms = 0                 # newest session time the engine has seen (H)
         self.h_us = 0
         self.l_ms = 0                 # newest t written to the log
@@ -73,7 +85,18 @@ class SessionLog:
         self.uid_note = ""            # UID hex added to the next verdict line (unknown_uid)
         self.lines = 0
         self.ticks_written = 0
-        self._queue = []              # records waiting to be formatted, in order
+        self.spills = 0               # records formatted mid-play because the arrays were full
+        self.capacity = capacity
+        self._kind = bytearray(capacity)
+        self._ms = array("i", bytes(4 * capacity))
+        self._us = array("H", bytes(2 * capacity))
+        self._a = array("i", bytes(4 * capacity))
+        self._b = array("i", bytes(4 * capacity))
+        self._c = array("i", bytes(4 * capacity))
+        self._d = array("i", bytes(4 * capacity))
+        self._head = 0                # oldest record
+        self.pending = 0              # records not yet formatted
+        self._notes = None            # {record index: uid hex} (unknown tags only)
 
     def _write(self, line):
         self.lines += 1
@@ -103,7 +126,24 @@ class SessionLog:
             self.l_ms = ms
             self.l_us = us
 
-    def event(self, kind, ms, us, a, b, c, uid=None):
+    def _push(self, kind, ms, us, a, b, c, d):
+        if self.pending == self.capacity:
+            self.spills += 1
+            self.drain(self.capacity // 4)
+        i = self._head + self.pending
+        if i >= self.capacity:
+            i -= self.capacity
+        self._kind[i] = kind
+        self._ms[i] = ms
+        self._us[i] = us
+        self._a[i] = a
+        self._b[i] = b
+        self._c[i] = c
+        self._d[i] = d
+        self.pending += 1
+        return i
+
+    def event(self, kind, ms, us, a, b, c):
         """Log one input event just before it is fed to the engine."""
         if self._is_late(ms, us) or (kind == EV_CARD and (self.h_ms > self.l_ms or (
                 self.h_ms == self.l_ms and self.h_us > self.l_us))):
@@ -111,40 +151,48 @@ class SessionLog:
             self.ticks_written += 1
         self._see(ms, us)
         self._logged(ms, us)
-        self._queue.append((0, kind, ms, us, a, b, c, uid))
+        self._push(kind, ms, us, a, b, c, 0)
 
     def tick(self, ms, us):
         """A ``tick`` line: time has reached ms/us (also written when a session is closed)."""
         self._see(ms, us)
         self._logged(ms, us)
-        self._queue.append((0, EV_TICK, ms, us, 0, 0, 0, None))
+        self._push(EV_TICK, ms, us, 0, 0, 0, 0)
 
     def sink(self, code, ms, us, a, b, c, d):
         """The engine's verdict sink (also used for errors the firmware reports)."""
-        uid = self.uid_note
-        self.uid_note = ""
-        self._queue.append((1, code, ms, us, a, b, c, d, uid))
+        i = self._push(_VERDICT | code, ms, us, a, b, c, d)
+        if self.uid_note:
+            if self._notes is None:
+                self._notes = {}
+            self._notes[i] = self.uid_note
+            self.uid_note = ""
         if code in _PAUSE_CODES:
             self.pause = True
         if self.on_verdict is not None:
             self.on_verdict(code, ms, a, b, c)
 
-    def drain(self):
-        """Format and store every queued line (the loop calls it after drawing the LEDs)."""
-        q = self._queue
-        for r in q:
-            if r[0] == 0:
-                uid = r[7]
-                self._write(line_json(t_text(r[2], r[3]), event_items(r[1], 0, r[4], r[5], r[6]), 1,
-                                      "uid" if uid else None, uid))
+    def drain(self, limit=-1):
+        """Format and store up to ``limit`` of the oldest records (all if negative); returns
+        how many are left.  Allocates: call it only where no card can land."""
+        while self.pending and limit != 0:
+            limit -= 1
+            i = self._head
+            k = self._kind[i]
+            notes = self._notes
+            uid = notes.pop(i, None) if notes else None
+            t = t_text(self._ms[i], self._us[i])
+            if k & _VERDICT:
+                items = verdict_items(k & ~_VERDICT, 0, 0, self._a[i], self._b[i], self._c[i], self._d[i])
             else:
-                uid = r[8]
-                self._write(line_json(t_text(r[2], r[3]), verdict_items(r[1], 0, 0, r[4], r[5], r[6], r[7]),
-                                      1, "uid" if uid else None, uid))
-        if q:
-            self._queue = []
+                items = event_items(k, 0, self._a[i], self._b[i], self._c[i])
+            self._write(line_json(t, items, 1, "uid" if uid else None, uid))
+            self._head = i + 1 if i + 1 < self.capacity else 0
+            self.pending -= 1
+        return self.pending
 
     def flush(self):
+        """Format every record and write the lines to flash (a pause, or the session's end)."""
         self.drain()
         self.pause = False
         if self.book is not None:

@@ -44,3 +44,59 @@ def exit_c():
         _state[1] -= 1
         if _state[1] == 0:
             _lock()
+
+
+import gc
+
+try:
+    _mem_current = _mp.mem_current   # (unix port: bytes in use)
+except (NameError, AttributeError):
+    _mem_current = None
+
+gated_bytes = [0]   # bytes allocated inside gated calls
+
+
+def gate_reader(reader):
+    """Run ``reader.service`` and ``reader.forget`` outside the step lock and count what it allocates in
+    ``gated_bytes``; its ``on_card`` callback (the firmware's landing path) runs locked again.
+    For driver code whose allocations are measured, not proved absent."""
+    service = reader.service
+    on_card = reader.on_card
+
+    def gated_service(now_us):
+        enter_c()
+        gc.disable()   # no collection inside: the difference is what the call allocated
+        before = _mem_current() if _mem_current is not None else 0
+        try:
+            return service(now_us)
+        finally:
+            if _mem_current is not None:
+                gated_bytes[0] += _mem_current() - before
+            gc.enable()
+            exit_c()
+
+    def locked_on_card(pile, uid, ticks):
+        exit_c()   # the firmware's landing path: under the lock again
+        try:
+            on_card(pile, uid, ticks)
+        finally:
+            enter_c()
+
+    forget = reader.forget
+
+    def gated_forget(uid):
+        enter_c()
+        gc.disable()
+        before = _mem_current() if _mem_current is not None else 0
+        try:
+            return forget(uid)
+        finally:
+            if _mem_current is not None:
+                gated_bytes[0] += _mem_current() - before
+            gc.enable()
+            exit_c()
+
+    reader.service = gated_service
+    reader.forget = gated_forget
+    if on_card is not None:
+        reader.on_card = locked_on_card

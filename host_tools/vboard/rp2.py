@@ -188,10 +188,11 @@ class StateMachine:
         try:
             if not self._active:
                 raise OSError("state machine not active: put() would block forever")
-            if isinstance(value, int):
-                self.words = [(value << shift) & 0xFFFFFFFF]
-            else:
-                self.words = [(w << shift) & 0xFFFFFFFF for w in value]
+            # (no comprehension: it would make ``shift`` a cell, allocated at every call)
+            words = []
+            for w in ((value,) if isinstance(value, int) else value):
+                words.append((w << shift) & 0xFFFFFFFF)
+            self.words = words
             self.puts += 1
         finally:
             heapgate.exit_c()
