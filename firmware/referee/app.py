@@ -37,53 +37,61 @@ from micropython import const
 
 import spit
 from spit import verdicts as V
-from spit.cardmap import read_cardmap, CardMapError, uid_hex
-from spit.clock import SessionClock
+from spit.cardmap import uid_hex
 from spit.intake import EV_TOUCH, EV_CARD, EV_STUCK, EV_SLAP, EV_TOP
 from spit.intents import LedIntents
 from spit.notation import header_line
 from spit.referee import Referee, PH_OVER
-from spit.rules import make_ruleset, RulesetError, MODE_OWN_DECK
 from drivers.input_ring import InputRing
 from referee import sources
-from referee.board import load_board, BoardError, ERR_HARDWARE
-from referee.corrections import Corrections
+from referee.errors import BootError, ERR_FIRMWARE  # noqa: F401  (re-exported: referee.app.BootError)
+from referee.rejected import RejectedUids
 from referee.sessionlog import SessionLog
 
-ERR_RULESET = const(6)     # blink code: /ruleset.json missing or invalid
-ERR_CARDS = const(7)       # blink code: /cards.json missing or invalid
-ERR_FIRMWARE = const(8)    # blink code: the firmware itself failed (a bug)
-
-_PASSIVE_RETRIES = const(0xFF)   # PN532 MxRtyPassiveActivation: wait for a card
-_RING = const(64)
 _DRAIN_MAX = const(48)     # events taken from the ring per step (the rest next step)
 _HOUSEKEEP_MS = const(1000)
 _REREPORT_MS = const(10000)
-_ACK_TIMEOUT_MS = const(3)
 _RENDER_MS = const(10)     # animation frame period (patterns change at >= 62 ms)
-_LOG_BUFFER = const(2048)  # Logbook RAM buffer (lines formatted at pauses pass through it)
 _FORMAT_PER_STEP = const(2)   # log records formatted per step at a pause (~1-2 ms each on the chip)
 _STALL_SLACK_US = const(300)  # IRQ handlers run just after a flash write re-enables interrupts
 _STALL_WATCH_MS = const(1000)  # how long after a write stamps are compared with its window
-_UID_SLOTS = const(8)      # per pile: (card, UID) of the latest reads, to forget a rejected one
-_UID_SLOT = const(12)      # card, UID length, UID (up to 10 bytes)
 
 
-class BootError(Exception):
-    """A configuration or hardware problem found at boot: ``what``, ``msg``, blink ``code``."""
+# Modules only the boot needs (the board-file validator, device builders, boot steps):
+# dropped after boot so their code does not hold heap during play (imported again if needed).
+_BOOT_ONLY = ("referee.startup", "referee.board_hw", "referee.board")
 
-    def __init__(self, what, msg, code, led=None):
-        super().__init__(msg)
-        self.what = what
-        self.msg = msg
-        self.code = code
-        self.led = led
 
-    def __str__(self):
-        return "spit-referee: %s error (blink code %d): %s" % (self.what, self.code, self.msg)
+def _drop_modules(names):
+    import sys
+    for name in names:
+        if sys.modules.pop(name, None) is not None:
+            parent, _, child = name.rpartition(".")
+            pkg = sys.modules.get(parent)
+            if pkg is not None and hasattr(pkg, child):
+                delattr(pkg, child)
+
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from drivers.debouncer import Debouncer
+    from referee.corrections import Corrections
+    from spit.cardmap import CardMap
+    from spit.clock import SessionClock
+    from spit.legal import Ruleset
 
 
 class App:
+    # Set by referee/startup.py at boot (App.boot):
+    board: dict
+    rules: "Ruleset"
+    cards: "CardMap"
+    counts: list
+    ring: InputRing
+    deb: "Debouncer"
+    corr: "Corrections"
+    clock: "SessionClock"
+
     def __init__(self, root="", out=print):
         self.root = root
         self.out = out
@@ -95,10 +103,7 @@ class App:
         self.stuck_inputs = [None, None]
         self.pn532 = []
         self.readers = []
-        self._uid_mem = []         # per pile: _UID_SLOTS x _UID_SLOT bytes (card, len, UID)
-        self._uid_views = []       # per pile and slot: {len: memoryview of the UID}, made at boot
-        self._uid_next = []
-        self._to_forget = []       # per pile: bit mask of slots to forget at the pile's next event
+        self.rejected = RejectedUids(0)   # UIDs of read cards, to forget rejected ones
         self.book = None
         self.uncertain = 0         # input stamps moved to the end of a flash write
         self.midplay_writes = 0    # flash writes while cards could land (log buffer overflow)
@@ -119,141 +124,18 @@ class App:
 
     # ---- boot ---------------------------------------------------------------------------
     def boot(self):
-        self.load_configs()
+        from referee import startup
+        startup.load_configs(self)
         alloc = getattr(micropython, "alloc_emergency_exception_buf", None)
         if alloc is not None:   # (absent from some host stand-ins of the module)
             alloc(100)
-        self.build()
+        startup.build(self)
         self.out("spit-referee %s board=%s" % (spit.__version__, self.board["name"]))
-        self.selftest()
+        startup.selftest(self)
+        del startup
+        _drop_modules(_BOOT_ONLY)
         self.new_session()
-
-    def load_configs(self):
-        root = self.root
-        try:
-            self.board = load_board(root + "board.json", "board.json")
-        except BoardError as e:
-            raise BootError("board", e.msg, e.code, self._status_led(None))
-        led = self._status_led(self.board)
-        try:
-            self.rules = self._load_ruleset(root + "ruleset.json")
-        except (RulesetError, ValueError, OSError) as e:
-            raise BootError("ruleset", "ruleset.json: %s" % e, ERR_RULESET, led)
-        if self.rules.piles != self.board["piles"]:
-            raise BootError("ruleset", "ruleset.json: the ruleset plays on %d piles, board %s has %d"
-                            % (self.rules.piles, self.board["name"], self.board["piles"]), ERR_RULESET, led)
-        try:
-            self.cards = read_cardmap(root + "cards.json")
-        except CardMapError as e:
-            raise BootError("card map", "%s (enroll the cards: `spit enroll`, or on the board "
-                            "`import referee.enroll as e; e.run()`)" % e, ERR_CARDS, led)
-        self.counts = self.rules.default_counts()
-        self.own_deck = self.rules.mode == MODE_OWN_DECK
-
-    def _status_led(self, board):
-        try:
-            from referee.board_hw import status_led
-            return status_led(board)
-        except Exception:  # noqa: BLE001 - no LED is no reason to hide the real error
-            return None
-
-    def _load_ruleset(self, path):
-        import json
-        try:
-            f = open(path)
-        except OSError:
-            raise ValueError("missing (spit flash writes it: {\"ruleset\": \"classic\", \"options\": {}})")
-        try:
-            d = json.load(f)
-        finally:
-            f.close()
-        if type(d) is not dict:
-            raise ValueError("expected {\"ruleset\": NAME, \"options\": {...}}")
-        options = d.get("options")
-        ro = self.board.get("reorder_us") if self.board else None
-        if ro is not None and not (type(options) is dict and "reorder_us" in options):
-            # The board's sensing (touch sensors or not) decides how long to hold events.
-            options = dict(options) if type(options) is dict else {}
-            options["reorder_us"] = ro
-        return make_ruleset(d.get("ruleset", "classic"), options)
-
-    def build(self):
-        """Build inputs, readers, LEDs and buzzer (BootError code 5 if a device fails)."""
-        from referee import board_hw
-        board = self.board
-        self.status = self._status_led(board)
-        try:
-            from machine import Pin
-            from drivers.edge_input import EdgeInput
-            from drivers.nfc_reader import NfcReader
-            self.ring = InputRing(_RING)
-            self.inputs = board_hw.build_inputs(board, self.ring, reader_irqs=False)
-            for e in self.inputs:
-                if sources.kind(e.source) == sources.KIND_STUCK:
-                    self.stuck_inputs[sources.player_of(e.source)] = e
-            self.deb = board_hw.build_debouncer(board)
-            self.pn532 = []
-            self.readers = []
-            for p, (bus, cs, irq) in enumerate(board_hw.build_nfc(board)):
-                self.pn532.append(self._make_pn532(bus, cs, irq, p))
-                # The reader's IRQ line is timestamped like every other input; the driver
-                # only reads irq.value().  One Pin object per GPIO, shared by both.
-                self.inputs.append(EdgeInput(irq, sources.reader(p), self.ring, Pin.IRQ_FALLING))
-                # passive_retries 0xFF: the PN532 waits for a card itself (IRQ when one
-                # answers), so a quiet pile costs no bus traffic; re-listed every 500 ms.
-                self.readers.append(NfcReader(self.pn532[p], p, on_card=self._on_card,
-                                              on_status=self._on_status, passive_retries=_PASSIVE_RETRIES,
-                                              reply_timeout_us=500000))
-            self._make_uid_memory(len(self.readers))
-            self.leds = board_hw.build_leds(board)
-            self.buzzer = board_hw.build_buzzer(board)
-        except (ValueError, TypeError, OSError, AttributeError) as e:
-            raise BootError("board", "board.json: a device failed to initialise: %s" % e,
-                            ERR_HARDWARE, self.status)
-        self.corr = Corrections(self.feed, self._stuck_held, self._short_stuck, self._beep)
-        self.book = self._make_logbook()
-        self.clock = SessionClock(time.ticks_us, time.ticks_ms, time.ticks_diff)
-
-    def _make_pn532(self, bus, cs, irq, pile):
-        if cs is not None:
-            from drivers.pn532_spi import PN532_SPI
-            return PN532_SPI(bus, cs, irq=irq, ack_timeout_ms=_ACK_TIMEOUT_MS)
-        from drivers.pn532_i2c import PN532_I2C
-        return PN532_I2C(bus, irq=irq, addr=self.board["nfc"]["readers"][pile]["addr"],
-                         ack_timeout_ms=_ACK_TIMEOUT_MS)
-
-    def _make_logbook(self):
-        try:
-            from referee.logbook import Logbook
-        except ImportError:
-            self.out("spit-referee: no referee/logbook module: sessions are not logged")
-            return None
-        return Logbook(self.root + "logs", buffer_bytes=_LOG_BUFFER)
-
-    def selftest(self):
-        """PN532 firmware version per reader (a dead one is retried later) and an LED sweep."""
-        nfc = self.board["nfc"]
-        self.versions = []
-        for p, pn in enumerate(self.pn532):
-            try:
-                v = pn.setup(_PASSIVE_RETRIES)
-                self.versions.append(v)
-                self.out("spit-referee: reader %d: PN532 IC 0x%02X firmware %d.%d" % (p, v[0], v[1], v[2]))
-            except Exception as e:  # noqa: BLE001 - a dead reader must not stop the boot
-                self.versions.append(None)
-                r = nfc["readers"][p]
-                where = ("cs=GP%d irq=GP%d" % (r["cs"], r["irq"])) if nfc["bus"] == "spi" else (
-                    "i2c=%d addr=0x%02X irq=GP%d" % (r["i2c"], r["addr"], r["irq"]))
-                self.out("spit-referee: reader %d: no answer (%s; %s): check the SPI/I2C mode "
-                         "switches, the wiring and 3.3 V; retrying while the other piles play"
-                         % (p, getattr(e, "kind", type(e).__name__), where))
-        if self.leds is not None:
-            for c in (1, 2, 5, 6):   # green, red, blue, white
-                self.leds.fill(c)
-                time.sleep_ms(80)
-            self.leds.off()
-        if self.buzzer is not None:
-            self.buzzer.play(self.buzzer.READY)
+        gc.collect()
 
     # ---- sessions -----------------------------------------------------------------------
     def new_session(self):
@@ -377,7 +259,7 @@ class App:
         ms = clock.ev_ms
         us = clock.ev_us
         if k == sources.KIND_TOUCH:
-            if (src & 3) < len(self._to_forget):
+            if (src & 3) < len(self.readers):
                 self._forget_now(src & 3)
             self.feed(EV_TOUCH, ms, us, src & 3, 0, 0)
         elif k == sources.KIND_STUCK:
@@ -420,77 +302,25 @@ class App:
         if self.corr.take_resync(pile):
             self.feed(EV_TOP, ms, us, pile, cm.card, 0)
             return
-        if pile < len(self._uid_mem):
+        if pile < len(self.readers):
             self._forget_now(pile)
-            self._keep_uid(pile, cm.card, uid)   # to forget it if the card is rejected
+            self.rejected.keep(pile, cm.card, uid)   # to forget it if the card is rejected
         self.feed(EV_CARD, ms, us, pile, cm.card, cm.owner if self.own_deck else -1)
-
-    # ---- UIDs of rejected cards ------------------------------------------------------------
-    def _make_uid_memory(self, piles):
-        self._uid_mem = []
-        self._uid_views = []
-        self._uid_next = bytearray(piles)
-        self._to_forget = bytearray(piles)
-        for _ in range(piles):
-            mem = bytearray(_UID_SLOTS * _UID_SLOT)
-            mv = memoryview(mem)
-            self._uid_mem.append(mem)
-            views = []
-            for s in range(_UID_SLOTS):
-                base = s * _UID_SLOT + 2
-                # ISO 14443A UIDs are 4, 7 or 10 bytes: one view per length, made once.
-                views.append((mv[base:base + 4], mv[base:base + 7], mv[base:base + 10]))
-            self._uid_views.append(views)
-
-    def _keep_uid(self, pile, card, uid):
-        n = len(uid)
-        s = self._uid_next[pile]
-        self._uid_next[pile] = (s + 1) % _UID_SLOTS
-        self._to_forget[pile] &= ~(1 << s)
-        mem = self._uid_mem[pile]
-        base = s * _UID_SLOT
-        mem[base] = card
-        mem[base + 1] = n if n in (4, 7, 10) else 0   # (other lengths are not remembered)
-        for i in range(n if n <= 10 else 0):
-            mem[base + 2 + i] = uid[i]
 
     def _forget_card(self, pile, card):
         """A rejected card goes back to its player: once it can have left the pile, the
         reader must read it again if it lands again (it was halted and remembered)."""
-        if 0 <= pile < len(self._uid_mem):
-            mem = self._uid_mem[pile]
-            s = self._uid_next[pile]
-            for _ in range(_UID_SLOTS):   # newest first
-                s = (s - 1) % _UID_SLOTS
-                base = s * _UID_SLOT
-                if mem[base + 1] and mem[base] == card:
-                    # Not yet: it may still lie there (un-halted after a failed halt, it would
-                    # be read twice).  The next touch on the pile, or the next card read
-                    # there, is the sign it has gone or is landing again.
-                    self._to_forget[pile] |= 1 << s
-                    return
+        if 0 <= pile < len(self.readers):
+            self.rejected.reject(pile, card)
 
     def _forget_now(self, pile):
-        pending = self._to_forget[pile]
-        if pending:
-            reader = self.readers[pile]
-            mem = self._uid_mem[pile]
-            for s in range(_UID_SLOTS):
-                if pending & (1 << s):
-                    n = mem[s * _UID_SLOT + 1]
-                    reader.forget(self._uid_views[pile][s][0 if n == 4 else (1 if n == 7 else 2)])
-                    mem[s * _UID_SLOT + 1] = 0
-            self._to_forget[pile] = 0
+        self.rejected.forget_now(pile, self.readers[pile])
 
     def _forget_piles(self):
         """The piles were taken (round end) or a round starts: every tag is new again."""
         for r in self.readers:
             r.clear_pile()
-        for p in range(len(self._uid_mem)):
-            mem = self._uid_mem[p]
-            for s in range(_UID_SLOTS):
-                mem[s * _UID_SLOT + 1] = 0
-            self._to_forget[p] = 0
+        self.rejected.clear()
 
     def _on_status(self, reader):
         p = reader.pile
