@@ -159,6 +159,8 @@ class App:
             if self.versions[p] is None:
                 self.referee.report(0, 0, V.E_READER, p, 0)
         self.slog.flush()
+        if self.book is not None:
+            self._note_stall(self.book, True)   # (written before play: not a mid-play write)
 
     def close(self):
         """End the session: a closing tick, flush and close the log."""
