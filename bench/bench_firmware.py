@@ -186,7 +186,7 @@ def _instrument(table, prof):
     for name in ("ticks_us", "ticks_ms", "ticks_diff", "ticks_add"):
         prof.wrap(tm, name, "fake:time")
     if app.leds is not None and hasattr(app.leds, "np"):
-        prof.wrap(app.leds.np, "write", "fake:strip")
+        prof.wrap(app.leds.strip.sm, "put", "fake:strip")
 
 
 def mp_part():
@@ -327,7 +327,8 @@ def virtual_latency(reorder_us=None, loop_us=1000):
                          loop_us=loop_us)
     try:
         landings, end = _game(table)
-        strip = table.app.leds.np
+        from host_tools.vboard.rp2 import Ws2812View
+        strip = Ws2812View(table.app.leds.strip.sm, table.app.leds.n)
         zones = table.board["leds"]["zones"]
         intents = table.app.intents
         lat = []
