@@ -185,7 +185,7 @@ def _instrument(table, prof):
     tm = _sys.modules["time"]
     for name in ("ticks_us", "ticks_ms", "ticks_diff", "ticks_add"):
         prof.wrap(tm, name, "fake:time")
-    if app.leds is not None and hasattr(app.leds, "np"):
+    if app.leds is not None and hasattr(app.leds, "strip"):
         prof.wrap(app.leds.strip.sm, "put", "fake:strip")
 
 
