@@ -57,9 +57,10 @@ _STALL_SLACK_US = const(300)  # IRQ handlers run just after a flash write re-ena
 _STALL_WATCH_MS = const(1000)  # how long after a write stamps are compared with its window
 
 
-# Modules only the boot needs (the board-file validator, device builders, boot steps):
+# Modules only the boot needs (the board-file validator, device builders, boot steps, the
+# ruleset presets and validation: play needs only the Ruleset, in spit.legal):
 # dropped after boot so their code does not hold heap during play (imported again if needed).
-_BOOT_ONLY = ("referee.startup", "referee.board_hw", "referee.board")
+_BOOT_ONLY = ("referee.startup", "referee.board_hw", "referee.board", "spit.rules")
 
 
 def _drop_modules(names):

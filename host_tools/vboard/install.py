@@ -7,8 +7,8 @@
     board.uninstall()
 
 Installs ``time`` (a proxy: the VirtualClock's ticks_*/sleep_* plus the real module's other
-attributes), ``machine`` (host_tools/vboard/machine.py), ``neopixel`` (when
-host_tools/vboard/neopixel.py exists), ``rp2`` (host_tools/vboard/rp2.py: PIO) and, on CPython only, ``micropython`` (``const`` and
+attributes), ``machine`` (host_tools/vboard/machine.py), ``rp2`` (host_tools/vboard/rp2.py: PIO)
+and, on CPython only, ``micropython`` (``const`` and
 friends).  Under the MicroPython unix port the real ``micropython`` module stays.
 
 ``Installed.add_device(emulator)`` makes firmware sleeps update that emulator.
@@ -192,11 +192,7 @@ def install(clock, purge=("drivers", "referee", "main")):
     from . import machine as fake_machine
     sys.modules["machine"] = fake_machine
 
-    try:
-        from . import neopixel as fake_neopixel
-        sys.modules["neopixel"] = fake_neopixel
-    except ImportError:
-        pass
+    sys.modules.pop("neopixel", None)   # not on the board's path: the strip is driven by PIO
     from . import rp2 as fake_rp2
     sys.modules["rp2"] = fake_rp2
 

@@ -1,7 +1,7 @@
 """Run the real firmware (``firmware/main.py``, unchanged) on the virtual board.
 
 ``VirtualTable`` builds a board file system in a directory (``board.json`` from boards/,
-``ruleset.json``, ``cards.json``), installs the fakes (``machine``, ``neopixel``, ``time`` on a
+``ruleset.json``, ``cards.json``), installs the fakes (``machine``, ``rp2``, ``time`` on a
 ``VirtualClock``), attaches one ``PN532Emulator`` per pile to the buses the firmware builds,
 boots the firmware through ``main.start()`` and then steps ``App.step()`` itself while the
 virtual clock advances.  Works under CPython and the MicroPython unix port.
