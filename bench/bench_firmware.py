@@ -577,6 +577,9 @@ def main():
     print("idle loop step (no card, no verdict) on the device: p50 %.2f / p99 %.2f / max %.2f ms"
           " -> loop period modelled as max(1 ms, idle p50) = %.2f ms" % (
               idle_dev[0] / 1000.0, idle_dev[1] / 1000.0, idle_dev[2] / 1000.0, loop_us / 1000.0))
+    print("(idle p99/max are not device figures: on a shared host one preemption is a 4 ms scheduler"
+          " quantum, x%d = 320 ms, and the steps at pauses include the log write and gc.collect() of"
+          " the unix port's 8 MB heap.  Measure them on the emulated chip.)" % DEVICE_FACTOR)
     print()
     print("| setting | virtual pipeline p50 / max (ms) | + critical-path compute p50 / max (ms) |"
           " total p50 / max (ms) | target |")

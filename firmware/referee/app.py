@@ -44,7 +44,6 @@ from spit.notation import header_line
 from spit.referee import Referee, PH_OVER
 from drivers.input_ring import InputRing
 from referee import sources
-from referee.errors import BootError, ERR_FIRMWARE  # noqa: F401  (re-exported: referee.app.BootError)
 from referee.rejected import RejectedUids
 from referee.sessionlog import SessionLog
 

@@ -14,7 +14,7 @@ import sys
 
 
 def start(root=""):
-    """Boot the referee and return the ``App`` (raises ``referee.app.BootError``)."""
+    """Boot the referee and return the ``App`` (raises ``referee.startup.BootError``)."""
     from referee.app import App
 
     app = App(root)

@@ -1,4 +1,4 @@
-"""Boot steps of the referee ``App``: configuration files, devices, self-test.
+"""Boot steps of the referee ``App``: configuration files, devices, self-test; ``BootError``.
 
 Only ``App.boot()`` uses this module; it is dropped from ``sys.modules`` afterwards (with the
 board-file validator and the device builders), so its code does not hold heap during play.
@@ -16,7 +16,24 @@ from referee import sources
 from referee.board import load_board, BoardError, ERR_HARDWARE
 from referee.corrections import Corrections
 from referee.rejected import RejectedUids
-from referee.errors import BootError, ERR_RULESET, ERR_CARDS
+
+ERR_RULESET = const(6)     # blink code: /ruleset.json missing or invalid
+ERR_CARDS = const(7)       # blink code: /cards.json missing or invalid
+
+
+class BootError(Exception):
+    """A configuration or hardware problem found at boot: ``what``, ``msg``, blink ``code``."""
+
+    def __init__(self, what, msg, code, led=None):
+        super().__init__(msg)
+        self.what = what
+        self.msg = msg
+        self.code = code
+        self.led = led
+
+    def __str__(self):
+        return "spit-referee: %s error (blink code %d): %s" % (self.what, self.code, self.msg)
+
 
 _PASSIVE_RETRIES = const(0xFF)   # PN532 MxRtyPassiveActivation: wait for a card
 _RING = const(64)
