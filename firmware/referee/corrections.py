@@ -132,6 +132,9 @@ class Corrections:
     # ---- time ---------------------------------------------------------------------------
     def tick(self, ms):
         """Gesture and menu timeout; call every loop iteration with the session ms."""
+        down = self.down
+        if not (down[0] or down[1] or self.menu):
+            return   # the usual case in play: nothing held, no menu
         for p in range(2):
             if self.down[p] and not self.is_held(p):
                 # The release edge was lost (bounce): treat it as released now.

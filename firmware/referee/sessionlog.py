@@ -20,8 +20,8 @@ input event behind them; they appear only as verdict lines (a re-judge cannot se
 
 Formatting a line costs milliseconds on the RP2040 and allocates, and writing flash masks
 interrupts, so neither happens while a card can land.  Events and verdicts are stored as
-records in preallocated arrays (``capacity`` records, 23 bytes each: nothing is allocated per
-record) and formatted only at a pause where no card can land: ``pause`` is set by a round end
+records in one preallocated array (``capacity`` records of 6 ints, 24 bytes: nothing is allocated
+per record) and formatted only at a pause where no card can land: ``pause`` is set by a round end
 or game over (and by the loop when the correction menu opens); the loop then formats a few
 records per step (``drain(limit)``) and writes the lines to flash once all are formatted
 (``flush()``).  The spit call is no pause: play restarts with it.
@@ -46,6 +46,7 @@ _PAUSE_CODES = (V.V_ROUND_END, V.V_GAME_OVER)   # verdicts after which no card c
 _SAT_MS = const(500000)
 _RECORDS = const(384)
 _VERDICT = const(0x80)   # kind byte of a verdict record: 0x80 | code
+_FIELDS = const(6)
 
 
 def t_text(ms, us):
@@ -87,13 +88,8 @@ class SessionLog:
         self.ticks_written = 0
         self.spills = 0               # records formatted mid-play because the arrays were full
         self.capacity = capacity
-        self._kind = bytearray(capacity)
-        self._ms = array("i", bytes(4 * capacity))
-        self._us = array("H", bytes(2 * capacity))
-        self._a = array("i", bytes(4 * capacity))
-        self._b = array("i", bytes(4 * capacity))
-        self._c = array("i", bytes(4 * capacity))
-        self._d = array("i", bytes(4 * capacity))
+        # One record = _FIELDS ints: kind | us << 8 (us < 1000), ms, a, b, c, d.
+        self._rec = array("i", bytes(4 * _FIELDS * capacity))
         self._head = 0                # oldest record
         self.pending = 0              # records not yet formatted
         self._notes = None            # {record index: uid hex} (unknown tags only)
@@ -103,60 +99,61 @@ class SessionLog:
         if self.book is not None:
             self.book.append(line)
 
-    def _see(self, ms, us):
+    def advanced(self, ms, us):
+        """The loop called ``referee.advance(ms, us)``: the horizon H is at least (ms, us)."""
         if ms > self.h_ms or (ms == self.h_ms and us > self.h_us):
             self.h_ms = ms
             self.h_us = us
 
-    def advanced(self, ms, us):
-        """The loop called ``referee.advance(ms, us)``."""
-        self._see(ms, us)
-
-    def _is_late(self, ms, us):
-        # Late iff (ms, us) + reorder_us < horizon, computed without big ints.
-        dm = self.h_ms - ms
-        if dm >= _SAT_MS:
-            return True
-        if dm < 0:
-            return False
-        return dm * 1000 + (self.h_us - us) > self.reorder_us
-
-    def _logged(self, ms, us):
-        if ms > self.l_ms or (ms == self.l_ms and us > self.l_us):
-            self.l_ms = ms
-            self.l_us = us
-
     def _push(self, kind, ms, us, a, b, c, d):
-        if self.pending == self.capacity:
+        n = self.pending
+        cap = self.capacity
+        if n == cap:
             self.spills += 1
-            self.drain(self.capacity // 4)
-        i = self._head + self.pending
-        if i >= self.capacity:
-            i -= self.capacity
-        self._kind[i] = kind
-        self._ms[i] = ms
-        self._us[i] = us
-        self._a[i] = a
-        self._b[i] = b
-        self._c[i] = c
-        self._d[i] = d
-        self.pending += 1
+            self.drain(cap // 4)
+            n = self.pending
+        i = self._head + n
+        if i >= cap:
+            i -= cap
+        self.pending = n + 1
+        r = self._rec
+        k = i * _FIELDS
+        r[k] = kind | us << 8
+        r[k + 1] = ms
+        r[k + 2] = a
+        r[k + 3] = b
+        r[k + 4] = c
+        r[k + 5] = d
         return i
 
     def event(self, kind, ms, us, a, b, c):
         """Log one input event just before it is fed to the engine."""
-        if self._is_late(ms, us) or (kind == EV_CARD and (self.h_ms > self.l_ms or (
-                self.h_ms == self.l_ms and self.h_us > self.l_us))):
-            self.tick(self.h_ms, self.h_us)
+        h_ms = self.h_ms
+        h_us = self.h_us
+        dm = h_ms - ms
+        # Late (more than reorder_us behind the horizon: the engine says late_event), or a
+        # card while the horizon is ahead of the log: a tick at H first, so a re-judge has
+        # the same horizon (computed without big ints).
+        if (dm >= _SAT_MS or (dm >= 0 and dm * 1000 + (h_us - us) > self.reorder_us)
+                or (kind == EV_CARD and (h_ms > self.l_ms or (h_ms == self.l_ms and h_us > self.l_us)))):
+            self.l_ms = h_ms
+            self.l_us = h_us
+            self._push(EV_TICK, h_ms, h_us, 0, 0, 0, 0)
             self.ticks_written += 1
-        self._see(ms, us)
-        self._logged(ms, us)
+        if ms > h_ms or (ms == h_ms and us > h_us):
+            self.h_ms = ms
+            self.h_us = us
+        if ms > self.l_ms or (ms == self.l_ms and us > self.l_us):
+            self.l_ms = ms
+            self.l_us = us
         self._push(kind, ms, us, a, b, c, 0)
 
     def tick(self, ms, us):
         """A ``tick`` line: time has reached ms/us (also written when a session is closed)."""
-        self._see(ms, us)
-        self._logged(ms, us)
+        self.advanced(ms, us)
+        if ms > self.l_ms or (ms == self.l_ms and us > self.l_us):
+            self.l_ms = ms
+            self.l_us = us
         self._push(EV_TICK, ms, us, 0, 0, 0, 0)
 
     def sink(self, code, ms, us, a, b, c, d):
@@ -178,14 +175,16 @@ class SessionLog:
         while self.pending and limit != 0:
             limit -= 1
             i = self._head
-            k = self._kind[i]
+            r = self._rec
+            f = i * _FIELDS
+            k = r[f] & 0xFF
             notes = self._notes
             uid = notes.pop(i, None) if notes else None
-            t = t_text(self._ms[i], self._us[i])
+            t = t_text(r[f + 1], r[f] >> 8)
             if k & _VERDICT:
-                items = verdict_items(k & ~_VERDICT, 0, 0, self._a[i], self._b[i], self._c[i], self._d[i])
+                items = verdict_items(k & ~_VERDICT, 0, 0, r[f + 2], r[f + 3], r[f + 4], r[f + 5])
             else:
-                items = event_items(k, 0, self._a[i], self._b[i], self._c[i])
+                items = event_items(k, 0, r[f + 2], r[f + 3], r[f + 4])
             self._write(line_json(t, items, 1, "uid" if uid else None, uid))
             self._head = i + 1 if i + 1 < self.capacity else 0
             self.pending -= 1
