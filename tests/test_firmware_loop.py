@@ -243,7 +243,7 @@ def test_correction_menu_undo_and_resync(table):
 
 
 def test_power_cut_mid_log_write_keeps_everything_before(table):
-    from referee.logbook import read_log
+    from referee.logread import read_log
     t = table
     open_piles(t)
     t.land_card(0, "8H", 2_600_000)

@@ -87,7 +87,8 @@ def test_records_past_the_capacity_spill_in_order_and_nothing_is_lost(vb, tmp_pa
     (mid-play, counted in ``spills``); every line still reaches the file, in order."""
     sys.path[:0] = [os.path.join(ROOT, "firmware"), os.path.join(ROOT, "firmware", "lib")]
     from referee.sessionlog import SessionLog
-    from referee.logbook import Logbook, read_log
+    from referee.logbook import Logbook
+    from referee.logread import read_log
     from spit.intake import EV_TOUCH
 
     book = Logbook(str(tmp_path / "logs"), buffer_bytes=4096)

@@ -18,15 +18,13 @@ session files are deleted until the rest total less than ``max_total_bytes`` and
 ``start/append/flush/close``: the lines concerned are counted in ``dropped_lines`` and the
 exception is kept in ``last_error``.
 
-``read_log(path)`` / ``iter_lines(path)`` read a log back, dropping a torn last record (a
-last line without its newline, or a last line that is not JSON) and reporting what they
-dropped; everything before it is returned.
+Reading a log back (dropping a torn last record) is ``referee/logread.py``: the firmware
+never reads logs, so that code stays out of the device's heap.
 
 File system access goes through ``fs`` (open/listdir/remove/stat/mkdir), ``os`` by default,
 so tests can inject failures such as a power cut in the middle of a write.
 """
 
-import json
 import os
 import time
 
@@ -38,7 +36,6 @@ _SUFFIX = ".spitlog"
 _DEFAULT_BUFFER = const(4096)
 _DEFAULT_MAX_TOTAL = const(524288)  # 512 KB of the Pico's 1408 KB littlefs
 _DEFAULT_MAX_FILES = const(64)
-_READ_CHUNK = const(512)
 _EBADF = const(9)
 
 
@@ -322,91 +319,3 @@ class Logbook:
             self.last_error = e
             self._torn = True
             return False
-
-
-# ---------------------------------------------------------------------- reading
-class LogLines:
-    """Iterate the lines (str, no newline, blank lines skipped) of a session log.
-
-    A torn last record is not yielded: a last line without its newline, or a last line that
-    is not valid JSON.  After iteration ``dropped_bytes`` and ``dropped_lines`` say what was
-    dropped, and ``bad_lines`` counts earlier lines that are not UTF-8 (skipped; they can only
-    come from a failed write that the writer then closed with a newline)."""
-
-    def __init__(self, path, fs=None, chunk=_READ_CHUNK):
-        self.path = path
-        self._fs = fs or _OS_FS
-        self._chunk = chunk
-        self.dropped_bytes = 0
-        self.dropped_lines = 0
-        self.bad_lines = 0
-        self.lines = 0
-
-    def __iter__(self):
-        self.dropped_bytes = 0
-        self.dropped_lines = 0
-        self.bad_lines = 0
-        self.lines = 0
-        f = self._fs.open(self.path, "rb")
-        try:
-            pending = bytearray()
-            held = None  # the newest complete line: yielded once another one follows it
-            while True:
-                block = f.read(self._chunk)
-                if not block:
-                    break
-                pending.extend(block)
-                start = 0
-                while True:
-                    i = pending.find(b"\n", start)
-                    if i < 0:
-                        break
-                    raw = bytes(pending[start:i])
-                    start = i + 1
-                    if not raw.strip():
-                        continue
-                    if held is not None:
-                        line = self._decode(held)
-                        if line is not None:
-                            self.lines += 1
-                            yield line
-                    held = raw
-                if start:
-                    pending = pending[start:]
-        finally:
-            f.close()
-        if pending:                       # no newline after it: torn
-            self.dropped_bytes += len(pending)
-            self.dropped_lines += 1
-        if held is not None:
-            line = None
-            try:
-                line = held.decode()
-                json.loads(line)
-            except ValueError:            # UnicodeError is a ValueError on both ports
-                line = None
-            if line is None:
-                self.dropped_bytes += len(held) + 1
-                self.dropped_lines += 1
-            else:
-                self.lines += 1
-                yield line
-
-    def _decode(self, raw):
-        try:
-            return raw.decode()
-        except ValueError:
-            self.bad_lines += 1
-            return None
-
-
-def iter_lines(path, fs=None):
-    """A ``LogLines`` for ``path``: iterate it, then read its ``dropped_*`` counters."""
-    return LogLines(path, fs)
-
-
-def read_log(path, fs=None):
-    """``(lines, dropped_bytes, dropped_lines)`` for the session log at ``path``."""
-    it = LogLines(path, fs)
-    lines = list(it)
-    return lines, it.dropped_bytes, it.dropped_lines

@@ -485,7 +485,7 @@ class VirtualTable:
 
     def log_lines(self, flush=True):
         """The current session log's lines (``flush`` first writes the RAM buffer out)."""
-        from referee.logbook import read_log
+        from referee.logread import read_log
         if self.app is None or self.app.book is None:
             return []
         if flush:
