@@ -101,3 +101,25 @@ def test_records_past_the_capacity_spill_in_order_and_nothing_is_lost(vb, tmp_pa
     lines = read_log(book.path)[0]
     ts = [json.loads(line)["t"] for line in lines[1:]]
     assert ts == [(100 + i) * 1000 for i in range(30)]
+
+
+def test_a_card_and_the_tick_before_it_share_one_record(vb, tmp_path):
+    """A card read while the horizon is ahead of the log needs a tick line at the horizon
+    first (so a re-judge sees the same horizon); it costs no second record."""
+    sys.path[:0] = [os.path.join(ROOT, "firmware"), os.path.join(ROOT, "firmware", "lib")]
+    from referee.sessionlog import SessionLog
+    from referee.logbook import Logbook
+    from referee.logread import read_log
+    from spit.intake import EV_CARD, EV_TOUCH
+
+    book = Logbook(str(tmp_path / "logs"))
+    book.start('{"spitlog": 1}')
+    slog = SessionLog(book, 5000)
+    slog.event(EV_TOUCH, 9, 250, 0, 0, 0)
+    slog.advanced(10, 999)
+    slog.event(EV_CARD, 10, 100, 0, 5, -1)
+    assert slog.pending == 2 and slog.ticks_written == 1
+    slog.flush()
+    got = [json.loads(line) for line in read_log(book.path)[0][1:]]
+    assert got == [{"t": 9250, "ev": "touch", "pile": 0}, {"t": 10999, "ev": "tick"},
+                   {"t": 10100, "ev": "card", "pile": 0, "card": "5C"}]

@@ -26,8 +26,9 @@ or game over (and by the loop when the correction menu opens); the loop then for
 records per step (``drain(limit)``) and writes the lines to flash once all are formatted
 (``flush()``).  The spit call is no pause: play restarts with it.
 
-Past ``capacity`` records in one round (the sample game's longest round has 217; the default
-384 gives 1.8x), the oldest quarter is formatted into the ``Logbook``'s RAM buffer in the
+A landing costs three records (touch, card with the tick before it, verdict).  Past
+``capacity`` records in one round (the sample game's longest round has 216; the default 384
+gives 1.8x), the oldest quarter is formatted into the ``Logbook``'s RAM buffer in the
 middle of play (``spills``: that allocates, so a GC pause may follow), and when that buffer is
 full too the ``Logbook`` writes to flash mid-play (``Logbook.forced_flushes``); the loop then
 marks the input edges stamped inside that write as uncertain (referee/app.py).
@@ -46,6 +47,7 @@ _PAUSE_CODES = (V.V_ROUND_END, V.V_GAME_OVER)   # verdicts after which no card c
 _SAT_MS = const(500000)
 _RECORDS = const(384)
 _VERDICT = const(0x80)   # kind byte of a verdict record: 0x80 | code
+_TICK_FIRST = const(0x40)   # an event record whose tick line at the horizon comes first
 _FIELDS = const(6)
 
 
@@ -88,7 +90,9 @@ class SessionLog:
         self.ticks_written = 0
         self.spills = 0               # records formatted mid-play because the arrays were full
         self.capacity = capacity
-        # One record = _FIELDS ints: kind | us << 8 (us < 1000), ms, a, b, c, d.
+        # One record = _FIELDS ints: kind | us << 8 (us < 1000), ms, a, b, c, d.  An event
+        # that needs a tick first (see the module doc) keeps the tick's time in its record:
+        # flag _TICK_FIRST, its us at bit 18 and its ms in d (events have no d).
         self._rec = array("i", bytes(4 * _FIELDS * capacity))
         self._head = 0                # oldest record
         self.pending = 0              # records not yet formatted
@@ -134,19 +138,20 @@ class SessionLog:
         # Late (more than reorder_us behind the horizon: the engine says late_event), or a
         # card while the horizon is ahead of the log: a tick at H first, so a re-judge has
         # the same horizon (computed without big ints).
+        # The tick shares the event's record (flag _TICK_FIRST, H in the spare fields).
         if (dm >= _SAT_MS or (dm >= 0 and dm * 1000 + (h_us - us) > self.reorder_us)
                 or (kind == EV_CARD and (h_ms > self.l_ms or (h_ms == self.l_ms and h_us > self.l_us)))):
             self.l_ms = h_ms
             self.l_us = h_us
-            self._push(EV_TICK, h_ms, h_us, 0, 0, 0, 0)
             self.ticks_written += 1
+            kind |= _TICK_FIRST | h_us << 18
         if ms > h_ms or (ms == h_ms and us > h_us):
             self.h_ms = ms
             self.h_us = us
         if ms > self.l_ms or (ms == self.l_ms and us > self.l_us):
             self.l_ms = ms
             self.l_us = us
-        self._push(kind, ms, us, a, b, c, 0)
+        self._push(kind, ms, us, a, b, c, h_ms)
 
     def tick(self, ms, us):
         """A ``tick`` line: time has reached ms/us (also written when a session is closed)."""
@@ -180,7 +185,11 @@ class SessionLog:
             k = r[f] & 0xFF
             notes = self._notes
             uid = notes.pop(i, None) if notes else None
-            t = t_text(r[f + 1], r[f] >> 8)
+            w = r[f]
+            t = t_text(r[f + 1], (w >> 8) & 0x3FF)
+            if k & _TICK_FIRST:
+                k &= ~_TICK_FIRST
+                self._write(line_json(t_text(r[f + 5], w >> 18), event_items(EV_TICK, 0, 0, 0, 0)))
             if k & _VERDICT:
                 items = verdict_items(k & ~_VERDICT, 0, 0, r[f + 2], r[f + 3], r[f + 4], r[f + 5])
             else:
