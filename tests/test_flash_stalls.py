@@ -123,3 +123,29 @@ def test_a_card_and_the_tick_before_it_share_one_record(vb, tmp_path):
     got = [json.loads(line) for line in read_log(book.path)[0][1:]]
     assert got == [{"t": 9250, "ev": "touch", "pile": 0}, {"t": 10999, "ev": "tick"},
                    {"t": 10100, "ev": "card", "pile": 0, "card": "5C"}]
+
+
+def test_the_console_echo_gets_every_line_once_in_order_while_flash_waits(vb, tmp_path):
+    """With ``echo`` (the live log on the console), records are echoed a few per step as they
+    come; the flash write still waits for the pause, and nothing is echoed twice."""
+    sys.path[:0] = [os.path.join(ROOT, "firmware"), os.path.join(ROOT, "firmware", "lib")]
+    from referee.sessionlog import SessionLog
+    from referee.logbook import Logbook
+    from referee.logread import read_log
+    from spit.intake import EV_CARD, EV_TOUCH
+
+    book = Logbook(str(tmp_path / "logs"))
+    book.start('{"spitlog": 1}')
+    echoed = []
+    slog = SessionLog(book, 5000, echo=echoed.append)
+    for i in range(5):
+        slog.event(EV_TOUCH, 100 * i, 0, 0, 0, 0)
+        slog.advanced(100 * i + 3, 0)
+        slog.event(EV_CARD, 100 * i + 3, 0, 0, 5, -1)   # with a tick line before it
+        slog.sink(1, 100 * i, 0, 0, 5, -1, -1)
+        slog.echo_some(2)
+    assert book.flushes == 1 and slog.pending == 15       # (the header only: nothing written)
+    assert 0 < len(echoed) < 20
+    slog.flush()
+    lines = read_log(book.path)[0][1:]
+    assert len(lines) == 20 and echoed == lines

@@ -18,9 +18,10 @@ reader one non-blocking step (cards -> card map -> ``card``, unknown tags -> ``u
 failing readers -> ``reader_down``); ``referee.advance(now)``; LEDs (only when the intents
 changed, an animation frame is due or a frame waits for the strip) and buzzer.  A card landing
 allocates nothing in ``poll()`` (tests/mp_firmware_check.py runs it under heap_lock).
-``pause_work()`` runs only where no card can land (round end, game over, correction menu): it
-formats a few log records per step, writes them to flash when all are formatted, then
-``gc.collect()``.
+``pause_work()`` writes the log only where no card can land (round end, game over, correction
+menu): it formats a few log records per step, writes them to flash when all are formatted,
+then ``gc.collect()``.  In play it only echoes new records to the console when ``echo`` is set
+(the live log; that formatting allocates, after the LEDs are drawn).
 
 Flash writes mask interrupts: an input edge during one is stamped when the write ends, in
 GPIO order.  Every stamp inside the last write's window (``Logbook.stall_*``, plus the IRQ
@@ -50,6 +51,7 @@ from referee.sessionlog import SessionLog
 _DRAIN_MAX = const(48)     # events taken from the ring per step (the rest next step)
 _HOUSEKEEP_MS = const(1000)
 _REREPORT_MS = const(10000)
+_IDLE_MS = const(1)       # sleep after a step with no input waiting
 _RENDER_MS = const(10)     # animation frame period (patterns change at >= 62 ms)
 _FORMAT_PER_STEP = const(2)   # log records formatted per step at a pause (~1-2 ms each on the chip)
 _STALL_SLACK_US = const(300)  # IRQ handlers run just after a flash write re-enables interrupts
@@ -94,9 +96,10 @@ class App:
     corr: "Corrections"
     clock: "SessionClock"
 
-    def __init__(self, root="", out=print):
+    def __init__(self, root="", out=print, echo=None):
         self.root = root
         self.out = out
+        self.echo = echo          # echo(line): live session log on the console (None: off)
         self.own_deck = False
         self.status = None        # status LED pin
         self.leds = None
@@ -147,7 +150,7 @@ class App:
         self.sessions += 1
         self._over_ready[0] = self._over_ready[1] = False
         self.intents = LedIntents()
-        self.slog = SessionLog(self.book, self.rules.reorder_us, self._on_verdict)
+        self.slog = SessionLog(self.book, self.rules.reorder_us, self._on_verdict, self.echo)
         if self.book is not None:
             extra = {"board": self.board["name"], "firmware": spit.__version__}
             self.book.start(header_line(self.rules, self.counts, extra))
@@ -178,8 +181,14 @@ class App:
 
     # ---- the loop -----------------------------------------------------------------------
     def run_forever(self):
+        ring = self.ring
         while True:
             self.step()
+            if not len(ring):
+                # Nothing waiting: sleep (WFE) until the next tick. Edges are stamped by
+                # hard IRQs meanwhile, so this adds at most a millisecond before they are
+                # judged, and the chip idles between cards instead of spinning.
+                time.sleep_ms(_IDLE_MS)
 
     def step(self):
         self.poll()
@@ -223,6 +232,8 @@ class App:
         if book is not None and book.flushes != self._stall_seen:
             self._note_stall(book, slog.pause)
         if not slog.pause:
+            if slog.echo is not None:
+                slog.echo_some(_FORMAT_PER_STEP)
             return
         if slog.drain(_FORMAT_PER_STEP):
             return

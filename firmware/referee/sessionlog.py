@@ -76,8 +76,9 @@ def line_json(t, items, first=1, extra_key=None, extra_value=None):
 class SessionLog:
     """Keeps the events and verdicts of one session; also the engine's verdict sink."""
 
-    def __init__(self, book, reorder_us, on_verdict=None, capacity=_RECORDS):
+    def __init__(self, book, reorder_us, on_verdict=None, echo=None, capacity=_RECORDS):
         self.book = book              # a referee.logbook.Logbook (or None: no log)
+        self.echo = echo              # echo(line): each line also goes here (the USB console)
         self.reorder_us = reorder_us
         self.on_verdict = on_verdict  # on_verdict(code, ms, a, b, c) for sounds etc.
         self.pause = False            # no card can land now: format and write the log
@@ -97,11 +98,35 @@ class SessionLog:
         self._head = 0                # oldest record
         self.pending = 0              # records not yet formatted
         self._notes = None            # {record index: uid hex} (unknown tags only)
+        self._echoed = 0              # records from the oldest on already echoed
 
-    def _write(self, line):
+    def _format(self, i, out):
+        """Hand the line(s) of record ``i`` to ``out`` (a tick line first, if it has one)."""
+        r = self._rec
+        f = i * _FIELDS
+        w = r[f]
+        k = w & 0xFF
+        notes = self._notes
+        uid = notes.get(i) if notes else None
+        if k & _TICK_FIRST:
+            k &= ~_TICK_FIRST
+            out(line_json(t_text(r[f + 5], w >> 18), event_items(EV_TICK, 0, 0, 0, 0)))
+        if k & _VERDICT:
+            items = verdict_items(k & ~_VERDICT, 0, 0, r[f + 2], r[f + 3], r[f + 4], r[f + 5])
+        else:
+            items = event_items(k, 0, r[f + 2], r[f + 3], r[f + 4])
+        out(line_json(t_text(r[f + 1], (w >> 8) & 0x3FF), items, 1, "uid" if uid else None, uid))
+
+    def _store(self, line):
         self.lines += 1
         if self.book is not None:
             self.book.append(line)
+
+    def _store_echo(self, line):
+        self._store(line)
+        echo = self.echo
+        if echo is not None:
+            echo(line)
 
     def advanced(self, ms, us):
         """The loop called ``referee.advance(ms, us)``: the horizon H is at least (ms, us)."""
@@ -180,24 +205,32 @@ class SessionLog:
         while self.pending and limit != 0:
             limit -= 1
             i = self._head
-            r = self._rec
-            f = i * _FIELDS
-            k = r[f] & 0xFF
-            notes = self._notes
-            uid = notes.pop(i, None) if notes else None
-            w = r[f]
-            t = t_text(r[f + 1], (w >> 8) & 0x3FF)
-            if k & _TICK_FIRST:
-                k &= ~_TICK_FIRST
-                self._write(line_json(t_text(r[f + 5], w >> 18), event_items(EV_TICK, 0, 0, 0, 0)))
-            if k & _VERDICT:
-                items = verdict_items(k & ~_VERDICT, 0, 0, r[f + 2], r[f + 3], r[f + 4], r[f + 5])
+            if self._echoed:
+                self._echoed -= 1
+                self._format(i, self._store)
             else:
-                items = event_items(k, 0, r[f + 2], r[f + 3], r[f + 4])
-            self._write(line_json(t, items, 1, "uid" if uid else None, uid))
+                self._format(i, self._store_echo if self.echo is not None else self._store)
+            if self._notes:
+                self._notes.pop(i, None)
             self._head = i + 1 if i + 1 < self.capacity else 0
             self.pending -= 1
         return self.pending
+
+    def echo_some(self, limit):
+        """Echo up to ``limit`` records not yet echoed (the live log on the console; they stay
+        in the records for the flash write at the next pause).  Allocates (formatting):
+        the loop calls it after the LEDs are drawn.  Returns how many wait to be echoed."""
+        echo = self.echo
+        if echo is None:
+            return 0
+        while self._echoed < self.pending and limit:
+            limit -= 1
+            i = self._head + self._echoed
+            if i >= self.capacity:
+                i -= self.capacity
+            self._format(i, echo)
+            self._echoed += 1
+        return self.pending - self._echoed
 
     def flush(self):
         """Format every record and write the lines to flash (a pause, or the session's end)."""
