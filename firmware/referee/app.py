@@ -100,6 +100,10 @@ class App:
         self.root = root
         self.out = out
         self.echo = echo          # echo(line): live session log on the console (None: off)
+        # The session log's records (9 KB in one block), made first, before anything can
+        # fragment the heap, and reused by every session.
+        gc.collect()
+        self.slog = SessionLog(None, 0, self._on_verdict, echo)
         self.own_deck = False
         self.status = None        # status LED pin
         self.leds = None
@@ -150,7 +154,7 @@ class App:
         self.sessions += 1
         self._over_ready[0] = self._over_ready[1] = False
         self.intents = LedIntents()
-        self.slog = SessionLog(self.book, self.rules.reorder_us, self._on_verdict, self.echo)
+        self.slog.start(self.book, self.rules.reorder_us)
         if self.book is not None:
             extra = {"board": self.board["name"], "firmware": spit.__version__}
             self.book.start(header_line(self.rules, self.counts, extra))

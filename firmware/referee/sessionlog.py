@@ -76,11 +76,22 @@ def line_json(t, items, first=1, extra_key=None, extra_value=None):
 class SessionLog:
     """Keeps the events and verdicts of one session; also the engine's verdict sink."""
 
-    def __init__(self, book, reorder_us, on_verdict=None, echo=None, capacity=_RECORDS):
-        self.book = book              # a referee.logbook.Logbook (or None: no log)
+    def __init__(self, book=None, reorder_us=0, on_verdict=None, echo=None, capacity=_RECORDS):
         self.echo = echo              # echo(line): each line also goes here (the USB console)
-        self.reorder_us = reorder_us
         self.on_verdict = on_verdict  # on_verdict(code, ms, a, b, c) for sounds etc.
+        self.capacity = capacity
+        # One record = _FIELDS ints: kind | us << 8 (us < 1000), ms, a, b, c, d.  An event
+        # that needs a tick first (see the module doc) keeps the tick's time in its record:
+        # flag _TICK_FIRST, its us at bit 18 and its ms in d (events have no d).  Allocated
+        # once (9 KB in one block: the firmware makes its SessionLog before anything
+        # fragments the heap) and reused by every session (``start``).
+        self._rec = array("i", bytes(4 * _FIELDS * capacity))
+        self.start(book, reorder_us)
+
+    def start(self, book, reorder_us):
+        """A new session: nothing recorded yet (the record array is reused)."""
+        self.book = book              # a referee.logbook.Logbook (or None: no log)
+        self.reorder_us = reorder_us
         self.pause = False            # no card can land now: format and write the log
         self.h_ms = 0                 # newest session time the engine has seen (H)
         self.h_us = 0
@@ -90,11 +101,6 @@ class SessionLog:
         self.lines = 0
         self.ticks_written = 0
         self.spills = 0               # records formatted mid-play because the arrays were full
-        self.capacity = capacity
-        # One record = _FIELDS ints: kind | us << 8 (us < 1000), ms, a, b, c, d.  An event
-        # that needs a tick first (see the module doc) keeps the tick's time in its record:
-        # flag _TICK_FIRST, its us at bit 18 and its ms in d (events have no d).
-        self._rec = array("i", bytes(4 * _FIELDS * capacity))
         self._head = 0                # oldest record
         self.pending = 0              # records not yet formatted
         self._notes = None            # {record index: uid hex} (unknown tags only)
