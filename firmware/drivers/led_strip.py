@@ -23,6 +23,7 @@ state machine, so interrupts (and the touch/pad IRQ timestamps) are never held o
 from array import array
 
 from drivers.led_patterns import (
+    ALL_ZONES,
     C_OFF,
     DEFAULT_PALETTE,
     IntentTracker,
@@ -51,7 +52,7 @@ class LedStrip:
         self._full = array("I", bytes(4 * N_COLORS))  # word per colour at full level
         self._frame = array("I", bytes(4 * self.n))  # the frame last sent
         self._intents = IntentTracker()
-        self._animated = False
+        self._animated = 0      # bit mask of the zones that change with time
         self._force = True
         self.pending = False   # a changed frame waits for the strip: render again soon
         self.writes = 0
@@ -73,16 +74,23 @@ class LedStrip:
                 | pal[3 * c + 2] * level // 255)
 
     def render(self, intents, now_ms):
-        """Show the intents at ``now_ms``; returns True if the strip was written."""
+        """Show the intents at ``now_ms``; returns True if the strip was written.  Only the
+        zones whose intent changed and the animated ones (blink, pulse, countdown, expiry)
+        are recomputed."""
         tr = self._intents
-        changed = tr.sync(intents, now_ms)
-        if not (changed or self._animated or self._force or self.pending):
+        draw = tr.sync(intents, now_ms) | self._animated
+        if self._force:
+            draw = ALL_ZONES
+        if not (draw or self.pending):
             return False
-        animated = False
+        animated = self._animated & ~draw   # recomputed below for the zones drawn
         dirty = self._force or self.pending
         frame = self._frame
+        zones = self._zones
         for z in range(N_ZONES):
-            idx = self._zones[z]
+            if not (draw >> z) & 1:
+                continue
+            idx = zones[z]
             if not idx:
                 continue
             c = tr.color[z]
@@ -94,7 +102,7 @@ class LedStrip:
                     pat = tr.pattern[z]
                     level = pattern_level(pat, now_ms - tr.start[z])
                     if until >= 0 or pat != P_SOLID:
-                        animated = True
+                        animated |= 1 << z
                     if pat == P_COUNTDOWN and until >= 0:
                         lit = countdown_lit(len(idx), tr.start[z], until, now_ms)
                     if level == 255:
