@@ -256,7 +256,8 @@ class App:
             self.midplay_writes += 1
 
     def _stamp(self, ticks):
-        """``ticks``, or the end of the last flash write if ``ticks`` fell inside it."""
+        """``ticks``, or the end of the last flash write if ``ticks`` fell inside it (call
+        it while a write is watched or a new one happened, see ``_input``)."""
         book = self.book
         if book is not None and book.flushes != self._stall_seen:
             # A write in this very step (the log outgrew its records): edges latched during
@@ -274,18 +275,22 @@ class App:
     def _input(self, src, ticks):
         if not self.deb.accept(src, ticks):
             return
+        book = self.book
+        if self._stall_watch_ms >= 0 or (book is not None and book.flushes != self._stall_seen):
+            ticks = self._stamp(ticks)
         k = sources.kind(src)
         if k == sources.KIND_READER:
-            self.readers[src & 3].note_irq(self._stamp(ticks))
+            self.readers[src & 3].note_irq(ticks)
             return
         clock = self.clock
-        clock.convert(self._stamp(ticks))
+        clock.convert(ticks)
         ms = clock.ev_ms
         us = clock.ev_us
         if k == sources.KIND_TOUCH:
-            if (src & 3) < len(self.readers):
-                self._forget_now(src & 3)
-            self.feed(EV_TOUCH, ms, us, src & 3, 0, 0)
+            pile = src & 3
+            if pile < len(self.readers) and self.rejected.pending[pile]:
+                self._forget_now(pile)
+            self.feed(EV_TOUCH, ms, us, pile, 0, 0)
         elif k == sources.KIND_STUCK:
             self.corr.stuck_edge(sources.player_of(src), not sources.is_release(src), ms, us)
         elif k == sources.KIND_SLAP:
@@ -313,8 +318,11 @@ class App:
         return e is not None and e.is_active()
 
     def _on_card(self, pile, uid, ticks):
+        book = self.book
+        if self._stall_watch_ms >= 0 or (book is not None and book.flushes != self._stall_seen):
+            ticks = self._stamp(ticks)
         clock = self.clock
-        clock.convert(self._stamp(ticks))
+        clock.convert(ticks)
         ms = clock.ev_ms
         us = clock.ev_us
         cm = self.cards
@@ -323,12 +331,14 @@ class App:
             self.referee.report(ms, us, V.E_UNKNOWN_UID, pile, -1)
             self.out("spit-referee: pile %d: unknown tag %s (not in cards.json)" % (pile, uid_hex(uid)))
             return
-        if self.corr.take_resync(pile):
+        if self.corr.resync >= 0 and self.corr.take_resync(pile):
             self.feed(EV_TOP, ms, us, pile, cm.card, 0)
             return
+        rejected = self.rejected
         if pile < len(self.readers):
-            self._forget_now(pile)
-            self.rejected.keep(pile, cm.card, uid)   # to forget it if the card is rejected
+            if rejected.pending[pile]:
+                self._forget_now(pile)
+            rejected.keep(pile, cm.card, uid)   # to forget it if the card is rejected
         self.feed(EV_CARD, ms, us, pile, cm.card, cm.owner if self.own_deck else -1)
 
     def _forget_card(self, pile, card):

@@ -28,7 +28,7 @@ class RejectedUids:
         self._mem = []
         self._views = []
         self._next = bytearray(piles)
-        self._pending = bytearray(piles)   # per pile: bit mask of slots to forget
+        self.pending = bytearray(piles)   # per pile: bit mask of slots to forget (0: none)
         for _ in range(piles):
             mem = bytearray(_SLOTS * _SLOT)
             mv = memoryview(mem)
@@ -45,7 +45,7 @@ class RejectedUids:
         n = len(uid)
         s = self._next[pile]
         self._next[pile] = (s + 1) % _SLOTS
-        self._pending[pile] &= ~(1 << s)
+        self.pending[pile] &= ~(1 << s)
         mem = self._mem[pile]
         base = s * _SLOT
         mem[base] = card
@@ -61,13 +61,13 @@ class RejectedUids:
             s = (s - 1) % _SLOTS
             base = s * _SLOT
             if mem[base + 1] and mem[base] == card:
-                self._pending[pile] |= 1 << s
+                self.pending[pile] |= 1 << s
                 return True
         return False
 
     def forget_now(self, pile, reader):
         """The pile's next touch or read: the reader forgets every rejected UID."""
-        pending = self._pending[pile]
+        pending = self.pending[pile]
         if not pending:
             return
         mem = self._mem[pile]
@@ -76,7 +76,7 @@ class RejectedUids:
                 n = mem[s * _SLOT + 1]
                 reader.forget(self._views[pile][s][0 if n == 4 else (1 if n == 7 else 2)])
                 mem[s * _SLOT + 1] = 0
-        self._pending[pile] = 0
+        self.pending[pile] = 0
 
     def clear(self):
         """The piles were taken: nothing is kept."""
@@ -84,4 +84,4 @@ class RejectedUids:
             mem = self._mem[p]
             for s in range(_SLOTS):
                 mem[s * _SLOT + 1] = 0
-            self._pending[p] = 0
+            self.pending[p] = 0
