@@ -41,7 +41,7 @@ def race_inside_a_flash_write(stall):
         t.land_card(0, "8H", 3_005_000)
         t.land_card(0, "8C", 3_012_000)
         t.run_until(3_500_000)
-        return t.app.uncertain, t.app.midplay_writes, [v for v in verdicts(t) if v[1] in ("8H", "8C")]
+        return t.app.stalls.uncertain, t.app.stalls.midplay_writes, [v for v in verdicts(t) if v[1] in ("8H", "8C")]
     finally:
         t.close()
 
@@ -75,7 +75,7 @@ def test_no_flash_write_in_play_and_the_correction_menu_writes_the_log():
         t.press(1, "stuck", 4_100_000, hold_us=2_300_000)
         t.run_until(6_500_000)
         assert app.corr.menu or app.book.flushes > writes
-        assert app.book.flushes > writes and app.slog.pending == 0 and app.midplay_writes == 0
+        assert app.book.flushes > writes and app.slog.pending == 0 and app.stalls.midplay_writes == 0
         cards = [o.get("card") for o in t.log_objects(flush=False) if o.get("verdict") == "accept"]
         assert cards[-2:] == ["JH", "9S"]
     finally:

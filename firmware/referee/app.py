@@ -24,10 +24,9 @@ then ``gc.collect()``.  In play it only echoes new records to the console when `
 (the live log; that formatting allocates, after the LEDs are drawn).
 
 Flash writes mask interrupts: an input edge during one is stamped when the write ends, in
-GPIO order.  Every stamp inside the last write's window (``Logbook.stall_*``, plus the IRQ
-latency) is therefore moved to the window's end (``uncertain`` counts them): two landings in
-one write share a time, so a race decided by them is a tie (the engine's tie window), and the
-log carries that shared time, so a re-judge agrees.
+GPIO order.  Every stamp inside the last write's window is therefore moved to the window's end
+(``referee/stalls.py``): two landings in one write share a time, so a race decided by them is
+a tie (the engine's tie window), and the log carries that shared time, so a re-judge agrees.
 """
 
 import gc
@@ -46,6 +45,7 @@ from spit.referee import Referee, PH_OVER
 from drivers.input_ring import InputRing
 from referee import sources
 from referee.rejected import RejectedUids
+from referee.stalls import FlashStalls
 from referee.sessionlog import SessionLog
 
 _DRAIN_MAX = const(48)     # events taken from the ring per step (the rest next step)
@@ -54,8 +54,6 @@ _REREPORT_MS = const(10000)
 _IDLE_MS = const(1)       # sleep after a step with no input waiting
 _RENDER_MS = const(10)     # animation frame period (patterns change at >= 62 ms)
 _FORMAT_PER_STEP = const(2)   # log records formatted per step at a pause (~1-2 ms each on the chip)
-_STALL_SLACK_US = const(300)  # IRQ handlers run just after a flash write re-enables interrupts
-_STALL_WATCH_MS = const(1000)  # how long after a write stamps are compared with its window
 
 
 # Modules only the boot needs (the board-file validator, device builders, boot steps, the
@@ -114,12 +112,7 @@ class App:
         self.readers = []
         self.rejected = RejectedUids(0)   # UIDs of read cards, to forget rejected ones
         self.book = None
-        self.uncertain = 0         # input stamps moved to the end of a flash write
-        self.midplay_writes = 0    # flash writes while cards could land (log buffer overflow)
-        self._stall_seen = 0
-        self._stall_from = 0
-        self._stall_to = 0
-        self._stall_watch_ms = -1
+        self.stalls = FlashStalls()   # input stamps inside flash writes (referee/stalls.py)
         self.steps = 0
         self.sessions = 0
         self.versions = []        # per pile: (ic, ver, rev, support) or None (no answer)
@@ -169,7 +162,7 @@ class App:
                 self.referee.report(0, 0, V.E_READER, p, 0)
         self.slog.flush()
         if self.book is not None:
-            self._note_stall(self.book, True)   # (written before play: not a mid-play write)
+            self.stalls.note(self.book, 0, True)   # (written before play: not a mid-play write)
 
     def close(self):
         """End the session: a closing tick, flush and close the log."""
@@ -233,8 +226,8 @@ class App:
         if self.corr.menu and slog.pending:
             slog.pause = True
         book = self.book
-        if book is not None and book.flushes != self._stall_seen:
-            self._note_stall(book, slog.pause)
+        if book is not None and book.flushes != self.stalls.seen:
+            self.stalls.note(book, self.clock.ms, slog.pause)
         if not slog.pause:
             if slog.echo is not None:
                 slog.echo_some(_FORMAT_PER_STEP)
@@ -243,41 +236,16 @@ class App:
             return
         slog.flush()
         if book is not None:
-            self._note_stall(book, True)
+            self.stalls.note(book, self.clock.ms, True)
         gc.collect()
-
-    def _note_stall(self, book, paused):
-        """A flash write happened: watch input stamps against its window for a while."""
-        self._stall_seen = book.flushes
-        self._stall_from = book.stall_from_us
-        self._stall_to = time.ticks_add(book.stall_to_us, _STALL_SLACK_US)
-        self._stall_watch_ms = self.clock.ms + _STALL_WATCH_MS
-        if not paused:
-            self.midplay_writes += 1
-
-    def _stamp(self, ticks):
-        """``ticks``, or the end of the last flash write if ``ticks`` fell inside it (call
-        it while a write is watched or a new one happened, see ``_input``)."""
-        book = self.book
-        if book is not None and book.flushes != self._stall_seen:
-            # A write in this very step (the log outgrew its records): edges latched during
-            # it may be next in the ring.
-            self._note_stall(book, self.slog.pause)
-        if self._stall_watch_ms >= 0:
-            if self.clock.ms > self._stall_watch_ms:
-                self._stall_watch_ms = -1
-            elif (time.ticks_diff(ticks, self._stall_from) >= 0
-                  and time.ticks_diff(self._stall_to, ticks) >= 0):
-                self.uncertain += 1
-                return self._stall_to
-        return ticks
 
     def _input(self, src, ticks):
         if not self.deb.accept(src, ticks):
             return
+        st = self.stalls
         book = self.book
-        if self._stall_watch_ms >= 0 or (book is not None and book.flushes != self._stall_seen):
-            ticks = self._stamp(ticks)
+        if st.watch_ms >= 0 or (book is not None and book.flushes != st.seen):
+            ticks = st.stamp(ticks, book, self.clock.ms, self.slog.pause)
         k = sources.kind(src)
         if k == sources.KIND_READER:
             self.readers[src & 3].note_irq(ticks)
@@ -318,9 +286,10 @@ class App:
         return e is not None and e.is_active()
 
     def _on_card(self, pile, uid, ticks):
+        st = self.stalls
         book = self.book
-        if self._stall_watch_ms >= 0 or (book is not None and book.flushes != self._stall_seen):
-            ticks = self._stamp(ticks)
+        if st.watch_ms >= 0 or (book is not None and book.flushes != st.seen):
+            ticks = st.stamp(ticks, book, self.clock.ms, self.slog.pause)
         clock = self.clock
         clock.convert(ticks)
         ms = clock.ev_ms
