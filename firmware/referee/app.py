@@ -113,6 +113,7 @@ class App:
         self.rejected = RejectedUids(0)   # UIDs of read cards, to forget rejected ones
         self.book = None
         self.stalls = FlashStalls()   # input stamps inside flash writes (referee/stalls.py)
+        self._read = False         # a reader delivered a tag in this step
         self.steps = 0
         self.sessions = 0
         self.versions = []        # per pile: (ic, ver, rev, support) or None (no answer)
@@ -210,8 +211,15 @@ class App:
             self._overflows = ring.overflows
             self.referee.report(ms, us, V.E_OVERFLOW, -1, lost)
         now = time.ticks_us()
+        self._read = False
         for r in self.readers:
             r.service(now)
+        if self._read:
+            # A card was read (milliseconds of bus work): the engine's horizon is now, so a
+            # verdict due by now comes out in this step, not the next.
+            clock.update()
+            ms = clock.ms
+            us = clock.us
         self.corr.tick(ms)
         self.referee.advance(ms, us)
         self.slog.advanced(ms, us)
@@ -286,6 +294,7 @@ class App:
         return e is not None and e.is_active()
 
     def _on_card(self, pile, uid, ticks):
+        self._read = True
         st = self.stalls
         book = self.book
         if st.watch_ms >= 0 or (book is not None and book.flushes != st.seen):
