@@ -339,7 +339,7 @@ def test_ws2812_pio_program_bit_timing(vb):
 
     assert _SM_FREQ == 8_000_000
     opts = ws2812_program.options
-    assert opts["autopull"] and opts["pull_thresh"] == 24 and opts["out_shiftdir"] == rp2.PIO.SHIFT_LEFT
+    assert opts["autopull"] and opts["pull_thresh"] == 24 and opts["out_shiftdir"] == rp2.PIO.SHIFT_RIGHT
     assert opts["sideset_init"] == rp2.PIO.OUT_LOW
     ns = 1e9 / _SM_FREQ
 
@@ -366,11 +366,13 @@ def test_ws2812_pio_program_bit_timing(vb):
         assert levels[-1] == 0   # waits with the line low (the latch gap)
 
 
-def test_ws2812_pio_words_and_latch(vb):
-    """One word per pixel, 0x00GGRRBB shifted to the top 24 bits; a frame waits for the
-    previous frame's latch (n x 30 us + 300 us), never masking interrupts (no bitstream)."""
+def test_ws2812_pio_words_dma_and_latch(vb):
+    """One word per pixel, G7..B0 least significant bit first (the machine shifts right), so
+    every word is a small int; a DMA channel paced by the machine's TX DREQ feeds the FIFO;
+    a frame waits for the previous frame's latch (n x 30 us + 300 us); no bitstream."""
     import machine
     from machine import Pin
+    from rp2 import Ws2812View
     from drivers.ws2812_pio import Ws2812Pio
     from array import array
 
@@ -378,11 +380,15 @@ def test_ws2812_pio_words_and_latch(vb):
     machine.bitstream = lambda *a: calls.append(a)   # must never be used
     try:
         out = Ws2812Pio(Pin(28, Pin.OUT), 4)
-        assert out.sm.active()
+        assert out.sm.active() and out.dma is not None
+        red, green, blue = out.word(255, 0, 0), out.word(0, 255, 0), out.word(0, 0, 1)
+        assert green == 0xFF and red == 0xFF00 and blue == 0x800000   # B0 is the last bit out
+        assert max(out.word(255, 255, 255), red, green, blue) < 1 << 24
         t0 = vb.clock.now_us
-        out.write(array("I", [0x00FF0000, 0x0000FF00, 0x000000FF, 0]))
-        assert out.sm.words == [0xFF000000, 0x00FF0000, 0x0000FF00, 0]
-        assert vb.clock.now_us == t0   # the first frame goes at once
+        out.write(array("I", [red, green, blue, 0]))
+        assert out.dma.configs == 1 and out.sm.puts == 1
+        assert Ws2812View(out.sm, 4).shown == [(255, 0, 0), (0, 255, 0), (0, 0, 1), (0, 0, 0)]
+        assert vb.clock.now_us == t0 and not out.ready()   # the first frame goes at once
         out.write(array("I", [0, 0, 0, 0]))
         assert vb.clock.now_us - t0 == 4 * 30 + 300
     finally:

@@ -10,13 +10,13 @@ Zones: Z_PILE0..Z_PILE2, Z_SPIT, Z_PLAYER0, Z_PLAYER1, Z_RESULT (N_ZONES = 7).
 ``render(intents, now_ms)`` never blocks: patterns are computed from ``now_ms`` (a
 monotonic session millisecond count, the same clock as ``until_ms``).  A pattern's phase
 starts when its zone's intent changed, so a BLINK always starts "on".  The frame is one
-preallocated ``array("I")`` word per pixel (0x00GGRRBB, the strip's byte order); each colour's
-word at the set brightness is computed once, so a verdict costs a few word stores, and the
+preallocated ``array("I")`` word per pixel (in the strip's wire format, ``strip.word(r, g,
+b)``); each colour's word at the set brightness is computed once, so a verdict costs a few word stores, and the
 strip is written only when a word changed.  Nothing here allocates after construction.
 
-The strip object needs ``n``, ``ready()`` and ``write(words)``: a frame changed while the
-previous one is still on the wire is kept and sent by the next ``render`` (``pending``), so
-``render`` never waits.  ``Ws2812Pio`` sends the frame from a PIO
+The strip object needs ``n``, ``word(r, g, b)``, ``ready()``, ``wait()`` and ``write(words)``: zones that
+change while the previous frame is still on the wire are drawn by the next ``render``
+(``pending``), so ``render`` never waits.  ``Ws2812Pio`` sends the frame from a PIO
 state machine, so interrupts (and the touch/pad IRQ timestamps) are never held off.
 """
 
@@ -54,7 +54,8 @@ class LedStrip:
         self._intents = IntentTracker()
         self._animated = 0      # bit mask of the zones that change with time
         self._force = True
-        self.pending = False   # a changed frame waits for the strip: render again soon
+        self.pending = False   # zones to draw wait for the strip: render again soon
+        self._deferred = 0     # their bit mask
         self.writes = 0
         self.set_brightness(brightness)
 
@@ -70,21 +71,28 @@ class LedStrip:
 
     def _word(self, c, level):
         pal = self._pal
-        return ((pal[3 * c + 1] * level // 255) << 16 | (pal[3 * c] * level // 255) << 8
-                | pal[3 * c + 2] * level // 255)
+        return self.strip.word(pal[3 * c] * level // 255, pal[3 * c + 1] * level // 255,
+                               pal[3 * c + 2] * level // 255)
 
     def render(self, intents, now_ms):
         """Show the intents at ``now_ms``; returns True if the strip was written.  Only the
         zones whose intent changed and the animated ones (blink, pulse, countdown, expiry)
-        are recomputed."""
+        are recomputed, and only once the strip has sent the previous frame (the DMA reads
+        the frame buffer): until then they wait in ``pending``."""
         tr = self._intents
-        draw = tr.sync(intents, now_ms) | self._animated
+        draw = tr.sync(intents, now_ms) | self._animated | self._deferred
         if self._force:
             draw = ALL_ZONES
-        if not (draw or self.pending):
+        if not draw:
             return False
+        if not self.strip.ready():
+            self._deferred = draw
+            self.pending = True
+            return False
+        self._deferred = 0
+        self.pending = False
         animated = self._animated & ~draw   # recomputed below for the zones drawn
-        dirty = self._force or self.pending
+        dirty = self._force
         frame = self._frame
         zones = self._zones
         for z in range(N_ZONES):
@@ -119,10 +127,6 @@ class LedStrip:
         self._force = False
         if not dirty:
             return False
-        if not self.strip.ready():
-            self.pending = True
-            return False
-        self.pending = False
         self.strip.write(frame)
         self.writes += 1
         return True
@@ -130,6 +134,7 @@ class LedStrip:
     def fill(self, color, level=255):
         """Show one colour on every pixel now (self-test, boot error); next render redraws."""
         w = self._word(color, level) if 0 <= color < N_COLORS else 0
+        self.strip.wait()   # (the previous frame may still be read by the DMA)
         frame = self._frame
         for p in range(self.n):
             frame[p] = w

@@ -1,23 +1,30 @@
-"""WS2812 strip output on an RP2040 PIO state machine: interrupts stay on while it sends.
+"""WS2812 strip output on an RP2040 PIO state machine fed by DMA: interrupts stay on.
 
 ``machine.bitstream`` (what ``neopixel`` uses) masks interrupts for ~30 us per pixel, which
-delays the touch and pad IRQ timestamps.  Here the state machine shifts the bits out by
-itself; the CPU only puts one 32-bit word per pixel into the TX FIFO.
+delays the touch and pad IRQ timestamps.  Here a state machine shifts the bits out and a DMA
+channel feeds its TX FIFO from the frame buffer: the CPU only starts the transfer.
 
     strip = Ws2812Pio(Pin(28), 16)
-    if strip.ready():       # the previous frame has gone out and latched
-        strip.write(words)  # words: array("I") of 0x00GGRRBB, one per pixel (len == n)
+    words = array("I", bytes(4 * 16))
+    words[0] = strip.word(255, 0, 0)   # pixel 0 red (the wire format: see below)
+    if strip.ready():                  # the previous frame has gone out and latched
+        strip.write(words)
 
 Bit timing at the 8 MHz state machine clock, 10 cycles (1.25 us, 800 kHz) per bit:
 a 0 is 3 cycles high (0.375 us) then 7 low, a 1 is 7 high (0.875 us) then 3 low (WS2812B:
 T0H 0.4 +- 0.15 us, T1H 0.8 +- 0.15 us).  With the FIFO empty the program waits in its first
 instruction with the line low, which is the latch (reset) gap.
 
-``write`` returns once the last word is in the (joined, 8-word) FIFO: for a 16-pixel strip it
-waits ~0.25 ms for the first 8 pixels to go out, with interrupts on.  A frame needs
-``n * 30 us`` plus the latch gap on the wire: a frame put before that would run on into the
-previous one and be lost, so callers ask ``ready()`` first (``LedStrip`` keeps the frame and
-sends it at its next render); ``write`` itself waits if called too early (boot, self-test).
+A pixel word holds the 24 bits G7..G0 R7..R0 B7..B0 in the order they go out, least
+significant bit first (the state machine shifts right), so every word is a small int below
+2**24: no big ints when the firmware computes one (``word(r, g, b)``).  The DMA channel reads
+the frame buffer as it is, so the buffer must stay unchanged until ``ready()``.  Where
+``rp2.DMA`` is missing, ``write`` puts the words into the (joined, 8-word) FIFO itself, which
+waits ~(n - 8) x 30 us with interrupts on.
+
+A frame needs ``n * 30 us`` plus the latch gap on the wire: a frame started before that would
+run on into the previous one and be lost, so callers ask ``ready()`` first (``LedStrip``
+keeps the frame and sends it at its next render); ``write`` itself waits if called early.
 """
 
 from micropython import const
@@ -32,10 +39,13 @@ if TYPE_CHECKING:
 _SM_FREQ = const(8000000)
 _PIXEL_US = const(30)     # 24 bits x 1.25 us
 _LATCH_US = const(300)    # WS2812B needs >= 280 us low between frames
-_SHIFT = const(8)         # 0x00GGRRBB -> the top 24 bits of the output shift register
+_PIO0_TXF0 = const(0x50200010)   # PIO0 TX FIFO of state machine 0 (+4 per machine)
+_PIO1_TXF0 = const(0x50300010)
+_DREQ_PIO1_TX0 = const(8)        # DREQ_PIO0_TX0 is 0
+_DMA_SIZE_32 = const(2)
 
 
-@rp2.asm_pio(sideset_init=rp2.PIO.OUT_LOW, out_shiftdir=rp2.PIO.SHIFT_LEFT, autopull=True,
+@rp2.asm_pio(sideset_init=rp2.PIO.OUT_LOW, out_shiftdir=rp2.PIO.SHIFT_RIGHT, autopull=True,
              pull_thresh=24, fifo_join=rp2.PIO.JOIN_TX)
 def ws2812_program():
     label("bit")
@@ -46,6 +56,17 @@ def ws2812_program():
     jmp("bit").side(0)[3]           # a 0: 4 cycles low
 
 
+def _reversed_bytes():
+    table = bytearray(256)
+    for v in range(256):
+        r = 0
+        for b in range(8):
+            if v & (1 << b):
+                r |= 0x80 >> b
+        table[v] = r
+    return bytes(table)
+
+
 class Ws2812Pio:
     def __init__(self, pin, n, sm_id=0):
         if n < 1:
@@ -53,22 +74,48 @@ class Ws2812Pio:
         self.n = n
         self.sm = rp2.StateMachine(sm_id, ws2812_program, freq=_SM_FREQ, sideset_base=pin)
         self.sm.active(1)
+        self._rev = _reversed_bytes()
         self._frame_us = n * _PIXEL_US + _LATCH_US
         self._free_at = time.ticks_us()   # when the previous frame has latched
         self.writes = 0
+        self.dma = None
+        try:
+            dma = rp2.DMA()
+        except (AttributeError, OSError):   # no DMA (or none free): put() from the CPU
+            return
+        pio1 = sm_id >= 4
+        self._txf = (_PIO1_TXF0 if pio1 else _PIO0_TXF0) + 4 * (sm_id & 3)
+        self._ctrl = dma.pack_ctrl(size=_DMA_SIZE_32, inc_read=True, inc_write=False,
+                                   treq_sel=(_DREQ_PIO1_TX0 if pio1 else 0) + (sm_id & 3))
+        self.dma = dma
+
+    def word(self, r, g, b):
+        """One pixel in the wire format (bits in sending order, LSB first)."""
+        rev = self._rev
+        return rev[b] << 16 | rev[r] << 8 | rev[g]
 
     def ready(self):
         """True once the previous frame has gone out and latched."""
         return time.ticks_diff(self._free_at, time.ticks_us()) <= 0
 
-    def write(self, words):
-        """Send one frame (``len(words) == n``); waits for the previous frame's latch first."""
+    def wait(self):
+        """Sleep until ``ready()`` (boot and self-test only: the loop asks ``ready()``)."""
         wait = time.ticks_diff(self._free_at, time.ticks_us())
         if wait > 0:
             time.sleep_us(wait)
-        self.sm.put(words, _SHIFT)
+
+    def write(self, words):
+        """Send one frame (``len(words) == n``); waits for the previous frame's latch first."""
+        self.wait()
+        dma = self.dma
+        if dma is not None:
+            dma.config(read=words, write=self._txf, count=self.n, ctrl=self._ctrl, trigger=True)
+        else:
+            self.sm.put(words)
         self._free_at = time.ticks_add(time.ticks_us(), self._frame_us)
         self.writes += 1
 
     def deinit(self):
+        if self.dma is not None:
+            self.dma.close()
         self.sm.active(0)

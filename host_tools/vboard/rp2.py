@@ -158,9 +158,13 @@ def run_bits(prog, bits, max_cycles=100000):
 
 
 class StateMachine:
-    """A state machine that records what the firmware pushes into its TX FIFO."""
+    """A state machine that records what the firmware pushes into its TX FIFO (``put`` or a
+    ``DMA`` transfer to its FIFO address)."""
+
+    by_id = {}   # the state machines made, by number (a DMA finds its target here)
 
     def __init__(self, id, program=None, freq=-1, **kw):
+        StateMachine.by_id[id] = self
         self.id = id
         self.program = None
         self.freq = freq
@@ -213,13 +217,63 @@ class StateMachine:
         return None
 
 
+_PIO_TXF0 = (0x50200010, 0x50300010)   # TX FIFO of state machine 0 of PIO0 / PIO1
+
+
 class DMA:
+    """A DMA channel whose transfers into a PIO TX FIFO land in that ``StateMachine``'s
+    ``words`` at once (the fake's FIFO never fills).  Other targets are not modelled."""
+
     def __init__(self):
-        raise OSError("DMA is not modelled on the virtual board")
+        self.configs = 0
+        self._active = False
+        self.closed = False
+
+    def pack_ctrl(self, default=None, **fields):
+        self.ctrl_fields = fields
+        return fields.get("treq_sel", 0) << 15 | fields.get("size", 2) << 2 | 1
+
+    def config(self, read=None, write=None, count=None, ctrl=None, trigger=False):
+        heapgate.enter_c()
+        try:
+            self.configs += 1
+            if not trigger:
+                return
+            sm = None
+            for pio in range(2):
+                off = (write or 0) - _PIO_TXF0[pio]
+                if 0 <= off < 16 and off % 4 == 0:
+                    sm = StateMachine.by_id.get(4 * pio + off // 4)
+            if sm is None or not sm.active():
+                raise OSError("DMA target %r is not an active state machine's TX FIFO" % (write,))
+            if self.ctrl_fields.get("treq_sel") != (sm.id & 3) + 8 * (sm.id >> 2):
+                raise OSError("DMA paced by the wrong DREQ for state machine %d" % sm.id)
+            words = []
+            for i in range(count):
+                words.append(read[i] & 0xFFFFFFFF)
+            sm.words = words
+            sm.puts += 1
+        finally:
+            heapgate.exit_c()
+
+    def active(self, value=None):
+        return self._active
+
+    def close(self):
+        self.closed = True
+
+
+def _rev8(v):
+    r = 0
+    for b in range(8):
+        if v & (1 << b):
+            r |= 0x80 >> b
+    return r
 
 
 class Ws2812View:
-    """What a WS2812 strip fed by ``sm`` shows: the last frame put, decoded to (r, g, b)."""
+    """What a WS2812 strip fed by ``sm`` shows: the last frame put, decoded to (r, g, b)
+    (the state machine shifts right: a word's bit 0 is G7, the first bit on the wire)."""
 
     def __init__(self, sm, n):
         self.sm = sm
@@ -231,7 +285,10 @@ class Ws2812View:
         out = []
         for i in range(self.n):
             w = words[i] if i < len(words) else 0
-            out.append(((w >> 16) & 0xFF, (w >> 24) & 0xFF, (w >> 8) & 0xFF))
+            g = _rev8(w & 0xFF)
+            r = _rev8((w >> 8) & 0xFF)
+            b = _rev8((w >> 16) & 0xFF)
+            out.append((r, g, b))
         return out
 
     @property
