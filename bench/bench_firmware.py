@@ -187,6 +187,8 @@ def _instrument(table, prof):
         prof.wrap(tm, name, "fake:time")
     if app.leds is not None and hasattr(app.leds, "strip"):
         prof.wrap(app.leds.strip.sm, "put", "fake:strip")
+        if getattr(app.leds.strip, "dma", None) is not None:
+            prof.wrap(app.leds.strip.dma, "config", "fake:strip")
 
 
 def mp_part():
@@ -551,9 +553,8 @@ def main():
                  [p["calls"] * C_CALL_US for p in paths], "modelled"))
     rows.append(("SPI wire time (bytes x 8 / %d baud)" % baud,
                  [p["bytes"] * 8e6 / baud for p in paths], "modelled"))
-    rows.append(("WS2812 frame into the PIO FIFO (%d words, 8-deep joined FIFO: (n - 8) x 30 us wait,"
-                 " IRQs on)" % board["leds"]["count"],
-                 [max(0, board["leds"]["count"] - 8) * 30.0 for _ in paths], "modelled"))
+    rows.append(("WS2812 frame: a DMA transfer into the PIO FIFO started (%d pixels go out by themselves,"
+                 " IRQs on)" % board["leds"]["count"], [float(C_CALL_US) for _ in paths], "modelled"))
     compute = [sum(r[1][i] for r in rows) for i in range(len(paths))]
     idle_dev = [dev(x) for x in mp["idle"]]
     loop_us = max(1000, int(idle_dev[0]))
