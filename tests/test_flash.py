@@ -321,6 +321,7 @@ def test_manifest_picks_the_boards_drivers_and_skips_host_modules():
     assert "drivers/pn532_i2c.py" not in spi and "drivers/gpio_leds.py" not in spi
     assert skipped["drivers/pn532_i2c.py"] == "board nfc bus is spi"
     assert "lib/spit/describe.py" not in spi and "lib/spit/notation.py" in spi
+    assert "referee/logread.py" not in spi and "referee/logbook.py" in spi   # the board only writes logs
     assert "main.py" in spi and "lib/spit/__init__.py" in spi
     i2c, _ = flash.board_manifest(REAL_FIRMWARE, _real_board("pico_i2c"))
     assert "drivers/pn532_i2c.py" in i2c and "drivers/pn532_spi.py" not in i2c
@@ -349,7 +350,7 @@ def test_manifest_keeps_what_device_code_imports(firmware):
     board = {"nfc": {"bus": "i2c"}, "leds": {"type": "gpio"}}
     files, skipped = flash.board_manifest(firmware, board)
     assert "lib/spit/log.py" in files            # imported by the app: needed on the board after all
-    assert skipped == {"lib/spit/describe.py": "host-only engine module",
+    assert skipped == {"lib/spit/describe.py": "host-only module",
                        "drivers/pn532_spi.py": "board nfc bus is i2c"}  # lazy import: only the board's own
     assert "drivers/led_strip.py" in files        # module-level import by gpio_leds
     # A board file without nfc/leds sections keeps every driver.
