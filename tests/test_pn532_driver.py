@@ -102,7 +102,7 @@ def test_reverse_table_matches_an_independent_reversal():
 
 def test_setup_reads_firmware_version(rig):
     assert rig.driver.firmware_version() == (0x32, 1, 6, 7)
-    assert rig.emulator.commands[:3] == [0x14, 0x32, 0x02]
+    assert rig.emulator.commands[:4] == [0x14, 0x32, 0x32, 0x02]
     assert rig.emulator.passive_retries == 1
     assert rig.emulator.host_frame_errors == 0
 
@@ -245,8 +245,9 @@ def test_spi_chip_stays_asleep_without_the_wake_pulse():
 
 def test_nack_is_reported_and_the_next_command_works(rig):
     rig.emulator.nack_next = True
+    rig.driver.start_list()   # only writes the frame: the NACK is seen while waiting
     with pytest.raises(rig.pn532.PN532Nack):
-        rig.driver.start_list()
+        rig.wait_reply()
     rig.emulator.place_tag(UID_A)
     assert rig.list_uid() == UID_A
 
