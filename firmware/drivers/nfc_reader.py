@@ -1,59 +1,51 @@
 """NfcReader: one PN532 under one center pile, serviced by the firmware loop without blocking.
 
-State machine (one step per ``service(now_us)`` call; each step costs at most one command
-ACK, well under a millisecond on a real chip)::
+Each ``service(now_us)`` call does at most one step: one status poll, or reading one reply
+and writing the next command (a few hundred microseconds over SPI).  Nothing waits for the
+chip: ACKs are read when they are there (``ack_timeout_ms``), replies when the IRQ line or
+the status byte says so.
 
-    idle -> listing --reply ready--> read UID --> halting --> listing ...
-                         (no tag)  `-----------------------> listing ...
-    any failure -> backoff --(retry time)--> [abort, re-setup after repeated failures] -> listing
+Finding the newest card on a growing pile (``STRATEGY_HALT``, the default)::
 
-Newest card on a growing pile (``STRATEGY_HALT``, the default): every card read is sent HLTA
-(InRelease).  A halted ISO14443A tag stays silent to REQA for as long as it stays powered in
-the field, so the next InListPassiveTarget only hears the card that landed last.  The reader
-also remembers the UIDs already seen on its pile (``memory`` slots): a tag that answers again
-(it lost power when another card detuned the stack, or it slid off and back) is halted again
-and not reported twice.  Call ``clear_pile()`` when the pile is taken (round end).
+    listing --reply--> halt it --> scan (own REQA) --quiet--> listing ...
+       (the chip waits for a card: no bus traffic on a quiet pile)
 
-``STRATEGY_FIELD_RESET``: whenever a listing comes back empty and ``field_reset_us`` has
-passed, the RF field is switched off and on (RFConfiguration item 1).  Every tag on the pile
-wakes, and the reader enumerates them again (list + halt until nothing answers), reporting
-only UIDs not yet remembered.  Trade-offs: it recovers from tags whose HALT state is unknown
-and re-checks the whole pile, but one enumeration costs a read (~3-5 ms) per card on the pile,
-so a new card can wait behind the old ones, and the memory must hold the whole pile (a UID
-pushed out of memory would be reported again).  HALT keeps the latency of a single read.
+Every card read is halted (HLTA).  The listing (InListPassiveTarget with the chip retrying
+by itself) only says "a tag answered": whether the chip sends REQA or WUPA is not
+documented, and WUPA wakes halted tags.  So after each listing a ``TagScan`` sends its own
+REQA, anticollision, SELECT and HLTA (``drivers/tag_scan.py``): halted tags stay silent to
+REQA (ISO 14443-3), so the scan hears exactly the tags not read yet, however many.  Every
+new UID found by a listing and its scan is delivered with the same time stamp (the
+listing's IRQ edge): two cards that landed inside one listing are reported with one time,
+which the referee treats as a tie, never an arbitrary order.
 
-Failures (NACK, bad checksum, error frame, timeout, silence, bus errors) never raise into the
-loop: they are counted (``failures``, ``consecutive_failures``, ``last_error``), ``status``
-turns ``STATUS_FAILING`` (``on_status(reader)`` is called on every change) and the reader
-retries with exponential backoff.  After ``setup_after`` failures in a row it also re-runs the
-chip setup (wake, SAMConfiguration, retries), which blocks for at most a few ACK timeouts.
+If listings keep returning UIDs already read (twice in a row with nothing new behind
+them), the chip wakes halted tags; the reader then stops listing (``wakes_halted``) and
+scans every ``poll_us`` instead (a silent REQA costs ~2 ms of chip time and two bus
+transactions).  Cards are then stamped with the time of the scan that heard them.
 
-Timestamps: pass the IRQ edge time from the input ring buffer to ``note_irq(ticks_us)``; a
-card is delivered with that time (or with the ``now_us`` of the poll that saw the reply when
-there is no IRQ line).  Remember the PN532 IRQ marks "reply ready", milliseconds after the
-card landed: a touch sensor gives the true landing time.
+``STRATEGY_FIELD_RESET`` additionally switches the RF field off and on every
+``field_reset_us`` when the pile is quiet: every tag wakes and the scan re-reads the whole
+pile (recovers tags whose HALT state was lost; costs one activation per card).
 
-What to try on real hardware:
-- Stacked tags detune each other: one test read 0 of 20 exactly stacked NTAG203 pairs.  Try
-  offsetting the tag position from card to card, smaller tags (NTAG213 25 mm) away from the
-  antenna centre, a spacer (2-5 mm of foam) between antenna and pile, and check how many
-  cards a pile can hold before reads fail (``failures`` and the emulator's miss model help).
-- Check that a halted card stays silent: place one card, read it, and see that the next
-  listings come back empty.  If it answers every time, the chip (firmware) sends WUPA rather
-  than REQA; the UID memory still suppresses duplicates, but a new card can then only win
-  anticollision by chance, so that board needs a different approach (e.g. MaxTg=2 listings).
-- Tune MxRtyPassiveActivation (``passive_retries``): smaller answers "no tag" sooner and
-  keeps the chip responsive to aborts; larger spends fewer SPI transactions.  0xFF (what the
-  firmware uses) makes the chip wait for a card by itself: no bus traffic and no Python work
-  while a pile is quiet, the IRQ line falls when a card answers.  A listing that stays
-  unanswered for ``reply_timeout_us`` is then cancelled and re-issued, and that command's ACK
-  is the reader's health check.
+The reader remembers the UIDs read on its pile (``memory`` slots) and does not report them
+twice (a tag that lost power answers again).  Call ``clear_pile()`` when the pile is taken.
+
+Failures (NACK, no ACK, bad checksum, error frame, timeout, bus errors) never raise into
+the loop: they are counted (``failures``, ``consecutive_failures``, ``last_error``),
+``status`` turns ``STATUS_FAILING`` (``on_status(reader)`` on each change) and the reader
+retries with exponential backoff.  After ``setup_after`` failures in a row it sets the chip
+up again in steps: a pulse on RSTPD_N when the board wires it (``pn532.reset_pin``), an I2C
+bus clear after bus errors, the wake-up, then SAMConfiguration, retries, timings and
+GetFirmwareVersion one command per step.
 """
 
 from micropython import const
 import time
 
+from drivers import tag_scan
 from drivers.pn532 import MAX_UID_LEN, PN532Timeout
+from drivers.uid_memory import UidMemory
 
 STRATEGY_HALT = const(0)
 STRATEGY_FIELD_RESET = const(1)
@@ -64,19 +56,27 @@ STATUS_FAILING = const(1)
 _IDLE = const(0)
 _LISTING = const(1)
 _HALTING = const(2)
-_FIELD_OFF = const(3)
-_FIELD_ON = const(4)
-_BACKOFF = const(5)
+_SCANNING = const(3)
+_POLL_WAIT = const(4)
+_FIELD_OFF = const(5)
+_FIELD_ON = const(6)
+_BACKOFF = const(7)
+_RESET_LOW = const(8)
+_RESET_BOOT = const(9)
+_WAKE_SETTLE = const(10)
+_SETUP = const(11)
 
-_SLOT = const(11)  # one remembered UID: length byte + up to 10 bytes
 _RETRY_FOREVER = const(0xFF)   # MxRtyPassiveActivation: the chip itself waits for a card
 _MAX_SHIFT = const(12)
+_RELISTS_FOR_WUPA = const(2)
+_WAKE_SETTLE_US = const(2000)
 
 
 class NfcReader:
     def __init__(self, pn532, pile=0, strategy=STRATEGY_HALT, on_card=None, on_status=None,
                  passive_retries=1, reply_timeout_us=250000, backoff_us=20000,
-                 max_backoff_us=2000000, setup_after=3, memory=64, field_reset_us=500000):
+                 max_backoff_us=2000000, setup_after=3, memory=64, field_reset_us=500000,
+                 poll_us=5000, reset_low_us=10000, reset_boot_us=20000):
         self.pn532 = pn532
         self.pile = pile
         self.strategy = strategy
@@ -88,19 +88,30 @@ class NfcReader:
         self.max_backoff_us = max_backoff_us
         self.setup_after = setup_after
         self.field_reset_us = field_reset_us
+        self.poll_us = poll_us
+        self.reset_low_us = reset_low_us
+        self.reset_boot_us = reset_boot_us
+        self.scan = tag_scan.TagScan(pn532)
+        self.memory = UidMemory(memory)
         # The last card delivered (also handed to on_card).
         self.uid = bytearray(MAX_UID_LEN)
         self.uid_len = 0
         self.uid_ticks_us = 0
-        # Health, for the status display and the log.
+        # Health and counters, for the status display, the log and the benches.
         self.status = STATUS_OK
         self.last_error = None
         self.failures = 0
         self.consecutive_failures = 0
         self.recoveries = 0
+        self.resets = 0
         self.cards = 0
         self.rereads = 0
         self.field_resets = 0
+        self.scans = 0
+        self.version = None
+        # Learned: the chip's listing wakes halted tags (it sends WUPA).
+        self.wakes_halted = False
+        self._relists = 0
         self._read_buf = bytearray(MAX_UID_LEN)
         self._state = _IDLE
         self._since_us = 0
@@ -109,11 +120,13 @@ class NfcReader:
         self._listed_at_us = 0
         self._irq_us = 0
         self._irq_seen = False
+        self._stamp_us = 0          # time given to every card of the current listing + scan
+        self._new_in_round = 0
+        self._relisted = False
+        self._last_found = bytearray(MAX_UID_LEN)
+        self._last_found_len = 0
         self._needs_setup = False
-        self._memory_slots = memory
-        self._seen = bytearray(memory * _SLOT)
-        self._seen_count = 0
-        self._seen_next = 0
+        self._setup_step = 0
 
     # ---- called by the firmware loop ------------------------------------------------------
     def note_irq(self, ticks_us):
@@ -132,18 +145,11 @@ class NfcReader:
 
     def clear_pile(self):
         """Forget every UID seen on this pile (the pile was taken away)."""
-        self._seen_count = 0
-        self._seen_next = 0
+        self.memory.clear()
 
     def forget(self, uid):
         """Forget one UID (a card lifted off the pile, e.g. by a correction)."""
-        seen = self._seen
-        for slot in range(self._seen_count):
-            base = slot * _SLOT
-            if seen[base] == len(uid) and seen[base + 1:base + 1 + len(uid)] == uid:
-                seen[base] = 0
-                return True
-        return False
+        return self.memory.forget(uid)
 
     @property
     def healthy(self):
@@ -155,6 +161,22 @@ class NfcReader:
         self._state = _LISTING
         self._since_us = self._listed_at_us = time.ticks_us()
         self._irq_seen = False
+
+    def _start_scan(self, now_us, stamp_us):
+        self.scan.start()
+        self.scans += 1
+        self._stamp_us = stamp_us
+        self._last_found_len = 0
+        self._state = _SCANNING
+        self._since_us = now_us
+
+    def _detect(self, now_us):
+        """Wait for the next card: a listing in the chip, or the next poll."""
+        if self.wakes_halted:
+            self._state = _POLL_WAIT
+            self._since_us = now_us
+        else:
+            self._start_listing()
 
     def _waiting(self, now_us):
         """True while the pending reply is not there yet (raises on timeout)."""
@@ -175,21 +197,31 @@ class NfcReader:
         state = self._state
         if state == _IDLE:
             self._last_reset_us = now_us
-            self._start_listing()
+            self._detect(now_us)
             return 0
         if state == _BACKOFF:
-            if time.ticks_diff(now_us, self._retry_at_us) < 0:
-                return 0
-            self._recover(now_us)
+            if time.ticks_diff(now_us, self._retry_at_us) >= 0:
+                self._recover(now_us)
             return 0
+        if state == _POLL_WAIT:
+            if time.ticks_diff(now_us, self._since_us) >= self.poll_us:
+                self._new_in_round = 0
+                self._start_scan(now_us, now_us)
+            return 0
+        if state == _RESET_LOW or state == _RESET_BOOT or state == _WAKE_SETTLE:
+            return self._setup_timing(now_us)
         if self._waiting(now_us):
             return 0
         if state == _LISTING:
             return self._listing_done(now_us)
-        if state == _HALTING:
+        if state == _SCANNING:
+            return self._scan_step(now_us)
+        if state == _SETUP:
+            self._setup_reply(now_us)
+        elif state == _HALTING:
             self.pn532.finish_halt()
             self._ok()
-            self._start_listing()
+            self._start_scan(now_us, self._stamp_us)
         elif state == _FIELD_OFF:
             self.pn532.finish_field()
             self.pn532.start_field(True)
@@ -198,50 +230,147 @@ class NfcReader:
         elif state == _FIELD_ON:
             self.pn532.finish_field()
             self._ok()
-            self._start_listing()
+            self._start_scan(now_us, now_us)
         return 0
 
     def _listing_done(self, now_us):
         buf = self._read_buf
         n = self.pn532.finish_list(buf)
-        stamp = self._irq_us if self._irq_seen else now_us
+        self._stamp_us = self._irq_us if self._irq_seen else now_us
         self._ok()
         if n == 0:
-            if (self.strategy == STRATEGY_FIELD_RESET
-                    and time.ticks_diff(now_us, self._last_reset_us) >= self.field_reset_us):
-                self._last_reset_us = now_us
-                self.field_resets += 1
-                self.pn532.start_field(False)
-                self._state = _FIELD_OFF
-                self._since_us = now_us
-            else:
-                self._start_listing()
+            self._after_quiet(now_us)
             return 0
-        delivered = 0
-        if self._known(buf, n):
-            self.rereads += 1
-        else:
-            self._remember(buf, n)
-            uid = self.uid
-            for i in range(n):
-                uid[i] = buf[i]
-            self.uid_len = n
-            self.uid_ticks_us = stamp
-            self.cards += 1
-            delivered = n
-        if delivered and self.on_card is not None:
-            self.on_card(self.pile, bytes(buf[:n]), stamp)
+        self._new_in_round = 0
+        self._relisted = self.memory.known(buf, n)
+        delivered = self._deliver(buf, n)
         # Halt it even when known: a re-woken tag must go quiet again.
         self.pn532.start_halt()
         self._state = _HALTING
         self._since_us = now_us
         return delivered
 
+    def _scan_step(self, now_us):
+        result = self.scan.step()
+        self._since_us = now_us
+        self._ok()
+        if result == tag_scan.BUSY:
+            return 0
+        if result == tag_scan.QUIET:
+            self._scan_over(now_us)
+            return 0
+        scan = self.scan
+        n = scan.uid_len
+        last = self._last_found
+        same = n == self._last_found_len
+        i = 0
+        while same and i < n:
+            same = scan.uid[i] == last[i]
+            i += 1
+        if same:
+            # The same tag again right after its HLTA: it does not halt.  End this scan.
+            self.pn532.abort()
+            self._scan_over(now_us)
+            return 0
+        for i in range(n):
+            last[i] = scan.uid[i]
+        self._last_found_len = n
+        return self._deliver(scan.uid, n)
+
+    def _scan_over(self, now_us):
+        self.scan.stop()
+        if self._relisted and not self._new_in_round:
+            self._relists += 1
+            if self._relists >= _RELISTS_FOR_WUPA:
+                self.wakes_halted = True
+        elif self._new_in_round:
+            self._relists = 0
+        self._relisted = False
+        self._after_quiet(now_us)
+
+    def _after_quiet(self, now_us):
+        if (self.strategy == STRATEGY_FIELD_RESET
+                and time.ticks_diff(now_us, self._last_reset_us) >= self.field_reset_us):
+            self._last_reset_us = now_us
+            self.field_resets += 1
+            self.pn532.start_field(False)
+            self._state = _FIELD_OFF
+            self._since_us = now_us
+        else:
+            self._detect(now_us)
+
+    def _deliver(self, buf, n):
+        if self.memory.known(buf, n):
+            self.rereads += 1
+            return 0
+        self.memory.remember(buf, n)
+        uid = self.uid
+        for i in range(n):
+            uid[i] = buf[i]
+        self.uid_len = n
+        self.uid_ticks_us = self._stamp_us
+        self.cards += 1
+        self._new_in_round += 1
+        if self.on_card is not None:
+            self.on_card(self.pile, bytes(buf[:n]), self._stamp_us)
+        return n
+
+    # ---- setup in steps ------------------------------------------------------------------
+    def _begin_setup(self, now_us):
+        self._since_us = now_us
+        pin = self.pn532.reset_pin
+        if pin is not None:
+            pin.value(0)
+            self.resets += 1
+            self._state = _RESET_LOW
+            return
+        self._wake(now_us)
+
+    def _wake(self, now_us):
+        if self.last_error == "bus":
+            self.pn532.bus_clear()
+        self.pn532.wake(False)
+        self._state = _WAKE_SETTLE
+        self._since_us = now_us
+
+    def _setup_timing(self, now_us):
+        waited = time.ticks_diff(now_us, self._since_us)
+        state = self._state
+        if state == _RESET_LOW and waited >= self.reset_low_us:
+            self.pn532.reset_pin.value(1)
+            self._state = _RESET_BOOT
+            self._since_us = now_us
+        elif state == _RESET_BOOT and waited >= self.reset_boot_us:
+            self._wake(now_us)
+        elif state == _WAKE_SETTLE and waited >= _WAKE_SETTLE_US:
+            self._setup_step = 0
+            self._send_setup_step(now_us)
+        return 0
+
+    def _send_setup_step(self, now_us):
+        self.pn532.start_setup_step(self._setup_step, self.passive_retries)
+        self._state = _SETUP
+        self._since_us = now_us
+
+    def _setup_reply(self, now_us):
+        result = self.pn532.finish_setup_step(self._setup_step)
+        self._setup_step += 1
+        if self._setup_step < self.pn532.SETUP_STEPS:
+            self._send_setup_step(now_us)
+            return
+        self.version = result
+        self._needs_setup = False
+        self._ok()
+        self.scan.stop()
+        self._last_reset_us = now_us
+        self._detect(now_us)
+
     # ---- failures ------------------------------------------------------------------------
     def _fail(self, now_us, error):
         self.failures += 1
         self.consecutive_failures += 1
         self.last_error = getattr(error, "kind", "bus")
+        self.scan.stop()
         shift = self.consecutive_failures - 1
         if shift > _MAX_SHIFT:
             shift = _MAX_SHIFT
@@ -258,10 +387,10 @@ class NfcReader:
         self._state = _IDLE
         self.pn532.abort()
         if self._needs_setup:
-            self.pn532.setup(self.passive_retries)
-            self._needs_setup = False
+            self._begin_setup(now_us)
+            return
         self._last_reset_us = now_us
-        self._start_listing()
+        self._detect(now_us)
 
     def _ok(self):
         if self.consecutive_failures:
@@ -274,29 +403,3 @@ class NfcReader:
             self.status = status
             if self.on_status is not None:
                 self.on_status(self)
-
-    # ---- UID memory ----------------------------------------------------------------------
-    def _known(self, buf, n):
-        seen = self._seen
-        for slot in range(self._seen_count):
-            base = slot * _SLOT
-            if seen[base] != n:
-                continue
-            i = 0
-            while i < n and seen[base + 1 + i] == buf[i]:
-                i += 1
-            if i == n:
-                return True
-        return False
-
-    def _remember(self, buf, n):
-        if not self._memory_slots:
-            return
-        base = self._seen_next * _SLOT
-        seen = self._seen
-        seen[base] = n
-        for i in range(n):
-            seen[base + 1 + i] = buf[i]
-        self._seen_next = (self._seen_next + 1) % self._memory_slots
-        if self._seen_count < self._memory_slots:
-            self._seen_count += 1

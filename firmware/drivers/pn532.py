@@ -163,8 +163,9 @@ class PN532:
         Returns the number of bytes read (at least ``HEADER_SIZE``)."""
         raise NotImplementedError
 
-    def wake(self):
-        """Wake the chip from power-down (transport specific)."""
+    def wake(self, settle=True):
+        """Wake the chip from power-down (transport specific).  ``settle=False`` skips the
+        final ~2 ms wait, for callers that wait without blocking."""
 
     def bus_clear(self):
         """Free a hung bus (I2C only); True if something was done."""

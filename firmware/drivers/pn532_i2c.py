@@ -42,13 +42,14 @@ class PN532_I2C(PN532):
         self._buf_mv = memoryview(self._buf)
         self.bus_clears = 0
 
-    def wake(self):
+    def wake(self, settle=True):
         """The address match wakes the chip; the first transfer may be NACKed."""
         try:
             self._i2c.writeto(self._addr, b"\x00")
         except OSError:
             pass
-        time.sleep_ms(_WAKE_MS)
+        if settle:
+            time.sleep_ms(_WAKE_MS)
 
     def _write_frame_bytes(self, frame):
         try:

@@ -56,12 +56,14 @@ class PN532_SPI(PN532):
         self._wire_mv = memoryview(self._wire)
         self._status = bytearray(2)
 
-    def wake(self):
-        """Holding CS low for ~2 ms wakes the PN532 from power-down."""
+    def wake(self, settle=True):
+        """Holding CS low for ~2 ms wakes the PN532 from power-down (the bus is ours
+        meanwhile: another reader's transaction must not run with two chips selected)."""
         self._cs.value(0)
         time.sleep_ms(_WAKE_MS)
         self._cs.value(1)
-        time.sleep_ms(_WAKE_MS)
+        if settle:
+            time.sleep_ms(_WAKE_MS)
 
     def _select(self):
         self._cs.value(0)

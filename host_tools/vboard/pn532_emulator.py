@@ -368,8 +368,8 @@ class PN532Emulator(WireSide):
                     tag.power_up()
                 self._selected = None
             self.field_on = on
-        elif item == 0x02 and len(params) >= 3:
-            self.thru_timeout_code = params[2] & 0x0F
+        elif item == 0x02 and len(params) >= 4:   # RFU, fATR_RES_Timeout, fRetryTimeout
+            self.thru_timeout_code = params[3] & 0x0F
         elif item == 0x05 and len(params) >= 4:
             self.passive_retries = params[3]
 
