@@ -10,14 +10,18 @@ Finding the newest card on a growing pile (``STRATEGY_HALT``, the default)::
     listing --reply--> halt it --> scan (own REQA) --quiet--> listing ...
        (the chip waits for a card: no bus traffic on a quiet pile)
 
-Every card read is halted (HLTA).  The listing (InListPassiveTarget with the chip retrying
-by itself) only says "a tag answered": whether the chip sends REQA or WUPA is not
+Every card read is halted (HLTA).  The listing (InListPassiveTarget, MaxTg=2, the chip
+retrying by itself) only says "a tag answered": whether the chip sends REQA or WUPA is not
 documented, and WUPA wakes halted tags.  So after each listing a ``TagScan`` sends its own
 REQA, anticollision, SELECT and HLTA (``drivers/tag_scan.py``): halted tags stay silent to
-REQA (ISO 14443-3), so the scan hears exactly the tags not read yet, however many.  Every
-new UID found by a listing and its scan is delivered with the same time stamp (the
-listing's IRQ edge): two cards that landed inside one listing are reported with one time,
-which the referee treats as a tie, never an arbitrary order.
+REQA (ISO 14443-3), so the scan hears exactly the tags not read yet, however many.
+
+Time stamps (a card is stamped after it landed, so the referee can match it to its touch
+edge): the two targets of one listing get the listing's IRQ edge time; a card found by a
+scan gets the time its REQA was answered; new tags that answered one REQA together (a bit
+collision) share the time of the first, and so does the next new tag found alone (the
+last of them).  Cards that landed together are thus reported with one time, which the
+referee treats as a tie (R-PLAY-5), never in an arbitrary order.
 
 If listings keep returning UIDs already read (twice in a row with nothing new behind
 them), the chip wakes halted tags; the reader then stops listing (``wakes_halted``) and
@@ -120,9 +124,12 @@ class NfcReader:
         self._listed_at_us = 0
         self._irq_us = 0
         self._irq_seen = False
-        self._stamp_us = 0          # time given to every card of the current listing + scan
-        self._new_in_round = 0
-        self._relisted = False
+        self._stamp_us = 0          # time given to the cards being delivered
+        self._activation_us = 0     # when the scan's current REQA was answered
+        self._scan_started_us = 0
+        self._group_us = -1         # shared time of the tags that collided in this scan
+        self._listing_group = False
+        self._handoff = False       # the listing resolves a scan's collision
         self._last_found = bytearray(MAX_UID_LEN)
         self._last_found_len = 0
         self._needs_setup = False
@@ -157,15 +164,18 @@ class NfcReader:
 
     # ---- the state machine ------------------------------------------------------------
     def _start_listing(self):
-        self.pn532.start_list()
+        self._handoff = False
+        self.scan.invalidate()
+        self.pn532.start_list(2)
         self._state = _LISTING
         self._since_us = self._listed_at_us = time.ticks_us()
         self._irq_seen = False
 
-    def _start_scan(self, now_us, stamp_us):
+    def _start_scan(self, now_us):
         self.scan.start()
+        self._scan_started_us = now_us
         self.scans += 1
-        self._stamp_us = stamp_us
+        self._group_us = -1
         self._last_found_len = 0
         self._state = _SCANNING
         self._since_us = now_us
@@ -173,8 +183,8 @@ class NfcReader:
     def _detect(self, now_us):
         """Wait for the next card: a listing in the chip, or the next poll."""
         if self.wakes_halted:
-            self._state = _POLL_WAIT
-            self._since_us = now_us
+            self._state = _POLL_WAIT    # poll_us from the start of the last scan
+            self._since_us = self._scan_started_us
         else:
             self._start_listing()
 
@@ -205,8 +215,7 @@ class NfcReader:
             return 0
         if state == _POLL_WAIT:
             if time.ticks_diff(now_us, self._since_us) >= self.poll_us:
-                self._new_in_round = 0
-                self._start_scan(now_us, now_us)
+                self._start_scan(now_us)
             return 0
         if state == _RESET_LOW or state == _RESET_BOOT or state == _WAKE_SETTLE:
             return self._setup_timing(now_us)
@@ -221,7 +230,11 @@ class NfcReader:
         elif state == _HALTING:
             self.pn532.finish_halt()
             self._ok()
-            self._start_scan(now_us, self._stamp_us)
+            group = self._group_us
+            self._start_scan(now_us)
+            if self._listing_group:
+                group = self._stamp_us
+            self._group_us = group
         elif state == _FIELD_OFF:
             self.pn532.finish_field()
             self.pn532.start_field(True)
@@ -230,20 +243,39 @@ class NfcReader:
         elif state == _FIELD_ON:
             self.pn532.finish_field()
             self._ok()
-            self._start_scan(now_us, now_us)
+            self._start_scan(now_us)
         return 0
 
     def _listing_done(self, now_us):
         buf = self._read_buf
         n = self.pn532.finish_list(buf)
         self._stamp_us = self._irq_us if self._irq_seen else now_us
+        if self._group_us >= 0:
+            self._stamp_us = self._group_us   # finishing what a scan's collision began
         self._ok()
         if n == 0:
+            self._group_us = -1
             self._after_quiet(now_us)
             return 0
-        self._new_in_round = 0
-        self._relisted = self.memory.known(buf, n)
+        relisted = self.memory.known(buf, n)
         delivered = self._deliver(buf, n)
+        pn = self.pn532
+        self._listing_group = False
+        if pn.uid2_len:
+            # A second tag answered the same listing: it landed with the first one.  More may
+            # have: the scan that follows shares this time when both were new.
+            relisted = relisted and self.memory.known(pn.uid2, pn.uid2_len)
+            second = self._deliver(pn.uid2, pn.uid2_len)
+            self._listing_group = bool(delivered and second)
+            delivered += second
+        if relisted and not self._handoff:
+            # Only tags read before: halted tags answered, or one lost power.  Twice in a row
+            # means the chip's listing wakes halted tags.
+            self._relists += 1
+            if self._relists >= _RELISTS_FOR_WUPA:
+                self.wakes_halted = True
+        else:
+            self._relists = 0
         # Halt it even when known: a re-woken tag must go quiet again.
         self.pn532.start_halt()
         self._state = _HALTING
@@ -251,10 +283,21 @@ class NfcReader:
         return delivered
 
     def _scan_step(self, now_us):
+        if self.scan.awaiting_reqa:
+            self._activation_us = now_us
         result = self.scan.step()
         self._since_us = now_us
         self._ok()
         if result == tag_scan.BUSY:
+            if self.scan.collided and not self.wakes_halted:
+                # Two tags answered at once.  A chip whose listing leaves halted tags alone
+                # resolves that itself, in one command: list them (same time for both).
+                if self._group_us < 0:
+                    self._group_us = self._activation_us
+                self.pn532.abort()
+                self.scan.stop()
+                self._start_listing()
+                self._handoff = True
             return 0
         if result == tag_scan.QUIET:
             self._scan_over(now_us)
@@ -275,17 +318,22 @@ class NfcReader:
         for i in range(n):
             last[i] = scan.uid[i]
         self._last_found_len = n
+        self._stamp_us = self._activation_us
+        if not self.memory.known(scan.uid, n):
+            if scan.found_collided:
+                # Tags that answered one REQA together: one time for all of them.
+                if self._group_us < 0:
+                    self._group_us = self._activation_us
+                self._stamp_us = self._group_us
+            elif self._group_us >= 0:
+                # The last of the group answers alone.
+                self._stamp_us = self._group_us
+                self._group_us = -1
         return self._deliver(scan.uid, n)
 
     def _scan_over(self, now_us):
         self.scan.stop()
-        if self._relisted and not self._new_in_round:
-            self._relists += 1
-            if self._relists >= _RELISTS_FOR_WUPA:
-                self.wakes_halted = True
-        elif self._new_in_round:
-            self._relists = 0
-        self._relisted = False
+        self._group_us = -1
         self._after_quiet(now_us)
 
     def _after_quiet(self, now_us):
@@ -293,6 +341,7 @@ class NfcReader:
                 and time.ticks_diff(now_us, self._last_reset_us) >= self.field_reset_us):
             self._last_reset_us = now_us
             self.field_resets += 1
+            self.scan.invalidate()
             self.pn532.start_field(False)
             self._state = _FIELD_OFF
             self._since_us = now_us
@@ -310,7 +359,6 @@ class NfcReader:
         self.uid_len = n
         self.uid_ticks_us = self._stamp_us
         self.cards += 1
-        self._new_in_round += 1
         if self.on_card is not None:
             self.on_card(self.pile, bytes(buf[:n]), self._stamp_us)
         return n
@@ -348,6 +396,7 @@ class NfcReader:
         return 0
 
     def _send_setup_step(self, now_us):
+        self.scan.invalidate()
         self.pn532.start_setup_step(self._setup_step, self.passive_retries)
         self._state = _SETUP
         self._since_us = now_us
@@ -371,6 +420,7 @@ class NfcReader:
         self.consecutive_failures += 1
         self.last_error = getattr(error, "kind", "bus")
         self.scan.stop()
+        self.scan.invalidate()
         shift = self.consecutive_failures - 1
         if shift > _MAX_SHIFT:
             shift = _MAX_SHIFT

@@ -143,6 +143,9 @@ class PN532:
         self._sent_ms = 0
         self._data_start = 0       # index in _rx of the reply's first data byte
         self.thru_status = 0       # status byte of the last InCommunicateThru reply
+        # The second target of a MaxTg=2 listing (finish_list fills them in; length 0 = none).
+        self.uid2 = bytearray(MAX_UID_LEN)
+        self.uid2_len = 0
         # Details of the last listed target (finish_list fills them in).
         self.target = 0
         self.sens_res = 0
@@ -308,26 +311,47 @@ class PN532:
         self._send(_CMD_IN_LIST_PASSIVE_TARGET, params, 2)
 
     def finish_list(self, uid_buf):
-        """Read the InListPassiveTarget reply; copy the (first) UID into ``uid_buf``.
+        """Read the InListPassiveTarget reply; copy the first UID into ``uid_buf`` (a second
+        target, MaxTg=2, goes to ``uid2``/``uid2_len``).
 
         Returns the UID length, 0 when no tag answered within MxRtyPassiveActivation.
         """
         n = self._finish(_CMD_IN_LIST_PASSIVE_TARGET)
         rx = self._rx
         d = self._data_start
+        self.uid2_len = 0
         if n < 1 or rx[d] == 0:
             return 0
-        if n < 6:
+        end = d + n
+        # TargetData (type A): Tg SENS_RES(2) SEL_RES NFCIDLength NFCID [ATS if SEL_RES bit 5]
+        pos = d + 1
+        if pos + 5 > end:
             raise PN532Error("short target data")
-        uid_len = rx[d + 5]
-        if uid_len > len(uid_buf) or 6 + uid_len > n:
-            raise PN532Error("bad UID length")
-        self.target = rx[d + 1]
-        self.sens_res = (rx[d + 2] << 8) | rx[d + 3]
-        self.sel_res = rx[d + 4]
-        for i in range(uid_len):
-            uid_buf[i] = rx[d + 6 + i]
+        self.target = rx[pos]
+        self.sens_res = (rx[pos + 1] << 8) | rx[pos + 2]
+        self.sel_res = rx[pos + 3]
+        uid_len = self._copy_uid(pos, end, uid_buf)
+        if rx[d] > 1:
+            pos = self._next_target(pos, uid_len, end)
+            self.uid2_len = self._copy_uid(pos, end, self.uid2)
         return uid_len
+
+    def _copy_uid(self, pos, end, out):
+        rx = self._rx
+        if pos + 5 > end:
+            raise PN532Error("short target data")
+        uid_len = rx[pos + 4]
+        if uid_len > len(out) or pos + 5 + uid_len > end:
+            raise PN532Error("bad UID length")
+        for i in range(uid_len):
+            out[i] = rx[pos + 5 + i]
+        return uid_len
+
+    def _next_target(self, pos, uid_len, end):
+        after = pos + 5 + uid_len
+        if self._rx[pos + 3] & 0x20 and after < end:   # ISO 14443-4 tag: ATS follows
+            after += self._rx[after]
+        return after
 
     def start_halt(self):
         """Halt the listed tag (HLTA via InRelease or InDeselect, target 0 = all)."""

@@ -19,8 +19,8 @@ cards landing together cost about one probe per UID bit they share; they are bot
 one after the other, in the same scan.
 
 ``start()`` sends the first command; then call ``step()`` each time ``pn532.reply_ready()``.
-``step()`` returns ``FOUND`` (``uid``/``uid_len``/``sak`` hold the tag, already halted; the
-scan goes on by itself), ``QUIET`` (a REQA went unanswered: the scan is over) or ``BUSY``.
+``step()`` returns ``FOUND`` (``uid``/``uid_len``/``sak`` hold the tag, already halted,
+``found_collided`` says whether another tag answered its REQA too; the scan goes on by itself), ``QUIET`` (a REQA went unanswered: the scan is over) or ``BUSY``.
 Nothing is allocated after ``__init__``.
 """
 
@@ -74,6 +74,8 @@ class TagScan:
         self._cl = bytearray(5)
         self._state = _S_IDLE
         self._restarts = 0
+        self.collided = False    # two tags answered the current activation's REQA
+        self.found_collided = False   # ... the activation of the tag just FOUND
         self._framing = -1       # CIU_BitFraming as last written, -1 unknown
         self._level = 0
         self._known = 0          # UID bits of this cascade level already known
@@ -83,6 +85,11 @@ class TagScan:
     @property
     def active(self):
         return self._state != _S_IDLE
+
+    @property
+    def awaiting_reqa(self):
+        """The next reply is a REQA's: an answer starts a tag's activation."""
+        return self._state == _S_REQA
 
     def start(self):
         """Begin a scan (CRC off, REQA framing)."""
@@ -99,12 +106,23 @@ class TagScan:
         self._next_reqa()
         return BUSY
 
+    def invalidate(self):
+        """The chip's own commands (listing, setup, field) may have changed the CIU."""
+        self._framing = -1
+
     def _next_reqa(self):
+        self.collided = False
+        if self._framing == _FRAMING_REQA:
+            self._send_reqa()   # registers still set from the last scan: REQA at once
+            return
         self.pn532.start_raw_mode(_FRAMING_REQA)
         self._framing = _FRAMING_REQA
         self._state = _S_REGS
 
     def stop(self):
+        """End the scan; a command of it may still be pending (abort it before reuse)."""
+        if self._state != _S_IDLE and self._state != _S_REQA:
+            self._framing = -1
         self._state = _S_IDLE
 
     def step(self):
@@ -124,6 +142,8 @@ class TagScan:
             if status == THRU_TIMEOUT:
                 self._state = _S_IDLE
                 return QUIET
+            if status != THRU_OK:
+                self.collided = True   # different ATQAs: two kinds of tag at once
             self._level = 0
             self.uid_len = 0
             self._begin_level()
@@ -134,6 +154,7 @@ class TagScan:
             return self._select_reply(status, n)
         if state == _S_HLTA:
             # HLTA is never answered: silence is success.  Go on with the next REQA.
+            self.found_collided = self.collided
             self._next_reqa()
             return FOUND
         raise PN532Error("scan not started")
@@ -219,6 +240,7 @@ class TagScan:
         else:
             # Two or more tags differ in a bit after the known ones: try a 1 next.
             self.collisions += 1
+            self.collided = True
             self._set_bit(known, 1)
             self._known = known + 1
             self._flipped = False

@@ -187,20 +187,24 @@ class RawField:
         return STATUS_OK, bytes(reply)
 
     def _select(self, level, cl, rx_crc):
-        chosen = None
+        chosen = []
         for tag in self.tags:
             if tag.state != READY or tag.level != level:
                 continue
-            if tag.levels[level] == bytes(cl) and chosen is None:
-                chosen = tag
+            if tag.levels[level] == bytes(cl):
+                chosen.append(tag)   # tags sharing this CLn all answer, identically
             else:
                 tag.leave_ready()
-        if chosen is None:
+        if not chosen:
             return STATUS_TIMEOUT, b""
-        sak = chosen.sak()
-        if sak & 0x04:
-            chosen.level += 1
-        else:
-            chosen.state = ACTIVE
+        sak = chosen[0].sak()
+        for tag in chosen:
+            if tag.sak() != sak:
+                return STATUS_COLLISION, b""
+        for tag in chosen:
+            if sak & 0x04:
+                tag.level += 1
+            else:
+                tag.state = ACTIVE
         reply = bytes([sak])
         return STATUS_OK, reply if rx_crc else reply + crc_a(reply)

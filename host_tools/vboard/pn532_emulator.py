@@ -97,7 +97,8 @@ class PN532Emulator(WireSide):
         self._out = []
         self._last_sent = None
         self._list_started = None     # time the pending InListPassiveTarget began
-        self._selected = None
+        self._selected = []           # the targets of the last listing
+        self._max_targets = 1
         self._raw = RawField(self.tags)
         self.spi_select()  # sets up the SPI transaction state
 
@@ -136,8 +137,8 @@ class PN532Emulator(WireSide):
         if tag is None:
             return False
         self.tags.remove(tag)
-        if self._selected is tag:
-            self._selected = None
+        if tag in self._selected:
+            self._selected.remove(tag)
         return True
 
     def tag(self, uid):
@@ -148,6 +149,13 @@ class PN532Emulator(WireSide):
         return None
 
     # ---- time --------------------------------------------------------------------------
+    def _first_attempt(self, tag, t0):
+        """Index of the listing attempt (from t0) this tag first answers, None if never."""
+        if tag.unreadable or (tag.halted and not self.list_uses_wupa):
+            return None
+        first = tag.placed_us if tag.placed_us > t0 else t0
+        return (first - t0 + self.attempt_us - 1) // self.attempt_us + tag.misses
+
     def _list_outcome(self):
         """(time_us, tag or None) when the pending listing ends, or None if never (yet)."""
         t0 = self._list_started
@@ -157,11 +165,8 @@ class PN532Emulator(WireSide):
         best = None
         best_k = 0
         for tag in self.tags:
-            if tag.unreadable or (tag.halted and not self.list_uses_wupa):
-                continue
-            first = tag.placed_us if tag.placed_us > t0 else t0
-            k = (first - t0 + self.attempt_us - 1) // self.attempt_us + tag.misses
-            if budget is not None and k >= budget:
+            k = self._first_attempt(tag, t0)
+            if k is None or (budget is not None and k >= budget):
                 continue
             if best is None or k < best_k or (k == best_k and tag.uid > best.uid):
                 best = tag
@@ -203,15 +208,25 @@ class PN532Emulator(WireSide):
         if tag is None:
             self._queue_reply(b"\x4b\x00", at_us)
             return
-        tag.misses = 0
+        found = [tag]
+        if self._max_targets > 1:
+            # The chip goes on with the tags that answered the same activation attempt.
+            k = (at_us - self.anticollision_us - t0) // self.attempt_us
+            others = [o for o in self.tags if o is not tag and self._first_attempt(o, t0) is not None
+                      and self._first_attempt(o, t0) <= k]
+            if others:
+                found.append(max(others, key=lambda o: o.uid))
         for other in self.tags:
             if other.state != iso14443a.HALT:
                 other.state = iso14443a.IDLE
-        tag.state = iso14443a.ACTIVE
-        self._selected = tag
-        self.listed.append(tag.uid)
-        payload = bytes([0x4B, 0x01, 0x01, tag.sens_res >> 8, tag.sens_res & 0xFF,
-                         tag.sel_res, len(tag.uid)]) + tag.uid
+        payload = bytes([0x4B, len(found)])
+        for number, target in enumerate(found):
+            target.misses = 0
+            target.state = iso14443a.ACTIVE
+            self.listed.append(target.uid)
+            payload += bytes([number + 1, target.sens_res >> 8, target.sens_res & 0xFF,
+                              target.sel_res, len(target.uid)]) + target.uid
+        self._selected = found
         self._queue_reply(payload, at_us)
 
     def _ready(self):
@@ -332,6 +347,7 @@ class PN532Emulator(WireSide):
                 self._queue(ERROR_FRAME, done)
                 return
             self.field_on = True
+            self._max_targets = params[0]
             self._list_started = now
         elif command == 0x08:  # WriteRegister
             if not self._write_registers(params):
@@ -348,10 +364,10 @@ class PN532Emulator(WireSide):
                 return
             self._communicate_thru(params, now)
         elif command in (0x44, 0x52):  # InDeselect / InRelease: HLTA to the listed tag
-            if self._selected is not None:
-                if self._selected.state == iso14443a.ACTIVE:
-                    self._selected.halt()
-                self._selected = None
+            for tag in self._selected:
+                if tag.state == iso14443a.ACTIVE:
+                    tag.halt()
+            self._selected = []
             self._queue_reply(bytes([command + 1, 0x00]), done)
         else:
             self._queue(ERROR_FRAME, done)
@@ -366,7 +382,7 @@ class PN532Emulator(WireSide):
                 # Tags lose power: all of them forget HALT.
                 for tag in self.tags:
                     tag.power_up()
-                self._selected = None
+                self._selected = []
             self.field_on = on
         elif item == 0x02 and len(params) >= 4:   # RFU, fATR_RES_Timeout, fRetryTimeout
             self.thru_timeout_code = params[3] & 0x0F
