@@ -11,7 +11,8 @@ announced length.  A 7-byte-UID listing reply costs 7 + 6 + 21 bytes instead of 
 
 ``bus_clear()`` frees a bus a slave holds low (SDA stuck after a reset mid-transfer): up to
 9 SCL pulses with the pins as open-drain GPIO, then a STOP, then the I2C peripheral is built
-again (needs the bus id and pins: ``bus_pins=(id, scl, sda, freq)``).
+again (``bus_pins=(id, scl_pin, sda_pin, freq)``: on rp2 building ``I2C(id, ...)`` again
+re-initialises the same bus object and gives the pins back to the peripheral).
 
     i2c = machine.I2C(0, scl=machine.Pin(5), sda=machine.Pin(4), freq=400_000)
     reader = PN532_I2C(i2c, irq=machine.Pin(20, machine.Pin.IN))
@@ -100,9 +101,9 @@ class PN532_I2C(PN532):
             return False
         from machine import I2C, Pin
 
-        bus_id, scl_gpio, sda_gpio, freq = self._bus_pins
-        scl = Pin(scl_gpio, Pin.OPEN_DRAIN, value=1)
-        sda = Pin(sda_gpio, Pin.OPEN_DRAIN, value=1)
+        bus_id, scl, sda, freq = self._bus_pins
+        scl.init(Pin.OPEN_DRAIN, value=1)
+        sda.init(Pin.OPEN_DRAIN, value=1)
         for _ in range(_CLEAR_PULSES):
             if sda.value():
                 break
@@ -117,6 +118,6 @@ class PN532_I2C(PN532):
         time.sleep_us(_CLEAR_HALF_US)
         sda.value(1)
         time.sleep_us(_CLEAR_HALF_US)
-        self._i2c = I2C(bus_id, scl=Pin(scl_gpio), sda=Pin(sda_gpio), freq=freq)
+        I2C(bus_id, scl=scl, sda=sda, freq=freq)
         self.bus_clears += 1
         return True
