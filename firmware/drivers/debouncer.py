@@ -96,6 +96,10 @@ class Debouncer:
         d = time.ticks_diff(ticks, self._last[i])
         return 0 <= d < self._window[i]
 
+    def holding(self, source):
+        """True while an edge of ``source`` waits for its level to prove stable."""
+        return self._candidate[source & _SOURCE_MASK] >= 0
+
     def pop_due(self, now_ticks):
         """The next held event whose level stayed stable long enough (its first edge time in
         ``self.ticks``), or -1.  Glitches are dropped on the way."""
