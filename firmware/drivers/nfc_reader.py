@@ -435,10 +435,10 @@ class NfcReader:
 
     def _recover(self, now_us):
         self._state = _IDLE
-        self.pn532.abort()
         if self._needs_setup:
-            self._begin_setup(now_us)
+            self._begin_setup(now_us)   # no abort first: the bus may be what is broken
             return
+        self.pn532.abort()
         self._last_reset_us = now_us
         self._detect(now_us)
 

@@ -59,7 +59,7 @@ class PN532Emulator(WireSide):
     def __init__(self, clock, irq=None, attempt_us=2000, anticollision_us=2500, ack_us=150,
                  command_us=600, seed=12345, stacked_miss_rate=0.0, stacked_miss_attempts=3,
                  read_failure_rate=0.0, list_uses_wupa=False, asleep=True, wake_us=1000,
-                 slow_ack_rate=0.0, slow_ack_us=10000, cs_setup_us=0):
+                 slow_ack_rate=0.0, slow_ack_us=10000, cs_setup_us=0, reset_gpio=None):
         self.clock = clock
         self.irq = irq
         self.attempt_us = attempt_us
@@ -76,6 +76,11 @@ class PN532Emulator(WireSide):
         self.slow_ack_us = slow_ack_us
         self.cs_setup_us = cs_setup_us
         self.cs_setup_violations = 0
+        # RSTPD_N: a GPIO number (looked up in Pin.registry) held low = chip in reset.
+        self.reset_gpio = reset_gpio
+        self.wedged = False           # fault: ignores everything until a reset pulse
+        self.resets = 0
+        self._in_reset = False
         self.slow_acks = 0
         self.i2c_bytes_read = 0
         self.registers = {_REG_TX_MODE: 0x80, _REG_RX_MODE: 0x80, _REG_BIT_FRAMING: 0x00}
@@ -87,7 +92,7 @@ class PN532Emulator(WireSide):
         self.passive_retries = 0xFF
         self.irq_enabled = True
         # Faults (each *_next applies once).
-        self.nack_next = self.bad_checksum_next = self.error_frame_next = self.silent = False
+        self.nack_next = self.bad_checksum_next = self.error_frame_next = self._silent = False
         # Bookkeeping tests look at.
         self.commands = []            # command codes received, in order
         self.host_frame_errors = 0
@@ -188,7 +193,35 @@ class PN532Emulator(WireSide):
         future = [t for t in times if t > self.clock.now_us]
         return min(future) if future else None
 
+    def _watch_reset(self):
+        pin = Pin.registry.get(self.reset_gpio)
+        if pin is None:
+            return
+        low = pin.value() == 0
+        if low and not self._in_reset:
+            self._in_reset = True
+        elif not low and self._in_reset:
+            # Out of reset: power-on state, tags re-powered, asleep until woken (SPI).
+            self._in_reset = False
+            self.resets += 1
+            self.wedged = False
+            self._out = []
+            self._list_started = None
+            self.passive_retries = 0xFF
+            for tag in self.tags:
+                tag.power_up()
+
+    @property
+    def silent(self):
+        return self._silent or self.wedged or self._in_reset
+
+    @silent.setter
+    def silent(self, value):
+        self._silent = value
+
     def update(self):
+        if self.reset_gpio is not None:
+            self._watch_reset()
         now = self.clock.now_us
         outcome = self._list_outcome()
         if outcome is not None and outcome[0] <= now:
