@@ -14,34 +14,30 @@ Every card read is halted (HLTA).  The listing (InListPassiveTarget, MaxTg=2, th
 retrying by itself) only says "a tag answered": whether the chip sends REQA or WUPA is not
 documented, and WUPA wakes halted tags.  So after each listing a ``TagScan`` sends its own
 REQA, anticollision, SELECT and HLTA (``drivers/tag_scan.py``): halted tags stay silent to
-REQA (ISO 14443-3), so the scan hears exactly the tags not read yet, however many.
+REQA (ISO 14443-3), so the scan hears exactly the tags not read yet.  Two new tags
+answering one REQA are handed to the chip's listing, which resolves them in one command,
+unless the chip is known to wake halted tags: then the scan resolves them bit by bit.
+A listing that returns only tags read before, twice in a row, means the chip wakes halted
+tags (``wakes_halted``): the reader then scans every ``poll_us`` instead of listing.
 
-Time stamps (a card is stamped after it landed, so the referee can match it to its touch
-edge): the two targets of one listing get the listing's IRQ edge time; a card found by a
-scan gets the time its REQA was answered; new tags that answered one REQA together (a bit
-collision) share the time of the first, and so does the next new tag found alone (the
-last of them).  Cards that landed together are thus reported with one time, which the
-referee treats as a tie (R-PLAY-5), never in an arbitrary order.
+Time stamps are never earlier than the landing, so the referee can match a read to its
+touch edge: the targets of one listing get its IRQ edge time, a card found by a scan the
+time its REQA was answered.  New tags that answered one REQA together share the first one's
+time, and so does the next new tag found alone (the last of them): cards that landed
+together get one time, which the referee treats as a tie (R-PLAY-5).
 
-If listings keep returning UIDs already read (twice in a row with nothing new behind
-them), the chip wakes halted tags; the reader then stops listing (``wakes_halted``) and
-scans every ``poll_us`` instead (a silent REQA costs ~2 ms of chip time and two bus
-transactions).  Cards are then stamped with the time of the scan that heard them.
-
-``STRATEGY_FIELD_RESET`` additionally switches the RF field off and on every
-``field_reset_us`` when the pile is quiet: every tag wakes and the scan re-reads the whole
-pile (recovers tags whose HALT state was lost; costs one activation per card).
-
-The reader remembers the UIDs read on its pile (``memory`` slots) and does not report them
-twice (a tag that lost power answers again).  Call ``clear_pile()`` when the pile is taken.
+``STRATEGY_FIELD_RESET`` also switches the RF field off and on every ``field_reset_us``
+when the pile is quiet: every tag wakes and is read again (recovers tags whose HALT state
+was lost; a new card waits behind the re-read pile).  The reader remembers the UIDs read on
+its pile (``memory`` slots, enough for the whole pile) and does not report them twice.
+Call ``clear_pile()`` when the pile is taken.
 
 Failures (NACK, no ACK, bad checksum, error frame, timeout, bus errors) never raise into
 the loop: they are counted (``failures``, ``consecutive_failures``, ``last_error``),
 ``status`` turns ``STATUS_FAILING`` (``on_status(reader)`` on each change) and the reader
 retries with exponential backoff.  After ``setup_after`` failures in a row it sets the chip
-up again in steps: a pulse on RSTPD_N when the board wires it (``pn532.reset_pin``), an I2C
-bus clear after bus errors, the wake-up, then SAMConfiguration, retries, timings and
-GetFirmwareVersion one command per step.
+up again in non-blocking steps (``drivers/pn532_setup.py``): a pulse on RSTPD_N when the
+board wires it, an I2C bus clear after bus errors, the wake-up, the configuration commands.
 """
 
 from micropython import const
@@ -49,6 +45,7 @@ import time
 
 from drivers import tag_scan
 from drivers.pn532 import MAX_UID_LEN, PN532Timeout
+from drivers.pn532_setup import ChipSetup
 from drivers.uid_memory import UidMemory
 
 STRATEGY_HALT = const(0)
@@ -65,15 +62,11 @@ _POLL_WAIT = const(4)
 _FIELD_OFF = const(5)
 _FIELD_ON = const(6)
 _BACKOFF = const(7)
-_RESET_LOW = const(8)
-_RESET_BOOT = const(9)
-_WAKE_SETTLE = const(10)
-_SETUP = const(11)
+_SETUP = const(8)
 
 _RETRY_FOREVER = const(0xFF)   # MxRtyPassiveActivation: the chip itself waits for a card
 _MAX_SHIFT = const(12)
 _RELISTS_FOR_WUPA = const(2)
-_WAKE_SETTLE_US = const(2000)
 
 
 class NfcReader:
@@ -93,8 +86,7 @@ class NfcReader:
         self.setup_after = setup_after
         self.field_reset_us = field_reset_us
         self.poll_us = poll_us
-        self.reset_low_us = reset_low_us
-        self.reset_boot_us = reset_boot_us
+        self.setup = ChipSetup(pn532, passive_retries, reset_low_us, reset_boot_us, reply_timeout_us)
         self.scan = tag_scan.TagScan(pn532)
         self.memory = UidMemory(memory)
         # The last card delivered (also handed to on_card).
@@ -107,12 +99,10 @@ class NfcReader:
         self.failures = 0
         self.consecutive_failures = 0
         self.recoveries = 0
-        self.resets = 0
         self.cards = 0
         self.rereads = 0
         self.field_resets = 0
         self.scans = 0
-        self.version = None
         # Learned: the chip's listing wakes halted tags (it sends WUPA).
         self.wakes_halted = False
         self._relists = 0
@@ -133,7 +123,6 @@ class NfcReader:
         self._last_found = bytearray(MAX_UID_LEN)
         self._last_found_len = 0
         self._needs_setup = False
-        self._setup_step = 0
 
     # ---- called by the firmware loop ------------------------------------------------------
     def note_irq(self, ticks_us):
@@ -161,6 +150,16 @@ class NfcReader:
     @property
     def healthy(self):
         return self.status == STATUS_OK
+
+    @property
+    def version(self):
+        """PN532 firmware version from the last re-setup (None before one)."""
+        return self.setup.version
+
+    @property
+    def resets(self):
+        """RSTPD_N pulses sent to this reader."""
+        return self.setup.resets
 
     # ---- the state machine ------------------------------------------------------------
     def _start_listing(self):
@@ -217,17 +216,21 @@ class NfcReader:
             if time.ticks_diff(now_us, self._since_us) >= self.poll_us:
                 self._start_scan(now_us)
             return 0
-        if state == _RESET_LOW or state == _RESET_BOOT or state == _WAKE_SETTLE:
-            return self._setup_timing(now_us)
+        if state == _SETUP:
+            if self.setup.step(now_us):
+                self._needs_setup = False
+                self._ok()
+                self.scan.invalidate()
+                self._last_reset_us = now_us
+                self._detect(now_us)
+            return 0
         if self._waiting(now_us):
             return 0
         if state == _LISTING:
             return self._listing_done(now_us)
         if state == _SCANNING:
             return self._scan_step(now_us)
-        if state == _SETUP:
-            self._setup_reply(now_us)
-        elif state == _HALTING:
+        if state == _HALTING:
             self.pn532.finish_halt()
             self._ok()
             group = self._group_us
@@ -363,57 +366,6 @@ class NfcReader:
             self.on_card(self.pile, bytes(buf[:n]), self._stamp_us)
         return n
 
-    # ---- setup in steps ------------------------------------------------------------------
-    def _begin_setup(self, now_us):
-        self._since_us = now_us
-        pin = self.pn532.reset_pin
-        if pin is not None:
-            pin.value(0)
-            self.resets += 1
-            self._state = _RESET_LOW
-            return
-        self._wake(now_us)
-
-    def _wake(self, now_us):
-        if self.last_error == "bus":
-            self.pn532.bus_clear()
-        self.pn532.wake(False)
-        self._state = _WAKE_SETTLE
-        self._since_us = now_us
-
-    def _setup_timing(self, now_us):
-        waited = time.ticks_diff(now_us, self._since_us)
-        state = self._state
-        if state == _RESET_LOW and waited >= self.reset_low_us:
-            self.pn532.reset_pin.value(1)
-            self._state = _RESET_BOOT
-            self._since_us = now_us
-        elif state == _RESET_BOOT and waited >= self.reset_boot_us:
-            self._wake(now_us)
-        elif state == _WAKE_SETTLE and waited >= _WAKE_SETTLE_US:
-            self._setup_step = 0
-            self._send_setup_step(now_us)
-        return 0
-
-    def _send_setup_step(self, now_us):
-        self.scan.invalidate()
-        self.pn532.start_setup_step(self._setup_step, self.passive_retries)
-        self._state = _SETUP
-        self._since_us = now_us
-
-    def _setup_reply(self, now_us):
-        result = self.pn532.finish_setup_step(self._setup_step)
-        self._setup_step += 1
-        if self._setup_step < self.pn532.SETUP_STEPS:
-            self._send_setup_step(now_us)
-            return
-        self.version = result
-        self._needs_setup = False
-        self._ok()
-        self.scan.stop()
-        self._last_reset_us = now_us
-        self._detect(now_us)
-
     # ---- failures ------------------------------------------------------------------------
     def _fail(self, now_us, error):
         self.failures += 1
@@ -436,7 +388,9 @@ class NfcReader:
     def _recover(self, now_us):
         self._state = _IDLE
         if self._needs_setup:
-            self._begin_setup(now_us)   # no abort first: the bus may be what is broken
+            # No abort first: the bus may be what is broken.
+            self.setup.begin(now_us, self.last_error == "bus")
+            self._state = _SETUP
             return
         self.pn532.abort()
         self._last_reset_us = now_us

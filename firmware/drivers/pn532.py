@@ -18,10 +18,7 @@ command frame; ``reply_ready()`` reads the ACK once it is there (a NACK or no AC
 ``finish_*()`` reads it.  Frames are read length first: the 6-byte header, then exactly the
 rest (``_read_frame`` in the transports).
 
-Raw ISO14443A (``thru``): InCommunicateThru (0x42) sends bytes to the tag exactly as given;
-``start_raw_mode`` writes the CIU registers for it (CRC off both ways, TxLastBits/RxAlign in
-CIU_BitFraming, PN532 user manual 8.6.23.x).  ``drivers/tag_scan.py`` builds REQA,
-anticollision, SELECT and HLTA on it.
+Raw ISO14443A exchanges (InCommunicateThru, WriteRegister): ``drivers/pn532_raw.py``.
 
 Halting a read tag: InDeselect (0x44) or InRelease (0x52, the default) both send HLTA.
 
@@ -33,15 +30,18 @@ transport hooks ``_write_frame_bytes``, ``_read_ready``, ``_read_frame`` (and ``
 from micropython import const
 import time
 
+from drivers.pn532_errors import (HEADER_SIZE, PN532BusError, PN532ChecksumError,  # noqa: F401
+                                  PN532Error, PN532ErrorFrame, PN532Nack, PN532StatusError,
+                                  PN532Timeout, frame_size)
+from drivers.pn532_raw import THRU_OK, THRU_TIMEOUT, RawExchange  # noqa: F401
+
 _TFI_HOST = const(0xD4)
 _TFI_CHIP = const(0xD5)
 _TFI_ERROR = const(0x7F)
 
 _CMD_GET_FIRMWARE_VERSION = const(0x02)
-_CMD_WRITE_REGISTER = const(0x08)
 _CMD_SAM_CONFIGURATION = const(0x14)
 _CMD_RF_CONFIGURATION = const(0x32)
-_CMD_IN_COMMUNICATE_THRU = const(0x42)
 _CMD_IN_DESELECT = const(0x44)
 _CMD_IN_LIST_PASSIVE_TARGET = const(0x4A)
 _CMD_IN_RELEASE = const(0x52)
@@ -56,15 +56,9 @@ _ATR_TIMEOUT_DEFAULT = const(0x0B)   # 102.4 ms (unused by the referee)
 # a type A tag answers ~90 us after the frame, so a silent pile costs little.
 THRU_TIMEOUT_1600US = const(0x05)
 
-# CIU registers (PN532 user manual, table 8.6 "PN532 registers", the PN512 core).
-_REG_TX_MODE = const(0x6302)      # bit 7 TxCRCEn; 0x00 = 106 kbps type A, no CRC
-_REG_RX_MODE = const(0x6303)      # bit 7 RxCRCEn
-_REG_BIT_FRAMING = const(0x633D)  # RxAlign bits 6-4, TxLastBits bits 2-0
-
 _TX_SIZE = const(24)
 # Largest reply we accept: a 10-byte UID plus a typical ATS fits with room to spare.
 RX_SIZE = const(64)
-HEADER_SIZE = const(6)   # 00 00 FF LEN LCS + one byte: a whole ACK/NACK, or TFI of a frame
 _POLL_US = const(200)
 _BOOT_TIMEOUT_MS = const(100)
 ACK_TIMEOUT_MS = const(30)
@@ -73,54 +67,9 @@ HALT_DESELECT = const(0x44)
 HALT_RELEASE = const(0x52)
 # UID buffers handed to finish_list() need this many bytes (triple-size ISO14443A UID).
 MAX_UID_LEN = const(10)
-# InCommunicateThru status (low 6 bits of the first reply byte).
-THRU_OK = const(0x00)
-THRU_TIMEOUT = const(0x01)
 
 
-class PN532Error(Exception):
-    """Anything the PN532 said (or did not say) that the caller should handle and carry on."""
-    kind = "error"
-
-
-class PN532Timeout(PN532Error):
-    kind = "timeout"
-
-
-class PN532Nack(PN532Error):
-    kind = "nack"
-
-
-class PN532ChecksumError(PN532Error):
-    kind = "checksum"
-
-
-class PN532ErrorFrame(PN532Error):
-    kind = "error-frame"
-
-
-class PN532StatusError(PN532Error):
-    kind = "status"
-
-
-class PN532BusError(PN532Error):
-    kind = "bus"
-
-
-def frame_size(header):
-    """Total size of the frame whose first 5 bytes are in ``header`` (0 = not a frame)."""
-    if header[0] != 0x00 or header[1] != 0x00 or header[2] != 0xFF:
-        return 0
-    length = header[3]
-    lcs = header[4]
-    if (length == 0x00 and lcs == 0xFF) or (length == 0xFF and lcs == 0x00):
-        return HEADER_SIZE   # ACK / NACK
-    if (length + lcs) & 0xFF:
-        return HEADER_SIZE   # bad length checksum: _finish reports it
-    return length + 7
-
-
-class PN532:
+class PN532(RawExchange):
     """Protocol core.  Use a transport subclass: ``PN532_SPI`` or ``PN532_I2C``."""
 
     def __init__(self, irq=None, ack_timeout_ms=ACK_TIMEOUT_MS, halt_command=HALT_RELEASE,
@@ -261,12 +210,6 @@ class PN532:
         self._data_start = 7
         return length - 2
 
-    def _call(self, command, params, nparams, timeout_ms):
-        """Blocking command: send, wait for the reply, return its data length."""
-        self._send(command, params, nparams)
-        self._wait_ready(timeout_ms)
-        return self._finish(command)
-
     # ---- public, non-blocking ---------------------------------------------------------
     def reply_ready(self):
         """True when the pending reply can be read.
@@ -373,55 +316,6 @@ class PN532:
     def finish_field(self):
         self._finish(_CMD_RF_CONFIGURATION)
 
-    def start_raw_mode(self, bit_framing):
-        """WriteRegister: CRC off for transmit and receive, CIU_BitFraming = ``bit_framing``.
-
-        The chip's own commands (InListPassiveTarget...) set these registers again, so call
-        this before each run of raw exchanges."""
-        params = self._params
-        params[0] = _REG_TX_MODE >> 8
-        params[1] = _REG_TX_MODE & 0xFF
-        params[2] = 0x00
-        params[3] = _REG_RX_MODE >> 8
-        params[4] = _REG_RX_MODE & 0xFF
-        params[5] = 0x00
-        params[6] = _REG_BIT_FRAMING >> 8
-        params[7] = _REG_BIT_FRAMING & 0xFF
-        params[8] = bit_framing
-        self._send(_CMD_WRITE_REGISTER, params, 9)
-
-    def start_bit_framing(self, bit_framing):
-        """WriteRegister CIU_BitFraming: RxAlign << 4 | TxLastBits (0 = whole last byte)."""
-        params = self._params
-        params[0] = _REG_BIT_FRAMING >> 8
-        params[1] = _REG_BIT_FRAMING & 0xFF
-        params[2] = bit_framing
-        self._send(_CMD_WRITE_REGISTER, params, 3)
-
-    def finish_write_register(self):
-        self._finish(_CMD_WRITE_REGISTER)
-
-    def start_thru(self, data, n):
-        """InCommunicateThru: send ``data[:n]`` to the tag as it is (no CRC added)."""
-        self._send(_CMD_IN_COMMUNICATE_THRU, data, n)
-
-    def finish_thru(self, out):
-        """Read the InCommunicateThru reply: the tag's bytes into ``out``; returns their
-        count.  ``thru_status`` holds the status (THRU_OK, THRU_TIMEOUT = silence, else an
-        RF error such as a collision)."""
-        n = self._finish(_CMD_IN_COMMUNICATE_THRU)
-        if n < 1:
-            raise PN532Error("short InCommunicateThru reply")
-        rx = self._rx
-        d = self._data_start
-        self.thru_status = rx[d] & 0x3F
-        n -= 1
-        if n > len(out):
-            n = len(out)
-        for i in range(n):
-            out[i] = rx[d + 1 + i]
-        return n
-
     # ---- setup in non-blocking steps ------------------------------------------------------
     SETUP_STEPS = 4
 
@@ -496,12 +390,6 @@ class PN532:
         self.start_list()
         self._wait_ready(timeout_ms)
         return self.finish_list(uid_buf)
-
-    def thru(self, data, out, timeout_ms=_BOOT_TIMEOUT_MS):
-        """Blocking InCommunicateThru (bring-up probes): reply byte count; see thru_status."""
-        self.start_thru(data, len(data))
-        self._wait_ready(timeout_ms)
-        return self.finish_thru(out)
 
     def setup(self, passive_retries=1, timeout_ms=_BOOT_TIMEOUT_MS):
         """Wake the chip and configure it for the referee.  Returns the firmware version."""
