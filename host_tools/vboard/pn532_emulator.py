@@ -29,6 +29,7 @@ next.  MicroPython-compatible.
 from . import iso14443a
 from .iso14443a import RawField, Tag
 from .pins import Pin
+from .pn532_listing import ListingModel
 from .pn532_wire import WireSide, reverse_bits  # noqa: F401 - reverse_bits is public API
 
 ACK = b"\x00\x00\xff\x00\xff\x00"
@@ -55,7 +56,7 @@ _REG_BIT_FRAMING = 0x633D
 _THRU_FRAME_US = 400      # a raw exchange with an answering tag
 
 
-class PN532Emulator(WireSide):
+class PN532Emulator(WireSide, ListingModel):
     def __init__(self, clock, irq=None, attempt_us=2000, anticollision_us=2500, ack_us=150,
                  command_us=600, seed=12345, stacked_miss_rate=0.0, stacked_miss_attempts=3,
                  read_failure_rate=0.0, list_uses_wupa=False, asleep=True, wake_us=1000,
@@ -154,34 +155,6 @@ class PN532Emulator(WireSide):
         return None
 
     # ---- time --------------------------------------------------------------------------
-    def _first_attempt(self, tag, t0):
-        """Index of the listing attempt (from t0) this tag first answers, None if never."""
-        if tag.unreadable or (tag.halted and not self.list_uses_wupa):
-            return None
-        first = tag.placed_us if tag.placed_us > t0 else t0
-        return (first - t0 + self.attempt_us - 1) // self.attempt_us + tag.misses
-
-    def _list_outcome(self):
-        """(time_us, tag or None) when the pending listing ends, or None if never (yet)."""
-        t0 = self._list_started
-        if t0 is None:
-            return None
-        budget = None if self.passive_retries == 0xFF else self.passive_retries + 1
-        best = None
-        best_k = 0
-        for tag in self.tags:
-            k = self._first_attempt(tag, t0)
-            if k is None or (budget is not None and k >= budget):
-                continue
-            if best is None or k < best_k or (k == best_k and tag.uid > best.uid):
-                best = tag
-                best_k = k
-        if best is not None:
-            return (t0 + best_k * self.attempt_us + self.anticollision_us, best)
-        if budget is None:
-            return None
-        return (t0 + budget * self.attempt_us, None)
-
     def next_event_us(self):
         """Absolute ``clock.now_us`` of the next state change, or None."""
         times = []
@@ -227,40 +200,6 @@ class PN532Emulator(WireSide):
         if outcome is not None and outcome[0] <= now:
             self._end_listing(outcome[0], outcome[1])
         self._drive_irq()
-
-    def _end_listing(self, at_us, tag):
-        t0 = self._list_started
-        self._list_started = None
-        attempts = (at_us - t0) // self.attempt_us
-        for other in self.tags:
-            if other is not tag and other.misses:
-                first = other.placed_us if other.placed_us > t0 else t0
-                tried = attempts - (first - t0) // self.attempt_us
-                if tried > 0:
-                    other.misses = max(0, other.misses - tried)
-        if tag is None:
-            self._queue_reply(b"\x4b\x00", at_us)
-            return
-        found = [tag]
-        if self._max_targets > 1:
-            # The chip goes on with the tags that answered the same activation attempt.
-            k = (at_us - self.anticollision_us - t0) // self.attempt_us
-            others = [o for o in self.tags if o is not tag and self._first_attempt(o, t0) is not None
-                      and self._first_attempt(o, t0) <= k]
-            if others:
-                found.append(max(others, key=lambda o: o.uid))
-        for other in self.tags:
-            if other.state != iso14443a.HALT:
-                other.state = iso14443a.IDLE
-        payload = bytes([0x4B, len(found)])
-        for number, target in enumerate(found):
-            target.misses = 0
-            target.state = iso14443a.ACTIVE
-            self.listed.append(target.uid)
-            payload += bytes([number + 1, target.sens_res >> 8, target.sens_res & 0xFF,
-                              target.sel_res, len(target.uid)]) + target.uid
-        self._selected = found
-        self._queue_reply(payload, at_us)
 
     def _ready(self):
         return bool(self._out) and self._out[0][0] <= self.clock.now_us
