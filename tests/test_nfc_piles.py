@@ -130,3 +130,17 @@ def test_three_new_tags_with_one_shared_uid_prefix_are_all_read_with_one_time(wu
         assert (t.readers[0].scan.collisions >= 2) == wupa
     finally:
         t.close()
+
+
+@BOTH_CHIPS
+def test_forty_card_pile_with_stacked_tag_faults_is_read_whole_and_in_order(wupa):
+    # Item 6: the emulator's stacked-tag model on (misses and brown-outs that forget HALT).
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench"))
+    from bench_nfc_pile import pile_run
+
+    run = pile_run(cards=40, gap_us=300000, wupa=wupa, stacked=True, seed=3)
+    assert run["dropouts"] > 0            # the fault model was exercised
+    assert run["read"] == 40 and run["in_order"]
+    assert run["early"] == 0 and run["failures"] == 0

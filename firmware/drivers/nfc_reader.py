@@ -27,8 +27,8 @@ time, and so does the next new tag found alone (the last of them): cards that la
 together get one time, which the referee treats as a tie (R-PLAY-5).
 
 ``STRATEGY_FIELD_RESET`` also switches the RF field off and on every ``field_reset_us``
-when the pile is quiet: every tag wakes and is read again (recovers tags whose HALT state
-was lost; a new card waits behind the re-read pile).  The reader remembers the UIDs read on
+when the pile is quiet (not once ``wakes_halted``): every tag wakes and is read again by
+listings (recovers a tag left selected; a new card waits behind the re-read pile).  The reader remembers the UIDs read on
 its pile (``memory`` slots, enough for the whole pile) and does not report them twice.
 Call ``clear_pile()`` when the pile is taken.
 
@@ -106,6 +106,7 @@ class NfcReader:
         # Learned: the chip's listing wakes halted tags (it sends WUPA).
         self.wakes_halted = False
         self._relists = 0
+        self._relisted_uid = bytearray(1 + MAX_UID_LEN)   # length + the UID re-listed last
         self._read_buf = bytearray(MAX_UID_LEN)
         self._state = _IDLE
         self._since_us = 0
@@ -118,7 +119,6 @@ class NfcReader:
         self._activation_us = 0     # when the scan's current REQA was answered
         self._scan_started_us = 0
         self._group_us = -1         # shared time of the tags that collided in this scan
-        self._listing_group = False
         self._handoff = False       # the listing resolves a scan's collision
         self._last_found = bytearray(MAX_UID_LEN)
         self._last_found_len = 0
@@ -235,9 +235,7 @@ class NfcReader:
             self._ok()
             group = self._group_us
             self._start_scan(now_us)
-            if self._listing_group:
-                group = self._stamp_us
-            self._group_us = group
+            self._group_us = group    # a group the listing opened goes on in its scan
         elif state == _FIELD_OFF:
             self.pn532.finish_field()
             self.pn532.start_field(True)
@@ -252,38 +250,58 @@ class NfcReader:
     def _listing_done(self, now_us):
         buf = self._read_buf
         n = self.pn532.finish_list(buf)
-        self._stamp_us = self._irq_us if self._irq_seen else now_us
-        if self._group_us >= 0:
-            self._stamp_us = self._group_us   # finishing what a scan's collision began
+        handoff = self._handoff
+        if handoff:
+            # Resolving a scan's collision: these tags answered that REQA (or came since).
+            self._stamp_us = self._group_us if self._group_us >= 0 else self._activation_us
+        else:
+            self._stamp_us = self._irq_us if self._irq_seen else now_us
         self._ok()
         if n == 0:
             self._group_us = -1
             self._after_quiet(now_us)
             return 0
-        relisted = self.memory.known(buf, n)
-        delivered = self._deliver(buf, n)
         pn = self.pn532
-        self._listing_group = False
+        relisted = self.memory.known(buf, n)
         if pn.uid2_len:
-            # A second tag answered the same listing: it landed with the first one.  More may
-            # have: the scan that follows shares this time when both were new.
             relisted = relisted and self.memory.known(pn.uid2, pn.uid2_len)
-            second = self._deliver(pn.uid2, pn.uid2_len)
-            self._listing_group = bool(delivered and second)
-            delivered += second
-        if relisted and not self._handoff:
-            # Only tags read before: halted tags answered, or one lost power.  Twice in a row
-            # means the chip's listing wakes halted tags.
-            self._relists += 1
-            if self._relists >= _RELISTS_FOR_WUPA:
-                self.wakes_halted = True
+        delivered = self._deliver(buf, n)
+        if pn.uid2_len:
+            delivered += self._deliver(pn.uid2, pn.uid2_len)
+        # New tags that answered together (two targets, or a scan's collision): the tags
+        # still to come from the same activation share their time.  Only known ones: over.
+        if delivered and (handoff or pn.uid2_len):
+            self._group_us = self._stamp_us
         else:
-            self._relists = 0
+            self._group_us = -1
+        self._count_relist(relisted and not handoff, buf, n)
         # Halt it even when known: a re-woken tag must go quiet again.
         self.pn532.start_halt()
         self._state = _HALTING
         self._since_us = now_us
         return delivered
+
+    def _count_relist(self, relisted, buf, n):
+        """The chip wakes halted tags if its listing returns the same tag, read and halted
+        before, twice in a row (a tag that browned out is halted again and stays quiet)."""
+        if not relisted:
+            self._relists = 0
+            return
+        last = self._relisted_uid
+        same = self._relists > 0 and last[0] == n
+        i = 0
+        while same and i < n:
+            same = last[1 + i] == buf[i]
+            i += 1
+        if same:
+            self._relists += 1
+            if self._relists >= _RELISTS_FOR_WUPA:
+                self.wakes_halted = True
+        else:
+            self._relists = 1
+            last[0] = n
+            for i in range(n):
+                last[1 + i] = buf[i]
 
     def _scan_step(self, now_us):
         if self.scan.awaiting_reqa:
@@ -294,9 +312,7 @@ class NfcReader:
         if result == tag_scan.BUSY:
             if self.scan.collided and not self.wakes_halted:
                 # Two tags answered at once.  A chip whose listing leaves halted tags alone
-                # resolves that itself, in one command: list them (same time for both).
-                if self._group_us < 0:
-                    self._group_us = self._activation_us
+                # resolves that itself, in one command: list them.
                 self.pn532.abort()
                 self.scan.stop()
                 self._start_listing()
@@ -322,16 +338,21 @@ class NfcReader:
             last[i] = scan.uid[i]
         self._last_found_len = n
         self._stamp_us = self._activation_us
-        if not self.memory.known(scan.uid, n):
-            if scan.found_collided:
-                # Tags that answered one REQA together: one time for all of them.
-                if self._group_us < 0:
-                    self._group_us = self._activation_us
-                self._stamp_us = self._group_us
-            elif self._group_us >= 0:
-                # The last of the group answers alone.
-                self._stamp_us = self._group_us
-                self._group_us = -1
+        if self.memory.known(scan.uid, n):
+            # A tag read before was awake (field reset, brown-out): whatever collided with
+            # it may have landed at any time since, so no shared time goes on.
+            self._group_us = -1
+            self.rereads += 1
+            return 0
+        if scan.found_collided:
+            # New tags that answered one REQA together: one time for all of them.
+            if self._group_us < 0:
+                self._group_us = self._activation_us
+            self._stamp_us = self._group_us
+        elif self._group_us >= 0:
+            # The last of the group answers alone.
+            self._stamp_us = self._group_us
+            self._group_us = -1
         return self._deliver(scan.uid, n)
 
     def _scan_over(self, now_us):
@@ -340,7 +361,9 @@ class NfcReader:
         self._after_quiet(now_us)
 
     def _after_quiet(self, now_us):
-        if (self.strategy == STRATEGY_FIELD_RESET
+        # No field resets on a chip that wakes halted tags: re-reading the whole pile would
+        # take the scan's bit-wise anticollision, one probe per shared UID bit and card.
+        if (self.strategy == STRATEGY_FIELD_RESET and not self.wakes_halted
                 and time.ticks_diff(now_us, self._last_reset_us) >= self.field_reset_us):
             self._last_reset_us = now_us
             self.field_resets += 1

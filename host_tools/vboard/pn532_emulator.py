@@ -16,8 +16,9 @@ halted tag stays silent to REQA until it leaves the field or the field is reset
 sends WUPA, waking halted tags.  Several answering tags: the listing picks the highest UID.
 InCommunicateThru (0x42) with WriteRegister (0x08, CIU_TxMode/RxMode/BitFraming) runs raw
 REQA/WUPA, anticollision (with bit collisions), SELECT and HLTA against the same tags.
-Stacked-tag misses (``stacked_miss_rate``/``stacked_miss_attempts``: a tag landing on others
-misses that many activation attempts, listing or REQA), ``read_failure_rate``, or per tag
+Stacked tags: ``stacked_miss_rate``/``stacked_miss_attempts`` (a tag landing on others misses
+that many activation attempts, listing or REQA), ``stacked_dropout_rate`` (each of the three
+tags below a new card may brown out and forget HALT), ``read_failure_rate``, or per tag
 ``misses=``/``unreadable=True``.  Faults: ``nack_next``, ``bad_checksum_next``,
 ``error_frame_next``, ``silent``, ``slow_ack_rate``, ``cs_setup_us``.
 
@@ -60,7 +61,8 @@ class PN532Emulator(WireSide, ListingModel):
     def __init__(self, clock, irq=None, attempt_us=2000, anticollision_us=2500, ack_us=150,
                  command_us=600, seed=12345, stacked_miss_rate=0.0, stacked_miss_attempts=3,
                  read_failure_rate=0.0, list_uses_wupa=False, asleep=True, wake_us=1000,
-                 slow_ack_rate=0.0, slow_ack_us=10000, cs_setup_us=0, reset_gpio=None):
+                 slow_ack_rate=0.0, slow_ack_us=10000, cs_setup_us=0, reset_gpio=None,
+                 stacked_dropout_rate=0.0):
         self.clock = clock
         self.irq = irq
         self.attempt_us = attempt_us
@@ -70,6 +72,7 @@ class PN532Emulator(WireSide, ListingModel):
         self.stacked_miss_rate = stacked_miss_rate
         self.stacked_miss_attempts = stacked_miss_attempts
         self.read_failure_rate = read_failure_rate
+        self.stacked_dropout_rate = stacked_dropout_rate
         self.list_uses_wupa = list_uses_wupa
         self.asleep = asleep
         self.wake_us = wake_us
@@ -83,6 +86,7 @@ class PN532Emulator(WireSide, ListingModel):
         self.resets = 0
         self._in_reset = False
         self.slow_acks = 0
+        self.dropouts = 0
         self.i2c_bytes_read = 0
         self.registers = {_REG_TX_MODE: 0x80, _REG_RX_MODE: 0x80, _REG_BIT_FRAMING: 0x00}
         self.thru_timeout_code = _THRU_TIMEOUT_DEFAULT
@@ -133,6 +137,12 @@ class PN532Emulator(WireSide, ListingModel):
             misses += self.stacked_miss_attempts
         if self.read_failure_rate and self._random() < self.read_failure_rate:
             misses += 1
+        if self.stacked_dropout_rate:
+            # The new card detunes the ones just below: each may brown out and forget HALT.
+            for below in self.tags[-3:]:
+                if self._random() < self.stacked_dropout_rate:
+                    below.power_up()
+                    self.dropouts += 1
         tag = Tag(uid, self.clock.now_us, misses, unreadable, sel_res)
         self.tags.append(tag)   # the same list RawField looks at
         self.update()
