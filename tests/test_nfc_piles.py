@@ -144,3 +144,32 @@ def test_forty_card_pile_with_stacked_tag_faults_is_read_whole_and_in_order(wupa
     assert run["dropouts"] > 0            # the fault model was exercised
     assert run["read"] == 40 and run["in_order"]
     assert run["early"] == 0 and run["failures"] == 0
+
+
+@BOTH_CHIPS
+def test_bring_up_probe_says_which_the_chip_does_and_go(wupa):
+    from host_tools.vboard.runner import VirtualTable
+
+    t = VirtualTable(boot=False, emulator={"list_uses_wupa": wupa})
+    try:
+        import referee.nfc_probe as nfc_probe
+        t.emulators[0].place_tag(uid(4))
+        said = []
+        assert nfc_probe.run(pile=0, root=t.root, out=said.append) == "GO"
+        assert ("sends WUPA" in said[1]) == wupa and ("sends REQA" in said[1]) != wupa
+        assert "04102030405004" in said[2] and "OK" in said[2]
+    finally:
+        t.close()
+
+
+def test_bring_up_probe_without_a_card_is_no_go():
+    from host_tools.vboard.runner import VirtualTable
+
+    t = VirtualTable(boot=False)
+    try:
+        import referee.nfc_probe as nfc_probe
+        said = []
+        assert nfc_probe.run(pile=1, root=t.root, out=said.append) == "NO-GO"
+        assert "no card" in said[-1]
+    finally:
+        t.close()
