@@ -115,7 +115,8 @@ class Debouncer:
             self._candidate[i] = -1
             self._pending -= 1
             want_active = not source & _RELEASE
-            if self._level_fns[i]() != want_active:
+            is_active = self._level_fns[i]
+            if is_active is None or is_active() != want_active:
                 self.glitches += 1
                 continue
             first = self._first[i]

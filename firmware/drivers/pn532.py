@@ -18,7 +18,8 @@ command frame; ``reply_ready()`` reads the ACK once it is there (a NACK or no AC
 ``finish_*()`` reads it.  Frames are read length first: the 6-byte header, then exactly the
 rest (``_read_frame`` in the transports).
 
-Raw ISO14443A exchanges (InCommunicateThru, WriteRegister): ``drivers/pn532_raw.py``.
+Raw ISO14443A exchanges (InCommunicateThru, WriteRegister): ``PN532Raw`` in
+``drivers/pn532_raw.py``, the base of the transports.
 
 Halting a read tag: InDeselect (0x44) or InRelease (0x52, the default) both send HLTA.
 
@@ -33,7 +34,6 @@ import time
 from drivers.pn532_errors import (HEADER_SIZE, PN532BusError, PN532ChecksumError,  # noqa: F401
                                   PN532Error, PN532ErrorFrame, PN532Nack, PN532StatusError,
                                   PN532Timeout, frame_size)
-from drivers.pn532_raw import THRU_OK, THRU_TIMEOUT, RawExchange  # noqa: F401
 
 _TFI_HOST = const(0xD4)
 _TFI_CHIP = const(0xD5)
@@ -69,8 +69,8 @@ HALT_RELEASE = const(0x52)
 MAX_UID_LEN = const(10)
 
 
-class PN532(RawExchange):
-    """Protocol core.  Use a transport subclass: ``PN532_SPI`` or ``PN532_I2C``."""
+class PN532:
+    """Protocol core.  Use a transport: ``PN532_SPI`` or ``PN532_I2C`` (via ``PN532Raw``)."""
 
     def __init__(self, irq=None, ack_timeout_ms=ACK_TIMEOUT_MS, halt_command=HALT_RELEASE,
                  reset=None):

@@ -21,7 +21,8 @@ re-initialises the same bus object and gives the pins back to the peripheral).
 from micropython import const
 import time
 
-from drivers.pn532 import HEADER_SIZE, PN532, PN532BusError, PN532Error, PN532Timeout, RX_SIZE, frame_size
+from drivers.pn532 import HEADER_SIZE, PN532BusError, PN532Error, PN532Timeout, RX_SIZE, frame_size
+from drivers.pn532_raw import PN532Raw
 
 _DEFAULT_ADDR = const(0x24)
 _WAKE_MS = const(2)
@@ -32,7 +33,7 @@ _CLEAR_HALF_US = const(5)
 _NACK = b"\x00\x00\xff\xff\x00\x00"
 
 
-class PN532_I2C(PN532):
+class PN532_I2C(PN532Raw):
     def __init__(self, i2c, irq=None, addr=_DEFAULT_ADDR, bus_pins=None, **options):
         super().__init__(irq, **options)
         self._i2c = i2c

@@ -1,4 +1,4 @@
-"""Raw ISO14443A exchanges through a PN532 (a mixin of ``PN532``).
+"""PN532Raw: the protocol core plus raw ISO14443A exchanges; the transports' base class.
 
 InCommunicateThru (0x42) sends bytes to the tag exactly as given; WriteRegister (0x08) sets
 the CIU registers that frame them (PN532 user manual, 8.6 "PN532 registers", the PN512 core):
@@ -9,6 +9,7 @@ bytes.  ``drivers/tag_scan.py`` builds REQA, anticollision, SELECT and HLTA on t
 
 from micropython import const
 
+from drivers.pn532 import PN532
 from drivers.pn532_errors import PN532Error
 
 _CMD_WRITE_REGISTER = const(0x08)
@@ -22,9 +23,8 @@ THRU_OK = const(0x00)
 THRU_TIMEOUT = const(0x01)   # the tag did not answer within fRetryTimeout
 
 
-class RawExchange:
-    """Needs ``_params`` (9 bytes), ``_send``, ``_finish``, ``_rx``, ``_data_start`` and
-    ``_wait_ready`` from ``PN532``."""
+class PN532Raw(PN532):
+    """``PN532`` with WriteRegister and InCommunicateThru."""
 
     def start_raw_mode(self, bit_framing):
         """WriteRegister: CRC off for transmit and receive, CIU_BitFraming = ``bit_framing``.

@@ -20,7 +20,8 @@ The bus and the pins are passed in, already built by the board loader::
 from micropython import const
 import time
 
-from drivers.pn532 import HEADER_SIZE, PN532, RX_SIZE, frame_size
+from drivers.pn532 import HEADER_SIZE, RX_SIZE, frame_size
+from drivers.pn532_raw import PN532Raw
 
 _OP_DATA_WRITE = const(0x01)
 _OP_STATUS_READ = const(0x02)
@@ -44,7 +45,7 @@ def _reverse_table():
 _REVERSE = _reverse_table()
 
 
-class PN532_SPI(PN532):
+class PN532_SPI(PN532Raw):
     def __init__(self, spi, cs, irq=None, cs_setup_us=0, **options):
         super().__init__(irq, **options)
         self._spi = spi

@@ -26,7 +26,8 @@ Nothing is allocated after ``__init__``.
 
 from micropython import const
 
-from drivers.pn532 import MAX_UID_LEN, PN532Error, THRU_OK, THRU_TIMEOUT
+from drivers.pn532 import MAX_UID_LEN, PN532Error
+from drivers.pn532_raw import THRU_OK, THRU_TIMEOUT
 
 BUSY = const(0)
 FOUND = const(1)

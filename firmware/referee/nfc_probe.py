@@ -92,7 +92,7 @@ def run(pile=0, root="", out=print):
     board = load_board(root + "board.json", "board.json")
     bus, cs, irq = board_hw.build_nfc(board)[pile]
     pn = board_hw.build_pn532(board, pile, bus, cs, irq)
-    version = pn.setup(_RETRIES)
+    version = pn.setup(_RETRIES) or (0, 0, 0, 0)
     out("nfc probe: pile %d: PN532 IC 0x%02X firmware %d.%d" % (pile, version[0], version[1], version[2]))
     try:
         return probe(pn, out)
