@@ -173,3 +173,34 @@ def test_bring_up_probe_without_a_card_is_no_go():
         assert "no card" in said[-1]
     finally:
         t.close()
+
+
+@pytest.mark.parametrize("touch", [True, False], ids=["touch-sensor", "no-touch-sensor"])
+def test_r_play_5_two_cards_in_one_listing_are_a_tie_on_the_board(touch):
+    # End to end on the virtual board (chip listing with REQA): 9H and 9C land 0.3 ms apart on
+    # pile 0 (one touch edge, one listing): the referee calls a tie, never an order.
+    import json
+    import os
+    from host_tools.vboard.runner import VirtualTable
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(root, "boards", "pico.json")) as f:
+        board = json.load(f)
+    if not touch:
+        board["touch"] = None
+        del board["reorder_us"]
+    t = VirtualTable(board=board)
+    try:
+        t.run_until(1_000_000)
+        t.land_card(0, "7H", 2_100_000, touch=touch)
+        t.land_card(1, "KS", 2_150_000, touch=touch)
+        t.land_card(0, "8H", 2_600_000, touch=touch)
+        t.land_card(0, "9H", 3_000_000, touch=touch)
+        t.land_card(0, "9C", 3_000_300, touch=touch)
+        t.run_until(3_400_000)
+        verdicts = [o for o in t.log_objects() if o.get("verdict") in ("accept", "tie", "late", "error")]
+        last = verdicts[-3:]
+        assert [v["verdict"] for v in last] == ["accept", "tie", "late"]
+        assert last[1]["dt_us"] == 0 and {last[0]["card"], last[1]["card"]} == {"9H", "9C"}
+    finally:
+        t.close()

@@ -46,6 +46,7 @@ import time
 from drivers import tag_scan
 from drivers.pn532 import MAX_UID_LEN, PN532Timeout
 from drivers.pn532_setup import ChipSetup
+from drivers.landing_group import LandingGroup
 from drivers.uid_memory import UidMemory
 
 STRATEGY_HALT = const(0)
@@ -108,6 +109,7 @@ class NfcReader:
         self._relists = 0
         self._relisted_uid = bytearray(1 + MAX_UID_LEN)   # length + the UID re-listed last
         self._read_buf = bytearray(MAX_UID_LEN)
+        self._group_buf = bytearray(MAX_UID_LEN)
         self._state = _IDLE
         self._since_us = 0
         self._retry_at_us = 0
@@ -118,7 +120,7 @@ class NfcReader:
         self._stamp_us = 0          # time given to the cards being delivered
         self._activation_us = 0     # when the scan's current REQA was answered
         self._scan_started_us = 0
-        self._group_us = -1         # shared time of the tags that collided in this scan
+        self.group = LandingGroup()   # new cards that answered one activation together
         self._handoff = False       # the listing resolves a scan's collision
         self._last_found = bytearray(MAX_UID_LEN)
         self._last_found_len = 0
@@ -132,7 +134,7 @@ class NfcReader:
             self._irq_seen = True
 
     def service(self, now_us):
-        """Advance one step.  Returns the UID length of a new card delivered now, else 0."""
+        """Advance one step.  Returns how many new cards were reported now."""
         try:
             return self._step(now_us)
         except Exception as error:  # noqa: BLE001 - a reader must never stop the loop
@@ -174,7 +176,6 @@ class NfcReader:
         self.scan.start()
         self._scan_started_us = now_us
         self.scans += 1
-        self._group_us = -1
         self._last_found_len = 0
         self._state = _SCANNING
         self._since_us = now_us
@@ -233,9 +234,7 @@ class NfcReader:
         if state == _HALTING:
             self.pn532.finish_halt()
             self._ok()
-            group = self._group_us
-            self._start_scan(now_us)
-            self._group_us = group    # a group the listing opened goes on in its scan
+            self._start_scan(now_us)   # a group the listing opened goes on in its scan
         elif state == _FIELD_OFF:
             self.pn532.finish_field()
             self.pn532.start_field(True)
@@ -251,30 +250,37 @@ class NfcReader:
         buf = self._read_buf
         n = self.pn532.finish_list(buf)
         handoff = self._handoff
-        if handoff:
+        group = self.group
+        if group.open:
+            self._stamp_us = group.stamp_us
+        elif handoff:
             # Resolving a scan's collision: these tags answered that REQA (or came since).
-            self._stamp_us = self._group_us if self._group_us >= 0 else self._activation_us
+            self._stamp_us = self._activation_us
         else:
             self._stamp_us = self._irq_us if self._irq_seen else now_us
         self._ok()
         if n == 0:
-            self._group_us = -1
+            delivered = self._close_group()
             self._after_quiet(now_us)
-            return 0
+            return delivered
         pn = self.pn532
-        relisted = self.memory.known(buf, n)
-        if pn.uid2_len:
-            relisted = relisted and self.memory.known(pn.uid2, pn.uid2_len)
-        delivered = self._deliver(buf, n)
-        if pn.uid2_len:
-            delivered += self._deliver(pn.uid2, pn.uid2_len)
-        # New tags that answered together (two targets, or a scan's collision): the tags
-        # still to come from the same activation share their time.  Only known ones: over.
-        if delivered and (handoff or pn.uid2_len):
-            self._group_us = self._stamp_us
+        two = pn.uid2_len > 0
+        new1 = not self.memory.known(buf, n)
+        new2 = two and not self.memory.known(pn.uid2, pn.uid2_len)
+        delivered = 0
+        if (new1 or new2) and (handoff or two or group.open):
+            # Tags that answered together; more may follow in the scan: hold them.
+            if not group.open:
+                group.start(self._stamp_us)
+            delivered += self._deliver(buf, n)
+            if two:
+                delivered += self._deliver(pn.uid2, pn.uid2_len)
         else:
-            self._group_us = -1
-        self._count_relist(relisted and not handoff, buf, n)
+            delivered += self._close_group()
+            delivered += self._deliver(buf, n)
+            if two:
+                delivered += self._deliver(pn.uid2, pn.uid2_len)
+        self._count_relist(not (new1 or new2) and not handoff, buf, n)
         # Halt it even when known: a re-woken tag must go quiet again.
         self.pn532.start_halt()
         self._state = _HALTING
@@ -319,8 +325,7 @@ class NfcReader:
                 self._handoff = True
             return 0
         if result == tag_scan.QUIET:
-            self._scan_over(now_us)
-            return 0
+            return self._scan_over(now_us)
         scan = self.scan
         n = scan.uid_len
         last = self._last_found
@@ -332,33 +337,33 @@ class NfcReader:
         if same:
             # The same tag again right after its HLTA: it does not halt.  End this scan.
             self.pn532.abort()
-            self._scan_over(now_us)
-            return 0
+            return self._scan_over(now_us)
         for i in range(n):
             last[i] = scan.uid[i]
         self._last_found_len = n
-        self._stamp_us = self._activation_us
+        group = self.group
         if self.memory.known(scan.uid, n):
             # A tag read before was awake (field reset, brown-out): whatever collided with
-            # it may have landed at any time since, so no shared time goes on.
-            self._group_us = -1
+            # it may have landed at any time since, so the group ends here.
             self.rereads += 1
-            return 0
+            return self._close_group()
         if scan.found_collided:
             # New tags that answered one REQA together: one time for all of them.
-            if self._group_us < 0:
-                self._group_us = self._activation_us
-            self._stamp_us = self._group_us
-        elif self._group_us >= 0:
+            if not group.open:
+                group.start(self._activation_us)
+            return self._deliver(scan.uid, n)
+        if group.open:
             # The last of the group answers alone.
-            self._stamp_us = self._group_us
-            self._group_us = -1
+            self._deliver(scan.uid, n)
+            return self._close_group()
+        self._stamp_us = self._activation_us
         return self._deliver(scan.uid, n)
 
     def _scan_over(self, now_us):
         self.scan.stop()
-        self._group_us = -1
+        delivered = self._close_group()
         self._after_quiet(now_us)
+        return delivered
 
     def _after_quiet(self, now_us):
         # No field resets on a chip that wakes halted tags: re-reading the whole pile would
@@ -375,25 +380,46 @@ class NfcReader:
             self._detect(now_us)
 
     def _deliver(self, buf, n):
+        """A tag read now: report it if new (held while a group is open).  Returns 1 if it
+        was reported now."""
         if self.memory.known(buf, n):
             self.rereads += 1
             return 0
         self.memory.remember(buf, n)
+        group = self.group
+        if group.open and self.wakes_halted and not group.full:
+            # Bit-wise anticollision takes a while: hand the group over in one step.
+            group.hold(buf, n)
+            return 0
+        self._report(buf, n, group.stamp_us if group.open else self._stamp_us)
+        return 1
+
+    def _close_group(self):
+        """Report the held cards of the group, all with its time.  Returns how many."""
+        group = self.group
+        held = len(group)
+        buf = self._group_buf
+        for k in range(held):
+            self._report(buf, group.uid_into(k, buf), group.stamp_us)
+        group.clear()
+        return held
+
+    def _report(self, buf, n, stamp_us):
         uid = self.uid
         for i in range(n):
             uid[i] = buf[i]
         self.uid_len = n
-        self.uid_ticks_us = self._stamp_us
+        self.uid_ticks_us = stamp_us
         self.cards += 1
         if self.on_card is not None:
-            self.on_card(self.pile, bytes(buf[:n]), self._stamp_us)
-        return n
+            self.on_card(self.pile, bytes(buf[:n]), stamp_us)
 
     # ---- failures ------------------------------------------------------------------------
     def _fail(self, now_us, error):
         self.failures += 1
         self.consecutive_failures += 1
         self.last_error = getattr(error, "kind", "bus")
+        self._close_group()   # what was read stays read
         self.scan.stop()
         self.scan.invalidate()
         shift = self.consecutive_failures - 1

@@ -14,9 +14,9 @@ framing set by WriteRegister:
 Halted tags never answer REQA (ISO 14443-3, 6.3), so each scan hears only tags that were not
 read yet, whatever the chip's listing does.  A collision (two new cards answer at once)
 is resolved bit by bit: extend the known prefix with a 1 (TxLastBits/RxAlign = known bits
-mod 8); silence means every answering tag has a 0 there.  Each probe is one command, so two
-cards landing together cost about one probe per UID bit they share; they are both found,
-one after the other, in the same scan.
+mod 8); silence means every answering tag has a 0 there, and the walk goes on with the next
+bit.  Each probe is a framing write and one exchange, one probe per UID bit the tags share;
+they are all found, one after the other, in the same scan.
 
 ``start()`` sends the first command; then call ``step()`` each time ``pn532.reply_ready()``.
 ``step()`` returns ``FOUND`` (``uid``/``uid_len``/``sak`` hold the tag, already halted,
@@ -80,7 +80,6 @@ class TagScan:
         self._framing = -1       # CIU_BitFraming as last written, -1 unknown
         self._level = 0
         self._known = 0          # UID bits of this cascade level already known
-        self._flipped = False    # the last known bit was retried as 0 after silence
         self._complete = False   # CLn known from a clean answer: SELECT next
 
     @property
@@ -168,7 +167,6 @@ class TagScan:
 
     def _begin_level(self):
         self._known = 0
-        self._flipped = False
         self._complete = False
         self._next_frame()
 
@@ -232,19 +230,21 @@ class TagScan:
                 return self._restart()
             self._complete = True
         elif status == THRU_TIMEOUT:
-            if known == 0 or self._flipped:
+            if known == 0 or known >= 32:
                 # Every tag that answered has gone: start again with a REQA.
                 return self._restart()
-            # Nobody has a 1 there, so every answering tag has a 0.
+            # Nobody has a 1 there, so every answering tag has a 0; they still collide
+            # further on (unless they left: then silence goes on to bit 32 and restarts),
+            # so go straight on with a 1 in the next bit.
             self._set_bit(known - 1, 0)
-            self._flipped = True
+            self._set_bit(known, 1)
+            self._known = known + 1
         else:
             # Two or more tags differ in a bit after the known ones: try a 1 next.
             self.collisions += 1
             self.collided = True
             self._set_bit(known, 1)
             self._known = known + 1
-            self._flipped = False
         self._next_frame()
         return BUSY
 
