@@ -326,8 +326,8 @@ def test_wedged_reader_is_reset_through_rstpd_n_without_blocking_the_loop():
         t.run(50000)
         em.wedged = True                       # answers nothing until RSTPD_N is pulsed
         worst = _run_measuring_service(t, 1500000)
-        assert em.resets == 1 and reader.resets == 1
-        assert reader.status == t.mod.STATUS_OK and reader.version == (0x32, 1, 6, 7)
+        assert em.resets == 1 and reader.setup.resets == 1
+        assert reader.status == t.mod.STATUS_OK and reader.setup.version == (0x32, 1, 6, 7)
         em.place_tag(uid(5))
         worst = max(worst, _run_measuring_service(t, 100000))
         assert [c[1] for c in t.cards] == [uid(5)]

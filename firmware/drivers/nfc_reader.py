@@ -1,43 +1,36 @@
 """NfcReader: one PN532 under one center pile, serviced by the firmware loop without blocking.
 
-Each ``service(now_us)`` call does at most one step: one status poll, or reading one reply
-and writing the next command (a few hundred microseconds over SPI).  Nothing waits for the
-chip: ACKs are read when they are there (``ack_timeout_ms``), replies when the IRQ line or
-the status byte says so.
+Each ``service(now_us)`` does one step: a status poll, or reading one reply and writing the
+next command.  ACKs are read when they are there, replies when the IRQ line (or status byte)
+says so; nothing waits for the chip.
 
-Finding the newest card on a growing pile (``STRATEGY_HALT``, the default)::
+Newest card on a growing pile::
 
     listing --reply--> halt it --> scan (own REQA) --quiet--> listing ...
-       (the chip waits for a card: no bus traffic on a quiet pile)
+       (the chip waits for a card itself: no bus traffic on a quiet pile)
 
-Every card read is halted (HLTA).  The listing (InListPassiveTarget, MaxTg=2, the chip
-retrying by itself) only says "a tag answered": whether the chip sends REQA or WUPA is not
-documented, and WUPA wakes halted tags.  So after each listing a ``TagScan`` sends its own
-REQA, anticollision, SELECT and HLTA (``drivers/tag_scan.py``): halted tags stay silent to
-REQA (ISO 14443-3), so the scan hears exactly the tags not read yet.  Two new tags
-answering one REQA are handed to the chip's listing, which resolves them in one command,
-unless the chip is known to wake halted tags: then the scan resolves them bit by bit.
-A listing that returns only tags read before, twice in a row, means the chip wakes halted
-tags (``wakes_halted``): the reader then scans every ``poll_us`` instead of listing.
+Every card read is halted (HLTA).  The listing (InListPassiveTarget, MaxTg=2) only says "a
+tag answered": whether the chip sends REQA or WUPA (which wakes halted tags) is not
+documented.  So each listing is followed by a ``TagScan`` (own REQA, anticollision, SELECT,
+HLTA: ``drivers/tag_scan.py``), which only tags not read yet answer (ISO 14443-3).  Two new
+tags answering one REQA go to the chip's listing, unless the chip wakes halted tags: then
+the scan resolves them bit by bit.  The same read tag listed again twice in a row means the
+chip wakes halted tags (``wakes_halted``): the reader then scans every ``poll_us`` instead.
 
-Time stamps are never earlier than the landing, so the referee can match a read to its
-touch edge: the targets of one listing get its IRQ edge time, a card found by a scan the
-time its REQA was answered.  New tags that answered one REQA together share the first one's
-time, and so does the next new tag found alone (the last of them): cards that landed
-together get one time, which the referee treats as a tie (R-PLAY-5).
+Time stamps are never earlier than the landing (the referee matches reads to touch edges):
+a listing's IRQ edge, or the time a scan's REQA was answered.  New tags that answered one
+activation together share one time (``LandingGroup``): a tie for the referee (R-PLAY-5).
 
-``STRATEGY_FIELD_RESET`` also switches the RF field off and on every ``field_reset_us``
-when the pile is quiet (not once ``wakes_halted``): every tag wakes and is read again by
-listings (recovers a tag left selected; a new card waits behind the re-read pile).  The reader remembers the UIDs read on
-its pile (``memory`` slots, enough for the whole pile) and does not report them twice.
-Call ``clear_pile()`` when the pile is taken.
+``STRATEGY_FIELD_RESET`` also switches the field off and on every ``field_reset_us`` while
+the pile is quiet (not once ``wakes_halted``): every tag wakes and is read again.  The
+reader remembers the pile's UIDs (``memory`` slots: the whole pile) and reports each once;
+call ``clear_pile()`` when the pile is taken.
 
-Failures (NACK, no ACK, bad checksum, error frame, timeout, bus errors) never raise into
-the loop: they are counted (``failures``, ``consecutive_failures``, ``last_error``),
-``status`` turns ``STATUS_FAILING`` (``on_status(reader)`` on each change) and the reader
-retries with exponential backoff.  After ``setup_after`` failures in a row it sets the chip
-up again in non-blocking steps (``drivers/pn532_setup.py``): a pulse on RSTPD_N when the
-board wires it, an I2C bus clear after bus errors, the wake-up, the configuration commands.
+Failures (NACK, no ACK, bad checksum, error frame, timeout, bus errors) never raise into the
+loop: they are counted (``failures``, ``last_error``), ``status`` turns ``STATUS_FAILING``
+(``on_status(reader)``) and the reader retries with exponential backoff; after
+``setup_after`` failures in a row it sets the chip up again in steps (``ChipSetup``: RSTPD_N
+pulse, I2C bus clear, wake-up, configuration).
 """
 
 from micropython import const
@@ -47,7 +40,7 @@ from drivers import tag_scan
 from drivers.pn532 import MAX_UID_LEN, PN532Timeout
 from drivers.pn532_setup import ChipSetup
 from drivers.landing_group import LandingGroup
-from drivers.uid_memory import UidMemory
+from drivers.uid_memory import UidMemory, keep_uid, same_uid
 
 STRATEGY_HALT = const(0)
 STRATEGY_FIELD_RESET = const(1)
@@ -122,8 +115,7 @@ class NfcReader:
         self._scan_started_us = 0
         self.group = LandingGroup()   # new cards that answered one activation together
         self._handoff = False       # the listing resolves a scan's collision
-        self._last_found = bytearray(MAX_UID_LEN)
-        self._last_found_len = 0
+        self._last_found = bytearray(1 + MAX_UID_LEN)   # the scan's last tag (length + UID)
         self._needs_setup = False
 
     # ---- called by the firmware loop ------------------------------------------------------
@@ -153,16 +145,6 @@ class NfcReader:
     def healthy(self):
         return self.status == STATUS_OK
 
-    @property
-    def version(self):
-        """PN532 firmware version from the last re-setup (None before one)."""
-        return self.setup.version
-
-    @property
-    def resets(self):
-        """RSTPD_N pulses sent to this reader."""
-        return self.setup.resets
-
     # ---- the state machine ------------------------------------------------------------
     def _start_listing(self):
         self._handoff = False
@@ -176,7 +158,7 @@ class NfcReader:
         self.scan.start()
         self._scan_started_us = now_us
         self.scans += 1
-        self._last_found_len = 0
+        self._last_found[0] = 0
         self._state = _SCANNING
         self._since_us = now_us
 
@@ -293,21 +275,13 @@ class NfcReader:
         if not relisted:
             self._relists = 0
             return
-        last = self._relisted_uid
-        same = self._relists > 0 and last[0] == n
-        i = 0
-        while same and i < n:
-            same = last[1 + i] == buf[i]
-            i += 1
-        if same:
+        if self._relists > 0 and same_uid(self._relisted_uid, buf, n):
             self._relists += 1
             if self._relists >= _RELISTS_FOR_WUPA:
                 self.wakes_halted = True
         else:
             self._relists = 1
-            last[0] = n
-            for i in range(n):
-                last[1 + i] = buf[i]
+            keep_uid(self._relisted_uid, buf, n)
 
     def _scan_step(self, now_us):
         if self.scan.awaiting_reqa:
@@ -328,19 +302,11 @@ class NfcReader:
             return self._scan_over(now_us)
         scan = self.scan
         n = scan.uid_len
-        last = self._last_found
-        same = n == self._last_found_len
-        i = 0
-        while same and i < n:
-            same = scan.uid[i] == last[i]
-            i += 1
-        if same:
+        if same_uid(self._last_found, scan.uid, n):
             # The same tag again right after its HLTA: it does not halt.  End this scan.
             self.pn532.abort()
             return self._scan_over(now_us)
-        for i in range(n):
-            last[i] = scan.uid[i]
-        self._last_found_len = n
+        keep_uid(self._last_found, scan.uid, n)
         group = self.group
         if self.memory.known(scan.uid, n):
             # A tag read before was awake (field reset, brown-out): whatever collided with

@@ -1,8 +1,25 @@
-"""UidMemory: the UIDs already read on one pile, in a preallocated ring (no allocation)."""
+"""UidMemory: the UIDs already read on one pile, in a preallocated ring (no allocation);
+``same_uid``/``keep_uid`` for a single UID slot (length byte + up to 10 bytes)."""
 
 from micropython import const
 
 _SLOT = const(11)  # one remembered UID: length byte + up to 10 bytes
+
+
+def same_uid(slot, buf, n):
+    """Does ``slot`` (length byte + UID, as ``keep_uid`` writes it) hold ``buf[:n]``?"""
+    if slot[0] != n:
+        return False
+    for i in range(n):
+        if slot[1 + i] != buf[i]:
+            return False
+    return True
+
+
+def keep_uid(slot, buf, n):
+    slot[0] = n
+    for i in range(n):
+        slot[1 + i] = buf[i]
 
 
 class UidMemory:
