@@ -379,3 +379,17 @@ def test_replies_are_read_length_first(transport):
             assert (1 + 6) + (1 + 22) <= r.emulator.i2c_bytes_read - i2c_before <= 40
     finally:
         r.close()
+
+
+def test_hung_i2c_bus_fails_the_wait_at_once_instead_of_polling_into_timeouts():
+    r = Rig("i2c", irq=False)    # status polls over the bus
+    try:
+        import machine
+        r.driver.setup(passive_retries=0xFF)
+        r.driver.start_list()
+        r.bus.hang(machine.Pin(5), machine.Pin(4))
+        with pytest.raises(r.pn532.PN532BusError):
+            r.driver.reply_ready()
+        assert r.bus.timeouts == 1
+    finally:
+        r.close()

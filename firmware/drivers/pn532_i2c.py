@@ -2,7 +2,8 @@
 
 Every read from the chip starts with a status byte (bit 0 = ready) followed by the frame.
 The chip clock-stretches while busy; an address NACK (OSError) while it is asleep or busy
-is treated as "not ready" for status polls and as a bus error for writes.
+is treated as "not ready" for status polls and as a bus error for writes.  A bus timeout
+(ETIMEDOUT: SDA or SCL held low) is a bus error everywhere, so a hung bus fails fast.
 
 Frames are read length first: status + the 6-byte header; a longer frame is then asked for
 again with a NACK frame (the chip re-sends its last frame) and read with exactly the
@@ -31,6 +32,7 @@ _RESEND_POLL_US = const(100)
 _CLEAR_PULSES = const(9)
 _CLEAR_HALF_US = const(5)
 _NACK = b"\x00\x00\xff\xff\x00\x00"
+_ETIMEDOUT = const(110)
 
 
 class PN532_I2C(PN532Raw):
@@ -62,7 +64,10 @@ class PN532_I2C(PN532Raw):
     def _read_ready(self):
         try:
             self._i2c.readfrom_into(self._addr, self._status)
-        except OSError:
+        except OSError as e:
+            if e.args and e.args[0] == _ETIMEDOUT:
+                # A hung bus, not a busy chip: each poll would cost the bus timeout.
+                raise PN532BusError("I2C bus timed out")
             return False
         return bool(self._status[0] & 0x01)
 
