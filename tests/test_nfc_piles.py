@@ -157,7 +157,14 @@ def test_bring_up_probe_says_which_the_chip_does_and_go(wupa):
         said = []
         assert nfc_probe.run(pile=0, root=t.root, out=said.append) == "GO"
         assert ("sends WUPA" in said[1]) == wupa and ("sends REQA" in said[1]) != wupa
-        assert "04102030405004" in said[2] and "OK" in said[2]
+        assert "04102030405004 (1 of 1 cards), then silence" in said[2]
+        t.emulators[0].place_tag(uid(9))      # two cards: the scan resolves a bit collision
+        said = []
+        assert nfc_probe.run(pile=0, cards=2, root=t.root, out=said.append) == "GO"
+        assert "(2 of 2 cards), then silence" in said[2]
+        # Told three cards but the scan reads two: the scan is not trusted.
+        assert nfc_probe.run(pile=0, cards=3, root=t.root, out=said.append) == (
+            "NO-GO" if wupa else "GO (limited)")
     finally:
         t.close()
 

@@ -2,13 +2,15 @@
 work?  (docs/hardware.md, bring-up step "Reader go/no-go").
 
     import referee.nfc_probe as p; p.run(pile=0)     # REPL, with one tagged card on the pile
+    p.run(pile=0, cards=2)                           # then with two cards on it
 
 1. List the card (InListPassiveTarget), halt it (InRelease: HLTA), list again with a few
    retries.  Silence: the chip's listing sends REQA.  The same card again: it sends WUPA and
    wakes halted tags (the referee learns this by itself and then polls with its own REQA).
 2. Field off/on (every tag wakes), then ``TagScan``: our own REQA, anticollision, SELECT,
-   HLTA through InCommunicateThru.  It must read the card's UID, and a second scan must hear
-   nothing (the halted card stays silent to REQA).
+   HLTA through InCommunicateThru.  It must read every card on the reader (with two, the bit
+   collisions of their UIDs are resolved by partial-byte frames: TxLastBits/RxAlign), and a
+   second scan must hear nothing (halted cards stay silent to REQA).
 
 Verdict: GO when step 2 passes (newest-card detection does not depend on the listing);
 GO (limited) when step 2 fails but the listing sends REQA (two cards landing in one listing
@@ -47,8 +49,9 @@ def _scan(pn, scan, tag_scan):
             return found
 
 
-def probe(pn, out=print):
-    """Run both checks on a set-up driver; returns "GO", "GO (limited)" or "NO-GO"."""
+def probe(pn, out=print, cards=1):
+    """Run both checks on a set-up driver with ``cards`` cards on it; returns "GO",
+    "GO (limited)" or "NO-GO"."""
     from drivers import tag_scan
 
     buf = bytearray(10)
@@ -71,9 +74,10 @@ def probe(pn, out=print):
     scan = tag_scan.TagScan(pn)
     first = _scan(pn, scan, tag_scan)
     second = _scan(pn, scan, tag_scan)
-    raw_ok = first == [uid] and second == []
-    out("nfc probe: own REQA scan read %s, then %s" % (
-        first or "nothing", "silence (halted card stays quiet): OK" if not second else second))
+    raw_ok = len(first) == cards and uid in first and second == []
+    out("nfc probe: own REQA scan read %s (%d of %d cards), then %s" % (
+        " ".join(first) or "nothing", len(first), cards,
+        "silence (halted cards stay quiet)" if not second else " ".join(second)))
     if raw_ok:
         verdict = "GO"
     elif not wakes:
@@ -84,8 +88,8 @@ def probe(pn, out=print):
     return verdict
 
 
-def run(pile=0, root="", out=print):
-    """Build pile ``pile``'s reader from ``board.json`` and probe it."""
+def run(pile=0, cards=1, root="", out=print):
+    """Build pile ``pile``'s reader from ``board.json`` and probe it (``cards`` on it)."""
     from referee import board_hw
     from referee.board import load_board
 
@@ -95,6 +99,6 @@ def run(pile=0, root="", out=print):
     version = pn.setup(_RETRIES) or (0, 0, 0, 0)
     out("nfc probe: pile %d: PN532 IC 0x%02X firmware %d.%d" % (pile, version[0], version[1], version[2]))
     try:
-        return probe(pn, out)
+        return probe(pn, out, cards)
     finally:
         pn.set_passive_retries(0xFF)
