@@ -56,6 +56,8 @@ def probe(pn, out=print, cards=1):
 
     buf = bytearray(10)
     pn.set_passive_retries(_RETRIES)
+    pn.set_field(False)        # wake whatever an earlier run halted
+    pn.set_field(True)
     n = pn.read_uid(buf)
     if not n:
         out("nfc probe: no card on the reader: put one tagged card on it and run again")
