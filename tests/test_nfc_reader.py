@@ -358,3 +358,23 @@ def test_hung_i2c_bus_is_cleared_and_the_reader_recovers():
         assert [c[1] for c in t.cards] == [uid(6)]
     finally:
         t.close()
+
+
+def test_slow_acks_on_the_board_never_show_reader_down():
+    # The board's readers re-list every 500 ms; a chip that ACKs in 15 ms now and then is
+    # healthy (the firmware used to give up after 3 ms and show reader_down).
+    from host_tools.vboard.runner import VirtualTable
+
+    t = VirtualTable(emulator={"slow_ack_rate": 0.5, "slow_ack_us": 15000})
+    try:
+        t.run_until(1_000_000)
+        t.land_card(0, "7H", 2_100_000)
+        t.land_card(1, "KS", 2_150_000)
+        t.run_until(4_000_000)
+        errors = [o for o in t.log_objects() if o.get("verdict") == "error"]
+        assert errors == []
+        assert all(e.slow_acks >= 3 for e in t.emulators)
+        assert all(r.failures == 0 for r in t.app.readers)
+        assert [o["card"] for o in t.log_objects() if o.get("verdict") == "spit"] == ["7H", "KS"]
+    finally:
+        t.close()
