@@ -66,8 +66,9 @@ class BootError(Exception):
 
 
 class App:
-    def __init__(self, root="", out=print, echo=None):
+    def __init__(self, root="", out=print, echo=None, log_buffer=None):
         self.root = root
+        self._log_buffer = log_buffer   # the log's RAM buffer, allocated early at boot
         self.out = out
         self.echo = echo          # echo(line): live session log on the console (None: off)
         self.own_deck = False
@@ -196,6 +197,10 @@ class App:
         except ImportError:
             self.out("spit-referee: no referee/logbook module: sessions are not logged")
             return None
+        buf = self._log_buffer
+        self._log_buffer = None
+        if buf is not None:
+            return Logbook(self.root + "logs", buffer_bytes=len(buf), buf=buf)
         return Logbook(self.root + "logs")
 
     def selftest(self):
