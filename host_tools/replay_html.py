@@ -9,6 +9,7 @@ bands, races small arcs from the earlier card with their delta t, and the player
 STUCK presses and slaps.  A per-round table closes the page.
 """
 
+import os
 from html import escape
 
 from host_tools.replay import describe, fmt_time, fmt_ms, summary, mismatch_text, REASON_WORDS
@@ -318,7 +319,7 @@ def render(replay, title="session"):
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              "<title>Spit replay &#8211; %s</title>" % escape(title), "<style>%s</style></head><body>" % CSS,
              "<h1>Spit replay &#8211; %s</h1>" % escape(title)]
-    ruleset = replay.rejudge.referee.rules.name if replay.rejudge.referee is not None else "?"
+    ruleset = replay.rules_name
     parts.append('<p class="sub">ruleset %s &#183; %d piles &#183; re-judged with the referee\'s own rules '
                  'engine &#183; hover a mark for its verdict</p>' % (escape(ruleset), replay.npiles))
     parts.append('<div class="summary">%s</div>' % "".join("<p>%s</p>" % escape(s) for s in lines))
@@ -334,3 +335,22 @@ def render(replay, title="session"):
     parts.append(_table(replay))
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
+
+
+def check_writable(path):
+    """None if ``path`` can be written, else why not (one line): checked before a long replay."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        return "%s: is a directory" % path
+    if not os.path.isdir(folder):
+        return "%s: cannot write: no such folder %s" % (path, folder)
+    if os.path.exists(path) and not os.access(path, os.W_OK) or not os.access(folder, os.W_OK):
+        return "%s: cannot write: permission denied" % path
+    return None
+
+
+def write(path, replay, title="session"):
+    """Write the page of ``replay`` to ``path`` (OSError if that fails)."""
+    page = render(replay, title)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(page)

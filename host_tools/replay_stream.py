@@ -1,0 +1,387 @@
+"""Streaming re-judge of a session log: judge and compare as lines arrive, keep nothing per line.
+
+:class:`StreamJudge` is :class:`spit.log.Rejudge` (the engine's own log reader) with its three
+collecting points turned into callbacks: the referee's verdicts, bad lines and the device's
+verdict lines go straight to their consumers instead of into lists, so memory does not grow
+with the log.  Device verdict lines that the device wrote in the log's canonical form (it always
+does, with ``spit.notation.items_json``) are matched by their text without being parsed.
+
+:class:`Matcher` pairs the device's verdicts with the re-judged ones by ``t``.  A time that has
+both sides equal is forgotten at once; what is left over at a time more than ``HORIZON_US``
+behind the newest event is compared field by field (cards normalised, order kept, a diff) and
+reported as mismatches.  Only unmatched verdicts are ever held.
+"""
+
+import difflib
+import json
+import re
+from collections import deque
+
+from spit import verdicts as V
+from spit.cards import parse_card, format_card, CardError
+from spit.log import Rejudge, parse_header, parse_event, LogError
+from spit.intake import EV_TICK
+from spit.referee import Referee
+from spit.rules import make_ruleset, RulesetError
+from spit.notation import verdict_items, items_json, ERROR_NAMES
+
+# Verdicts only the firmware can produce (nothing in the log's events shows them again).
+DEVICE_ONLY_ERRORS = ("unknown_uid", "reader_down", "overflow")
+CARD_FIELDS = ("card", "top", "winner")
+HORIZON_US = 60 * 1000000   # a verdict this far behind the newest event is settled
+SETTLE_EVERY = 2048         # lines between settling old times
+TEXT_MEMO_MAX = 50000       # verdict texts kept for reuse (races make dt_us unique)
+# A line as the writers write it: '{"t": N, ' then an event's or a verdict's fields.
+_CANONICAL = re.compile(r'\{"t": (0|[1-9][0-9]*), (("verdict": )?.*\})\s*\Z', re.S)
+
+
+def shown(text, limit=60):
+    """A piece of a bad line, safe to print: control characters and non-ASCII escaped."""
+    cut = text[:limit]
+    return ascii(cut)[1:-1] + ("..." if len(text) > limit else "")
+
+
+def normalise(fields):
+    """A device or re-judged verdict as a comparable, printable string (no ``t``)."""
+    parts = [str(fields.get("verdict"))]
+    for key in sorted(k for k in fields if k not in ("t", "verdict")):
+        v = fields[key]
+        if key in CARD_FIELDS and isinstance(v, str):
+            try:
+                v = format_card(parse_card(v))
+            except CardError:
+                pass
+        parts.append("%s=%s" % (key, v))
+    return " ".join(parts)
+
+
+class Matcher:
+    """Device verdicts vs re-judged ones, settled per ``t``.
+
+    ``report(line, device_text or None, rejudge_text or None)`` is called for each difference;
+    ``cut_off`` counts re-judged verdicts that came after the device's last logged verdict
+    (a log that ends early is not a disagreement)."""
+
+    def __init__(self, report):
+        self.report = report
+        # Re-judged verdicts not yet matched, in emission order: (t, line, text, items). The
+        # device writes its verdicts in the same order, so a device line normally matches the head.
+        self.fifo = deque()
+        self.pending = {}        # t -> ([(line, text, obj)], [(line, text, items)]) when out of step
+        self.device_lines = 0
+        self.last_device_line = 0
+        self.cut_off = 0
+
+    def device(self, t, line, text, obj=None):
+        """A device verdict line: ``text`` is its part after ``{"t": N, `` (canonical form), or
+        None with the parsed ``obj``."""
+        self.device_lines += 1
+        self.last_device_line = line
+        fifo = self.fifo
+        if fifo and not self.pending:
+            head = fifo[0]
+            if head[0] == t and head[2] == text and text is not None:
+                fifo.popleft()
+                return
+        self._drain()
+        b = self.pending.get(t)
+        if b is None:
+            self.pending[t] = ([(line, text, obj)], [])
+            return
+        rj = b[1]
+        if rj and not b[0] and text is not None and rj[0][1] == text:
+            del rj[0]
+            if not rj:
+                del self.pending[t]
+            return
+        b[0].append((line, text, obj))
+
+    def rejudged(self, t, line, text, items):
+        """``items``: the verdict as log items, or the referee's raw tuple (turned into items only
+        if it is left over)."""
+        if not self.pending:
+            self.fifo.append((t, line, text, items))
+            return
+        b = self.pending.get(t)
+        if b is None:
+            self.fifo.append((t, line, text, items))
+            return
+        dev = b[0]
+        if dev and not b[1] and dev[0][1] == text:
+            del dev[0]
+            if not dev:
+                del self.pending[t]
+            return
+        b[1].append((line, text, items))
+
+    def _drain(self):
+        """Move the unmatched re-judged verdicts into the per-time buckets."""
+        pending = self.pending
+        for t, line, text, items in self.fifo:
+            b = pending.get(t)
+            if b is None:
+                pending[t] = ([], [(line, text, items)])
+            else:
+                b[1].append((line, text, items))
+        self.fifo.clear()
+
+    def settle(self, before_t, final=False):
+        """Compare every time older than ``before_t`` (all of them when ``final``)."""
+        self._drain()
+        if final:
+            due = list(self.pending)
+        else:
+            due = [t for t in self.pending if isinstance(t, int) and t < before_t]
+        due.sort(key=lambda k: (not isinstance(k, int), k if isinstance(k, int) else 0))
+        for t in due:
+            dev, rj = self.pending.pop(t)
+            self._settle_one(t, dev, rj, final)
+
+    def _settle_one(self, t, dev, rj, final):
+        if not self.device_lines:
+            return   # a log without device verdicts: nothing to compare
+        dev_texts = []
+        for line, text, obj in dev:
+            if obj is None:
+                try:
+                    obj = json.loads('{"t": %d, %s' % (t, text))
+                except ValueError:
+                    obj = {"verdict": "(unreadable line: %s)" % shown(text)}
+            if not isinstance(obj, dict):
+                obj = {"verdict": "(not an object: %s)" % shown(str(obj))}
+            if obj.get("verdict") == "error" and obj.get("reason") in DEVICE_ONLY_ERRORS:
+                continue
+            dev_texts.append((line, normalise(obj)))
+        rj_texts = []
+        for line, _text, items in rj:
+            if isinstance(items, tuple):
+                items = verdict_items(*items)
+            if final and line > self.last_device_line:
+                self.cut_off += 1   # the log ends before the device wrote this one
+                continue
+            rj_texts.append((line, normalise(dict(items))))
+        matcher = difflib.SequenceMatcher(None, [d[1] for d in dev_texts], [r[1] for r in rj_texts],
+                                          autojunk=False)
+        for op, i1, i2, j1, j2 in matcher.get_opcodes():
+            if op == "equal":
+                continue
+            for k in range(max(i2 - i1, j2 - j1)):
+                d = dev_texts[i1 + k] if i1 + k < i2 else None
+                r = rj_texts[j1 + k] if j1 + k < j2 else None
+                self.report(d[0] if d else r[0], d[1] if d else None, r[1] if r else None)
+
+
+class StreamJudge(Rejudge):
+    """Re-judge line by line and hand everything on at once.
+
+    Callbacks (any may be None): ``on_verdict(line, t, code, a, b, c, d)`` for every referee
+    verdict, ``on_items(line, items)`` with the verdict in the log's vocabulary (built only when
+    set), ``on_header(referee)`` once the rules are known, ``on_problem(line, message)`` for a bad line, ``on_card(pile, card_code, player)`` for
+    card events naming their player.  A :class:`Matcher` gets both sides for comparison."""
+
+    def __init__(self, matcher=None, on_verdict=None, on_items=None, on_problem=None, on_card=None,
+                 on_header=None):
+        Rejudge.__init__(self)
+        self.on_header = on_header
+        self.matcher = matcher
+        self.on_verdict = on_verdict
+        self.on_items = on_items
+        self.on_problem = on_problem
+        self.on_card = on_card
+        self.header_problem = None
+        self.max_t = 0
+        self._texts = {}
+        self._events = {}
+        self.unterminated = None   # the log's last line, if it has no newline
+        self._next_settle = SETTLE_EVERY
+
+    # --- Rejudge's collecting points, as callbacks ---
+
+    def _sink(self, code, ms, us, a, b, c, d):
+        t = ms * 1000 + us
+        line = self.line_no
+        if self.on_verdict is not None:
+            self.on_verdict(line, t, code, a, b, c, d)
+        items = None
+        if self.on_items is not None:
+            items = verdict_items(code, ms, us, a, b, c, d)
+            self.on_items(line, items)
+        m = self.matcher
+        if m is not None:
+            key = (code, a, b, c, d)
+            tail = self._texts.get(key)
+            if tail is None:
+                if len(self._texts) >= TEXT_MEMO_MAX:
+                    self._texts.clear()
+                tail = items_json(verdict_items(code, 0, 0, a, b, c, d))[len('{"t": 0, '):]
+                self._texts[key] = tail
+            if m.pending:
+                m.rejudged(t, line, tail, items or (code, ms, us, a, b, c, d))
+            else:
+                m.fifo.append((t, line, tail, items or (code, ms, us, a, b, c, d)))
+
+    def _bad(self, reason, message, pile=-1, value=-1):
+        if self.unterminated is not None and self.unterminated.strip():
+            message = "truncated last line (the log ends mid-line): %s" % shown(self.unterminated.strip())
+        if self.referee is None:   # before the header: only a problem (this may be no log at all)
+            if self.on_problem is not None:
+                self.on_problem(self.line_no, message)
+            return
+        items = [("t", self.last_t), ("verdict", "error"), ("reason", ERROR_NAMES[reason])]
+        if pile >= 0:
+            items.append(("pile", pile))
+        items.append(("line", self.line_no))
+        if self.on_problem is not None:
+            self.on_problem(self.line_no, message)
+        if self.on_verdict is not None:
+            self.on_verdict(self.line_no, self.last_t, V.V_ERROR, reason, pile, -1, -1)
+        if self.on_items is not None:
+            self.on_items(self.line_no, items)
+
+    @property
+    def verdicts(self):
+        raise AttributeError("StreamJudge keeps no verdicts: use its callbacks")
+
+    # --- lines ---
+
+    def feed_line(self, line):
+        if self.referee is None:
+            self._feed_first(line)
+            if self.referee is not None and self.on_header is not None:
+                self.on_header(self.referee)
+            return
+        Rejudge.feed_line(self, line)
+
+    def feed_lines(self, lines, progress=None, every=20000):
+        """Feed an iterable of lines (``feed_line`` for each, in one tight loop: the per-line
+        cost is what bounds a long replay); returns the last line.  ``progress(done)`` is called
+        every ``every`` lines."""
+        last = None
+        lines = iter(lines)
+        for line in lines:
+            last = line
+            self.feed_line(line)
+            if self.referee is not None:
+                break
+        if self.referee is None:
+            return last
+        if self.matcher is None:
+            for line in lines:
+                last = line
+                self.feed_line(line)
+            return last
+        events = self._events
+        device = self.matcher.device
+        feed_line = self.feed_line
+        learn = self._learn
+        canonical = _CANONICAL.match
+        on_card = self.on_card
+        feed = self.referee.feed
+        advance = self.referee.advance
+        n = self.line_no
+        for line in lines:
+            last = line
+            n += 1
+            if progress is not None and n % every == 1:
+                progress(n - 1)
+            m = canonical(line)
+            if m is not None:
+                digits, tail, is_verdict = m.groups()
+                if is_verdict:
+                    self.line_no = n
+                    device(int(digits), n, tail)
+                    continue
+                event = events.get(tail)
+                if event is None:
+                    event = learn(tail)
+                if event:   # _judge, inlined
+                    self.line_no = n
+                    t = int(digits)
+                    self.last_t = t
+                    if t > self.max_t:
+                        self.max_t = t
+                    if event[4] is not None and on_card is not None:
+                        on_card(*event[4])
+                    if event[0] == EV_TICK:
+                        advance(t // 1000, t % 1000)
+                    else:
+                        feed(event[0], t // 1000, t % 1000, event[1], event[2], event[3])
+                    if n >= self._next_settle:
+                        self._next_settle = n + SETTLE_EVERY
+                        self.matcher.settle(self.max_t - HORIZON_US)
+                    continue
+            self.line_no = n - 1
+            if line[-1:] != "\n":
+                self.unterminated = line   # only the last line of a file can end without a newline
+            feed_line(line)
+        return last
+
+    def _learn(self, tail):
+        """The parsed event for a line's text after ``t``, or False if only the slow path can
+        say what is wrong with it (or it needs the whole object)."""
+        event = False
+        try:
+            obj = json.loads('{"t": 0, ' + tail)
+        except ValueError:
+            obj = None
+        if isinstance(obj, dict) and obj.get("t") == 0 and "verdict" not in obj:
+            try:
+                kind, _ms, _us, a, b, c = parse_event(obj)
+            except (LogError, CardError):
+                pass
+            else:
+                owner = (obj.get("pile"), obj.get("card"), obj.get("player")) \
+                    if obj.get("ev") == "card" and "player" in obj else None
+                event = (kind, a, b, c, owner)
+        if len(self._events) >= TEXT_MEMO_MAX:
+            self._events.clear()
+        self._events[tail] = event
+        return event
+
+    def _feed_first(self, line):
+        """Lines up to the header.  Text that is not JSON is a bad line; the first JSON line must
+        be the header, and if it is not, the log is re-judged with the classic rules and that line
+        is used as what it is (an event or a device verdict)."""
+        text = line.strip()
+        if not text:
+            self.line_no += 1
+            return
+        try:
+            obj = json.loads(text)
+        except ValueError:
+            self.line_no += 1
+            self._bad(V.E_MALFORMED, "not valid JSON: %s" % shown(text))
+            return
+        try:
+            parse_header(obj)
+        except (LogError, RulesetError) as e:
+            self.line_no += 1
+            self.header_problem = "no valid header (%s): re-judged with the classic rules and 26 | 26 cards, " \
+                                  "so verdicts may differ from the device's" % e
+            self._bad(V.E_MALFORMED, self.header_problem)
+            self.referee = Referee(make_ruleset("classic"), None, self._sink)
+            if isinstance(obj, dict):
+                self.feed_line_obj(obj)
+            return
+        Rejudge.feed_line(self, text)
+
+    def feed_line_obj(self, obj):
+        if isinstance(obj, dict):
+            if "verdict" in obj:
+                if self.matcher is not None:
+                    self.matcher.device(obj.get("t"), self.line_no, None, obj)
+                return
+            t = obj.get("t")
+            if isinstance(t, int) and not isinstance(t, bool) and t > self.max_t:
+                self.max_t = t
+            if self.on_card is not None and obj.get("ev") == "card" and "player" in obj:
+                self.on_card(obj.get("pile"), obj.get("card"), obj.get("player"))
+        Rejudge.feed_line_obj(self, obj)
+        if self.matcher is not None and self.line_no >= self._next_settle:
+            self._next_settle = self.line_no + SETTLE_EVERY
+            self.matcher.settle(self.max_t - HORIZON_US)
+
+    def finish(self):
+        Rejudge.finish(self)
+        if self.matcher is not None:
+            self.matcher.settle(0, final=True)
