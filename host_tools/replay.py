@@ -216,6 +216,18 @@ def binary_reason(head):
 
 # --- the command ---
 
+def check_writable(path):
+    """None if ``path`` can be written, else why not (one line): checked before a long replay."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        return "%s: is a directory" % path
+    if not os.path.isdir(folder):
+        return "%s: cannot write: no such folder %s" % (path, folder)
+    if os.path.exists(path) and not os.access(path, os.W_OK) or not os.access(folder, os.W_OK):
+        return "%s: cannot write: permission denied" % path
+    return None
+
+
 def _progress_printer(stream, name):
     if not stream.isatty():
         return None
@@ -238,7 +250,6 @@ def run(args, out=None, err=None):
         err.write("spit replay: %s\n" % e)
         return EXIT_ERROR
     if args.html:
-        from host_tools.replay_html import check_writable
         why = check_writable(args.html)
         if why:
             err.write("spit replay: %s\n" % why)

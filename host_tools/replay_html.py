@@ -9,7 +9,6 @@ bands, races small arcs from the earlier card with their delta t, and the player
 STUCK presses and slaps.  A per-round table closes the page.
 """
 
-import os
 from html import escape
 
 from host_tools.replay import describe, fmt_time, fmt_ms, summary, mismatch_text, REASON_WORDS
@@ -335,18 +334,6 @@ def render(replay, title="session"):
     parts.append(_table(replay))
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
-
-
-def check_writable(path):
-    """None if ``path`` can be written, else why not (one line): checked before a long replay."""
-    folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        return "%s: is a directory" % path
-    if not os.path.isdir(folder):
-        return "%s: cannot write: no such folder %s" % (path, folder)
-    if os.path.exists(path) and not os.access(path, os.W_OK) or not os.access(folder, os.W_OK):
-        return "%s: cannot write: permission denied" % path
-    return None
 
 
 def write(path, replay, title="session"):
