@@ -64,7 +64,7 @@ class Replay:
         self.header_problem = None
         self.referee = None
         self.npiles = 2
-        self.card_players = []     # (pile, card code, player) of card events naming their player
+        self.inputs = [] if keep else None   # (t, kind, a, b, c) of every input event (spit.intake EV_*)
 
     @property
     def rounds(self):
@@ -124,7 +124,7 @@ def replay_lines(lines, keep=False, on_items=None, on_problem=None, on_mismatch=
         items_sink = items_sinks[0] if items_sinks else None
     matcher = Matcher(mismatch)
     judge = StreamJudge(matcher, on_verdict=rep.tally.add, on_items=items_sink, on_problem=problem,
-                        on_card=(lambda pile, card, player: rep.card_players.append((pile, card, player)))
+                        on_input=(lambda t, kind, a, b, c: rep.inputs.append((t, kind, a, b, c)))
                         if keep else None, on_header=on_header)
     gc_was = gc.isenabled()
     gc.disable()   # streaming leaves no garbage cycles; the collector would only walk live objects

@@ -176,10 +176,10 @@ class StreamJudge(Rejudge):
 
     Callbacks (any may be None): ``on_verdict(line, t, code, a, b, c, d)`` for every referee
     verdict, ``on_items(line, items)`` with the verdict in the log's vocabulary (built only when
-    set), ``on_header(referee)`` once the rules are known, ``on_problem(line, message)`` for a bad line, ``on_card(pile, card_code, player)`` for
-    card events naming their player.  A :class:`Matcher` gets both sides for comparison."""
+    set), ``on_header(referee)`` once the rules are known, ``on_problem(line, message)`` for a bad line, ``on_input(t, kind, a, b, c)`` for every
+    input event judged (``spit.log.parse_event``'s values).  A :class:`Matcher` gets both sides for comparison."""
 
-    def __init__(self, matcher=None, on_verdict=None, on_items=None, on_problem=None, on_card=None,
+    def __init__(self, matcher=None, on_verdict=None, on_items=None, on_problem=None, on_input=None,
                  on_header=None):
         Rejudge.__init__(self)
         self.on_header = on_header
@@ -187,7 +187,7 @@ class StreamJudge(Rejudge):
         self.on_verdict = on_verdict
         self.on_items = on_items
         self.on_problem = on_problem
-        self.on_card = on_card
+        self.on_input = on_input
         self.header_problem = None
         self.max_t = 0
         self._texts = {}
@@ -275,7 +275,7 @@ class StreamJudge(Rejudge):
         feed_line = self.feed_line
         learn = self._learn
         canonical = _CANONICAL.match
-        on_card = self.on_card
+        on_input = self.on_input
         feed = self.referee.feed
         advance = self.referee.advance
         n = self.line_no
@@ -300,8 +300,8 @@ class StreamJudge(Rejudge):
                     self.last_t = t
                     if t > self.max_t:
                         self.max_t = t
-                    if event[4] is not None and on_card is not None:
-                        on_card(*event[4])
+                    if on_input is not None:
+                        on_input(t, event[0], event[1], event[2], event[3])
                     if event[0] == EV_TICK:
                         advance(t // 1000, t % 1000)
                     else:
@@ -330,9 +330,7 @@ class StreamJudge(Rejudge):
             except (LogError, CardError):
                 pass
             else:
-                owner = (obj.get("pile"), obj.get("card"), obj.get("player")) \
-                    if obj.get("ev") == "card" and "player" in obj else None
-                event = (kind, a, b, c, owner)
+                event = (kind, a, b, c)
         if len(self._events) >= TEXT_MEMO_MAX:
             self._events.clear()
         self._events[tail] = event
@@ -374,8 +372,13 @@ class StreamJudge(Rejudge):
             t = obj.get("t")
             if isinstance(t, int) and not isinstance(t, bool) and t > self.max_t:
                 self.max_t = t
-            if self.on_card is not None and obj.get("ev") == "card" and "player" in obj:
-                self.on_card(obj.get("pile"), obj.get("card"), obj.get("player"))
+            if self.on_input is not None and "verdict" not in obj:
+                try:
+                    kind, _ms, _us, a, b, c = parse_event(obj)
+                except (LogError, CardError):
+                    pass
+                else:
+                    self.on_input(obj["t"], kind, a, b, c)
         Rejudge.feed_line_obj(self, obj)
         if self.matcher is not None and self.line_no >= self._next_settle:
             self._next_settle = self.line_no + SETTLE_EVERY

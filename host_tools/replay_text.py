@@ -208,6 +208,9 @@ class RoundTally:
             cur.piles_won.append((a, b, c))
         elif code == V.V_GAME_OVER:
             self.game = (a, REASON_NAMES[b])
+            if cur.end_reason is None:   # a game that ends mid-round (own deck, Speed, the timer)
+                cur.end_reason = REASON_NAMES[b]
+                cur.out_player = a if a >= 0 and b == V.R_OUT else None
 
     def close(self, referee):
         cur = self.cur

@@ -14,7 +14,8 @@ event names its player), spit cards (the spitter), STUCK presses and slaps.  Eve
 counted under "unknown", never guessed.
 """
 
-from spit.cards import parse_card, format_card, CardError
+from spit.cards import format_card
+from spit.intake import EV_CARD
 
 MAX_REACTION_US = 10 * 1000000
 UNKNOWN = -1
@@ -51,13 +52,6 @@ def _percentile(values, pct):
     return v[min(len(v) - 1, (len(v) * pct) // 100)] / 1000.0
 
 
-def _code(card):
-    try:
-        return format_card(parse_card(card))
-    except (CardError, TypeError, ValueError):
-        return card
-
-
 class GameStats:
     """Per-player statistics of one replay: ``players[0]``, ``players[1]``, ``unknown``."""
 
@@ -68,9 +62,11 @@ class GameStats:
         self.ruleset = replay.rules_name
         self.winner = replay.game[0] if replay.game is not None else None
         self.finished = replay.game is not None
+        self.owner_of = {}      # record index -> player who played that verdict's card (where known)
         self._owners = {}
-        for pile, card, player in replay.card_players:
-            self._owners.setdefault((pile, _code(card)), []).append(player)
+        for _t, kind, pile, card, player in replay.inputs:
+            if kind == EV_CARD and player >= 0:
+                self._owners.setdefault((pile, format_card(card)), []).append(player)
         self._walk(replay)
 
     def of(self, player):
@@ -78,20 +74,24 @@ class GameStats:
 
     def _owner(self, f, take=True):
         """The player of the card in a verdict, from its own field or the card event that named it."""
+        owners = self._owners.get((f.get("pile"), f.get("card")))
         if f.get("player") in (0, 1):
-            owners = self._owners.get((f.get("pile"), f.get("card")))
+            who = f["player"]
             if take and owners:
                 owners.pop(0)
-            return f["player"]
-        owners = self._owners.get((f.get("pile"), f.get("card")))
-        if not owners:
-            return UNKNOWN
-        return owners.pop(0) if take else owners[0]
+        elif not owners:
+            who = UNKNOWN
+        else:
+            who = owners.pop(0) if take else owners[0]
+        if who != UNKNOWN:
+            self.owner_of[self._i] = who
+        return who
 
     def _walk(self, replay):
         top_owner = {}          # pile -> player of its top card
         last_change = None      # t of the last change of any center pile
-        for _line, t, kind, f in replay.records:
+        for i, (_line, t, kind, f) in enumerate(replay.records):
+            self._i = i
             if kind == "round_start":
                 top_owner = {}
                 last_change = None
