@@ -59,8 +59,9 @@ class Matcher:
     """Device verdicts vs re-judged ones, settled per ``t``.
 
     ``report(line, device_text or None, rejudge_text or None)`` is called for each difference;
-    ``cut_off`` counts re-judged verdicts that came after the device's last logged verdict
-    (a log that ends early is not a disagreement)."""
+    ``cut_off`` counts re-judged verdicts later than the device's last logged verdict, left over
+    at the end: the device writes its verdicts in the order it judges them, so those are what a
+    log that ends early (power cut, full flash) lacks, not disagreements."""
 
     def __init__(self, report):
         self.report = report
@@ -69,14 +70,15 @@ class Matcher:
         self.fifo = deque()
         self.pending = {}        # t -> ([(line, text, obj)], [(line, text, items)]) when out of step
         self.device_lines = 0
-        self.last_device_line = 0
+        self.last_device_t = -1
         self.cut_off = 0
 
     def device(self, t, line, text, obj=None):
         """A device verdict line: ``text`` is its part after ``{"t": N, `` (canonical form), or
         None with the parsed ``obj``."""
         self.device_lines += 1
-        self.last_device_line = line
+        if isinstance(t, int) and t > self.last_device_t:
+            self.last_device_t = t
         fifo = self.fifo
         if fifo and not self.pending:
             head = fifo[0]
@@ -156,8 +158,8 @@ class Matcher:
         for line, _text, items in rj:
             if isinstance(items, tuple):
                 items = verdict_items(*items)
-            if final and line > self.last_device_line:
-                self.cut_off += 1   # the log ends before the device wrote this one
+            if final and isinstance(t, int) and t > self.last_device_t:
+                self.cut_off += 1   # judged after the device's last written verdict: the log ends first
                 continue
             rj_texts.append((line, normalise(dict(items))))
         matcher = difflib.SequenceMatcher(None, [d[1] for d in dev_texts], [r[1] for r in rj_texts],
