@@ -30,7 +30,11 @@ DEVICE_ONLY_ERRORS = ("unknown_uid", "reader_down", "overflow")
 CARD_FIELDS = ("card", "top", "winner")
 HORIZON_US = 60 * 1000000   # a verdict this far behind the newest event is settled
 SETTLE_EVERY = 2048         # lines between settling old times
-TEXT_MEMO_MAX = 50000       # verdict texts kept for reuse (races make dt_us unique)
+TEXT_MEMO_MAX = 20000       # parsed event and verdict texts kept for reuse (a bounded cache)
+# Verdict fields that change from one verdict to the next (dt_us, a round number): position in
+# the referee's (a, b, c, d), see spit.notation._FIELDS.
+_OPEN_FIELD = {V.V_ACCEPT: 3, V.V_TIE: 3, V.V_LATE: 2, V.V_ROUND_START: 0, V.V_COUNTDOWN: 1, V.V_ROUND_END: 2}
+_SENTINEL = 1987654321      # an int no verdict field holds, marking the open field in a template
 # A line as the writers write it: '{"t": N, ' then an event's or a verdict's fields.
 _CANONICAL = re.compile(r'\{"t": (0|[1-9][0-9]*), (("verdict": )?.*\})\s*\Z', re.S)
 
@@ -213,14 +217,34 @@ class StreamJudge(Rejudge):
             key = (code, a, b, c, d)
             tail = self._texts.get(key)
             if tail is None:
-                if len(self._texts) >= TEXT_MEMO_MAX:
-                    self._texts.clear()
-                tail = items_json(verdict_items(code, 0, 0, a, b, c, d))[len('{"t": 0, '):]
-                self._texts[key] = tail
+                tail = self._text(code, a, b, c, d)
             if m.pending:
                 m.rejudged(t, line, tail, items or (code, ms, us, a, b, c, d))
             else:
                 m.fifo.append((t, line, tail, items or (code, ms, us, a, b, c, d)))
+
+    def _text(self, code, a, b, c, d):
+        """The canonical text of a verdict after ``{"t": N, ``.  A race's ``dt_us`` and a round
+        number differ from verdict to verdict: for those the text is kept as a template with that
+        field left open, so races and rounds cost a format instead of a JSON rendering."""
+        texts = self._texts
+        if len(texts) >= TEXT_MEMO_MAX:
+            texts.clear()
+        open_field = _OPEN_FIELD.get(code)
+        values = [a, b, c, d]
+        if open_field is None or values[open_field] < 0:
+            tail = items_json(verdict_items(code, 0, 0, a, b, c, d))[len('{"t": 0, '):]
+            texts[(code, a, b, c, d)] = tail
+            return tail
+        value = values[open_field]
+        values[open_field] = _SENTINEL
+        key = (code, values[0], values[1], values[2], values[3], None)
+        template = texts.get(key)
+        if template is None:
+            text = items_json(verdict_items(code, 0, 0, values[0], values[1], values[2], values[3]))
+            template = text[len('{"t": 0, '):].replace("%", "%%").replace(str(_SENTINEL), "%d", 1)
+            texts[key] = template
+        return template % value
 
     def _bad(self, reason, message, pile=-1, value=-1):
         if self.unterminated is not None and self.unterminated.strip():
@@ -273,7 +297,10 @@ class StreamJudge(Rejudge):
                 self.feed_line(line)
             return last
         events = self._events
-        device = self.matcher.device
+        matcher = self.matcher
+        fifo = matcher.fifo
+        popleft = fifo.popleft
+        device = matcher.device
         feed_line = self.feed_line
         learn = self._learn
         canonical = _CANONICAL.match
@@ -281,6 +308,7 @@ class StreamJudge(Rejudge):
         feed = self.referee.feed
         advance = self.referee.advance
         n = self.line_no
+        max_t = self.max_t
         for line in lines:
             last = line
             n += 1
@@ -289,33 +317,47 @@ class StreamJudge(Rejudge):
             m = canonical(line)
             if m is not None:
                 digits, tail, is_verdict = m.groups()
+                t = int(digits)
                 if is_verdict:
+                    # Matcher.device's usual case, inlined: the device line is the next re-judged one.
+                    if fifo and not matcher.pending:
+                        head = fifo[0]
+                        if head[0] == t and head[2] == tail:
+                            popleft()
+                            matcher.device_lines += 1
+                            if t > matcher.last_device_t:
+                                matcher.last_device_t = t
+                            continue
                     self.line_no = n
-                    device(int(digits), n, tail)
+                    device(t, n, tail)
                     continue
                 event = events.get(tail)
                 if event is None:
                     event = learn(tail)
-                if event:   # _judge, inlined
+                if event:   # Rejudge.feed_line_obj for a line parsed before
                     self.line_no = n
-                    t = int(digits)
                     self.last_t = t
-                    if t > self.max_t:
-                        self.max_t = t
+                    if t > max_t:
+                        max_t = t
+                    kind, a, b, c = event
                     if on_input is not None:
-                        on_input(t, event[0], event[1], event[2], event[3])
-                    if event[0] == EV_TICK:
-                        advance(t // 1000, t % 1000)
+                        on_input(t, kind, a, b, c)
+                    ms, us = divmod(t, 1000)
+                    if kind == EV_TICK:
+                        advance(ms, us)
                     else:
-                        feed(event[0], t // 1000, t % 1000, event[1], event[2], event[3])
+                        feed(kind, ms, us, a, b, c)
                     if n >= self._next_settle:
                         self._next_settle = n + SETTLE_EVERY
-                        self.matcher.settle(self.max_t - HORIZON_US)
+                        matcher.settle(max_t - HORIZON_US)
                     continue
             self.line_no = n - 1
             if line[-1:] != "\n":
                 self.unterminated = line   # only the last line of a file can end without a newline
+            self.max_t = max_t
             feed_line(line)
+            max_t = self.max_t
+        self.max_t = max_t
         return last
 
     def _learn(self, tail):

@@ -383,3 +383,35 @@ def test_html_renders_in_headless_chromium(tmp_path):
     def near(target):
         return any(all(abs(c[i] - target[i]) < 30 for i in range(3)) for c in colours)
     assert near((0x2e, 0x9d, 0x4a)) and near((0xf0, 0x8c, 0x00))
+
+
+def test_a_race_delta_t_one_microsecond_off_is_a_mismatch(tmp_path):
+    """Device verdict texts are compared with the re-judge's; a race's dt_us is part of the text."""
+    device = [items_json(items) for _line, items in rejudge(SMALL).verdicts]
+    late = next(i for i, line in enumerate(device) if '"late"' in line)
+    device[late] = device[late].replace('"dt_us": 300', '"dt_us": 301')
+    code, out, _ = run(["replay", "--quiet", write_log(tmp_path, SMALL + device)])
+    assert code == replay.EXIT_MISMATCH
+    assert [m for m in out.splitlines() if m.startswith("MISMATCH")] == [
+        "MISMATCH line %d: device said late card=8C dt_us=301 pile=0 top=8H, re-judge says late card=8C dt_us=300 "
+        "pile=0 top=8H" % (len(SMALL) + late + 1)]
+
+
+def test_long_logs_replay_in_constant_memory(tmp_path):
+    """The replay keeps no per-line state: memory is bounded caches (parsed event texts, verdict texts)
+    plus a few hundred bytes per round, far from the log's size (30k events: 2.7 MB of log)."""
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    from long_session import write_long_session
+    import tracemalloc
+    peaks = []
+    for events in (3000, 30000):
+        path = tmp_path / ("long-%d.spitlog" % events)
+        with open(path, "w", encoding="utf-8") as f:
+            write_long_session(f, events)
+        tracemalloc.start()
+        with open(path, encoding="utf-8") as f:
+            rep = replay.replay_lines(f)
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+        assert rep.n_mismatches == 0 and rep.device_verdicts > events // 3
+    assert peaks[1] < 2000000 and peaks[1] < 6 * peaks[0], peaks
