@@ -239,3 +239,16 @@ def test_stats_skips_what_is_not_a_log(tmp_path):
     assert code == 1
     assert out.startswith("1 game (classic 1)")
     assert "notes.txt: not a session log" in err and "missing.spitlog: no such file" in err
+
+
+@pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="chromium not installed (CI installs Debian chromium)")
+def test_a_long_session_page_is_evidence_too(tmp_path):
+    """Fifty rounds and thousands of marks (bench/long_session.py): still every label shown, none overlapping."""
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    from long_session import write_long_session
+    log = str(tmp_path / "long.spitlog")
+    with open(log, "w", encoding="utf-8") as f:
+        write_long_session(f, 5000)
+    result = check_in_chromium(tmp_path, page_of(tmp_path, log))
+    assert result["labels"] > 2000
+    assert_evidence(result, expected_races(log))
