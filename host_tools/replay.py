@@ -63,6 +63,7 @@ class Replay:
         self.truncated = None      # the cut-off last line, if the log ends mid-line
         self.header_problem = None
         self.referee = None
+        self.lines = 0
         self.npiles = 2
         self.inputs = [] if keep else None   # (t, kind, a, b, c) of every input event (spit.intake EV_*)
 
@@ -140,6 +141,7 @@ def replay_lines(lines, keep=False, on_items=None, on_problem=None, on_mismatch=
     if judge.referee is None and not rep.problems:
         rep.add_problem(max(judge.line_no, 1), "empty log: no header")
     rep.referee = judge.referee
+    rep.lines = judge.line_no
     rep.npiles = judge.referee.npiles if judge.referee is not None else 2
     rep.device_verdicts = matcher.device_lines
     rep.cut_off = matcher.cut_off
@@ -290,11 +292,16 @@ def run(args, out=None, err=None):
                                on_items=on_items if (args.json or timeline is not None) else None,
                                on_problem=on_problem, on_mismatch=on_mismatch, progress=progress,
                                on_header=on_header)
+    except BrokenPipeError:
+        raise   # `spit replay --json LOG | head`: cli.main ends quietly
     except OSError as e:
         err.write("spit replay: %s: cannot read: %s\n" % (args.log, e.strerror or e))
         return EXIT_ERROR
     if progress is not None:
         err.write("\r\033[K")
+    if rep.referee is None and rep.lines == 0:
+        err.write("spit replay: %s: empty log (no header line)\n" % args.log)
+        return EXIT_ERROR
     if rep.referee is None:
         first = rep.problems[0] if rep.problems else (1, "no header line")
         err.write("spit replay: %s: not a session log: line %d: %s\n" % (args.log, first[0], first[1]))
