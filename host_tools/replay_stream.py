@@ -182,8 +182,9 @@ class StreamJudge(Rejudge):
 
     Callbacks (any may be None): ``on_verdict(line, t, code, a, b, c, d)`` for every referee
     verdict, ``on_items(line, items)`` with the verdict in the log's vocabulary (built only when
-    set), ``on_header(referee)`` once the rules are known, ``on_problem(line, message)`` for a bad line, ``on_input(t, kind, a, b, c)`` for every
-    input event judged (``spit.log.parse_event``'s values).  A :class:`Matcher` gets both sides for comparison."""
+    set), ``on_header(referee)`` once the rules are known, ``on_problem(line, message)`` for a
+    bad line, ``on_input(t, kind, a, b, c)`` for every input event judged (``spit.log.parse_event``'s
+    values).  A :class:`Matcher` gets both sides for comparison."""
 
     def __init__(self, matcher=None, on_verdict=None, on_items=None, on_problem=None, on_input=None,
                  on_header=None):
@@ -200,28 +201,35 @@ class StreamJudge(Rejudge):
         self._events = {}
         self.unterminated = None   # the log's last line, if it has no newline
         self._next_settle = SETTLE_EVERY
+        self._sink = self._make_sink()
 
     # --- Rejudge's collecting points, as callbacks ---
 
-    def _sink(self, code, ms, us, a, b, c, d):
-        t = ms * 1000 + us
-        line = self.line_no
-        if self.on_verdict is not None:
-            self.on_verdict(line, t, code, a, b, c, d)
-        items = None
-        if self.on_items is not None:
-            items = verdict_items(code, ms, us, a, b, c, d)
-            self.on_items(line, items)
-        m = self.matcher
-        if m is not None:
-            key = (code, a, b, c, d)
-            tail = self._texts.get(key)
-            if tail is None:
-                tail = self._text(code, a, b, c, d)
-            if m.pending:
-                m.rejudged(t, line, tail, items or (code, ms, us, a, b, c, d))
-            else:
-                m.fifo.append((t, line, tail, items or (code, ms, us, a, b, c, d)))
+    def _make_sink(self):
+        """The referee's verdict sink (Rejudge's ``_sink``, set on the instance so the referee gets
+        it): a closure over the callbacks, called for every verdict."""
+        on_verdict, on_items, matcher = self.on_verdict, self.on_items, self.matcher
+        texts, text_of = self._texts, self._text
+        fifo = matcher.fifo if matcher is not None else None
+
+        def sink(code, ms, us, a, b, c, d):
+            t = ms * 1000 + us
+            line = self.line_no
+            if on_verdict is not None:
+                on_verdict(line, t, code, a, b, c, d)
+            items = None
+            if on_items is not None:
+                items = verdict_items(code, ms, us, a, b, c, d)
+                on_items(line, items)
+            if matcher is not None:
+                tail = texts.get((code, a, b, c, d))
+                if tail is None:
+                    tail = text_of(code, a, b, c, d)
+                if matcher.pending:
+                    matcher.rejudged(t, line, tail, items or (code, ms, us, a, b, c, d))
+                else:
+                    fifo.append((t, line, tail, items or (code, ms, us, a, b, c, d)))
+        return sink
 
     def _text(self, code, a, b, c, d):
         """The canonical text of a verdict after ``{"t": N, ``.  A race's ``dt_us`` and a round
@@ -416,7 +424,7 @@ class StreamJudge(Rejudge):
             t = obj.get("t")
             if isinstance(t, int) and not isinstance(t, bool) and t > self.max_t:
                 self.max_t = t
-            if self.on_input is not None and "verdict" not in obj:
+            if self.on_input is not None:
                 try:
                     kind, _ms, _us, a, b, c = parse_event(obj)
                 except (LogError, CardError):
