@@ -112,8 +112,9 @@ def race_html(race):
             facts.append("%s read %s after its landing" % (card, fmt_dt(race.reads[side] - base)))
     facts.append("verdict: " + verdict)
     return ('<div class="race" id="race-%d"><h4>Race %d &#183; pile %d &#183; %s &#183; &#916;t %s</h4>%s'
-            '<ul>%s</ul></div>' % (race.number, race.number, race.pile, fmt_time(race.t_win), escape(fmt_dt(race.dt_us)),
-                                   zoom_svg(race), "".join("<li>%s</li>" % escape(s) for s in facts)))
+            '<ul>%s</ul></div>' % (race.number, race.number, race.pile, fmt_time(race.t_win),
+                                   escape(fmt_dt(race.dt_us)), zoom_svg(race),
+                                   "".join("<li>%s</li>" % escape(s) for s in facts)))
 
 
 def zoom_svg(race):

@@ -108,7 +108,8 @@ def _round_blocks(replay, owners, races):
     for i, rs in enumerate(replay.rounds):
         nxt = replay.rounds[i + 1].start if i + 1 < len(replay.rounds) else None
         mine = []
-        while k < len(recs) and (nxt is None or recs[k][1] < nxt or (recs[k][1] == nxt and recs[k][2] != "round_start")):
+        while k < len(recs) and (nxt is None or recs[k][1] < nxt
+                                 or (recs[k][1] == nxt and recs[k][2] != "round_start")):
             mine.append((k, recs[k]))
             k += 1
         start = (rs.start // 1000000) * 1000000
