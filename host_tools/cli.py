@@ -12,7 +12,7 @@ import sys
 
 from host_tools import replay
 
-SUBCOMMANDS = ("host_tools.cli_flash", "host_tools.cli_enroll", "host_tools.cli_stats")
+SUBCOMMANDS = ("host_tools.cli_flash", "host_tools.cli_emu", "host_tools.cli_enroll", "host_tools.cli_stats")
 OPTIONAL_SUBCOMMANDS = ("host_tools.cli_sim",)   # registered when they import
 
 DESCRIPTION = "Spit referee: PC tools for the card-game referee (flash a board, enroll cards, replay and " \
@@ -23,6 +23,7 @@ EPILOG = """examples:
   spit flash --port /dev/ttyACM0            put the firmware on a Pico
   spit enroll --port /dev/ttyUSB0           map the NFC tags of a deck to cards (cards.json)
   spit logs pull                            copy the session logs off the board
+  spit emu --pty /tmp/pico --fs pico.fs     an emulated Pico (real MicroPython) to flash and test
   spit replay logs/game.spitlog --html g.html
                                             re-judge a game: timeline and a picture
   spit stats logs/*.spitlog                 per-player statistics over an evening's games
