@@ -94,16 +94,19 @@ class App:
     corr: "Corrections"
     clock: "SessionClock"
 
-    def __init__(self, root="", out=print, echo=None):
+    def __init__(self, root="", out=print, echo=None, log_buffer=None, log_records=None):
         self.root = root
+        self._log_buffer = log_buffer   # the log's RAM buffer, allocated early at boot
         self.out = out
         self.echo = echo          # echo(line): live session log on the console (None: off)
-        # The session log's records (9 KB in one block), made first, before anything can
-        # fragment the heap, and reused by every session.
-        gc.collect()
-        self.slog = SessionLog(None, 0, self._on_verdict, echo)
+        # The session log's records (9 KB in one block, made first thing at boot by
+        # referee/boot.py, or here), reused by every session.
+        if log_records is None:
+            gc.collect()
+        self.slog = SessionLog(None, 0, self._on_verdict, echo, records=log_records)
         self.own_deck = False
         self.status = None        # status LED pin
+        self.loop_pin = None      # scope probe: high while a step runs (board.json loop_pin)
         self.leds = None
         self.buzzer = None
         self.inputs = []
@@ -180,8 +183,14 @@ class App:
     # ---- the loop -----------------------------------------------------------------------
     def run_forever(self):
         ring = self.ring
+        probe = self.loop_pin
         while True:
-            self.step()
+            if probe is not None:
+                probe.value(1)
+                self.step()
+                probe.value(0)
+            else:
+                self.step()
             if not len(ring):
                 # Nothing waiting: sleep (WFE) until the next tick. Edges are stamped by
                 # hard IRQs meanwhile, so this adds at most a millisecond before they are
@@ -205,7 +214,13 @@ class App:
             if src < 0:
                 break
             n += 1
-            self._input(src, ring.ticks)
+            if self.deb.accept(src, ring.ticks):
+                self._input(src, ring.ticks)
+        # Button and pad edges held by the debouncer until their level proved stable.
+        src = self.deb.pop_due(time.ticks_us())
+        while src >= 0:
+            self._input(src, self.deb.ticks)
+            src = self.deb.pop_due(time.ticks_us())
         if ring.overflows != self._overflows:
             lost = ring.overflows - self._overflows
             self._overflows = ring.overflows
@@ -248,8 +263,7 @@ class App:
         gc.collect()
 
     def _input(self, src, ticks):
-        if not self.deb.accept(src, ticks):
-            return
+        """One debounced input event."""
         st = self.stalls
         book = self.book
         if st.watch_ms >= 0 or (book is not None and book.flushes != st.seen):
@@ -291,7 +305,8 @@ class App:
 
     def _stuck_held(self, player):
         e = self.stuck_inputs[player]
-        return e is not None and e.is_active()
+        # An edge still held by the debouncer (release not confirmed yet) counts as held.
+        return e is not None and (e.is_active() or self.deb.holding(e.source))
 
     def _on_card(self, pile, uid, ticks):
         self._read = True

@@ -73,19 +73,27 @@ def line_json(t, items, first=1, extra_key=None, extra_value=None):
     return "".join(parts)
 
 
+def make_records(capacity=_RECORDS):
+    """The record array of a ``SessionLog`` (one block of 24 bytes per record): the firmware
+    makes it first thing at boot, before the heap fragments (referee/boot.py)."""
+    return array("i", bytes(4 * _FIELDS * capacity))
+
+
 class SessionLog:
     """Keeps the events and verdicts of one session; also the engine's verdict sink."""
 
-    def __init__(self, book=None, reorder_us=0, on_verdict=None, echo=None, capacity=_RECORDS):
+    def __init__(self, book=None, reorder_us=0, on_verdict=None, echo=None, capacity=_RECORDS,
+                 records=None):
         self.echo = echo              # echo(line): each line also goes here (the USB console)
         self.on_verdict = on_verdict  # on_verdict(code, ms, a, b, c) for sounds etc.
+        if records is not None:
+            capacity = len(records) // _FIELDS
         self.capacity = capacity
         # One record = _FIELDS ints: kind | us << 8 (us < 1000), ms, a, b, c, d.  An event
         # that needs a tick first (see the module doc) keeps the tick's time in its record:
         # flag _TICK_FIRST, its us at bit 18 and its ms in d (events have no d).  Allocated
-        # once (9 KB in one block: the firmware makes its SessionLog before anything
-        # fragments the heap) and reused by every session (``start``).
-        self._rec = array("i", bytes(4 * _FIELDS * capacity))
+        # once (9 KB in one block: ``make_records`` at boot) and reused by every session.
+        self._rec = records if records is not None else make_records(capacity)
         self.start(book, reorder_us)
 
     def start(self, book, reorder_us):

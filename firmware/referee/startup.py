@@ -37,8 +37,7 @@ class BootError(Exception):
 
 _PASSIVE_RETRIES = const(0xFF)   # PN532 MxRtyPassiveActivation: wait for a card
 _RING = const(64)
-_ACK_TIMEOUT_MS = const(3)
-_LOG_BUFFER = const(2048)  # Logbook RAM buffer (lines formatted at pauses pass through it)
+_LOG_BUFFER = const(2048)  # Logbook RAM buffer when boot.py gave none (lines formatted at pauses pass through it)
 
 
 def load_configs(app):
@@ -107,11 +106,11 @@ def build(app):
         for e in app.inputs:
             if sources.kind(e.source) == sources.KIND_STUCK:
                 app.stuck_inputs[sources.player_of(e.source)] = e
-        app.deb = board_hw.build_debouncer(board)
+        app.deb = board_hw.build_debouncer(board, app.inputs)
         app.pn532 = []
         app.readers = []
         for p, (bus, cs, irq) in enumerate(board_hw.build_nfc(board)):
-            app.pn532.append(_make_pn532(app, bus, cs, irq, p))
+            app.pn532.append(board_hw.build_pn532(board, p, bus, cs, irq))
             # The reader's IRQ line is timestamped like every other input; the driver
             # only reads irq.value().  One Pin object per GPIO, shared by both.
             app.inputs.append(EdgeInput(irq, sources.reader(p), app.ring, Pin.IRQ_FALLING))
@@ -122,6 +121,7 @@ def build(app):
                                           reply_timeout_us=500000))
         app.rejected = RejectedUids(len(app.readers))
         app.leds = board_hw.build_leds(board)
+        app.loop_pin = board_hw.loop_pin(board)
         app.buzzer = board_hw.build_buzzer(board)
     except (ValueError, TypeError, OSError, AttributeError) as e:
         raise BootError("board", "board.json: a device failed to initialise: %s" % e,
@@ -131,21 +131,16 @@ def build(app):
     app.clock = SessionClock(time.ticks_us, time.ticks_ms, time.ticks_diff)
 
 
-def _make_pn532(app, bus, cs, irq, pile):
-    if cs is not None:
-        from drivers.pn532_spi import PN532_SPI
-        return PN532_SPI(bus, cs, irq=irq, ack_timeout_ms=_ACK_TIMEOUT_MS)
-    from drivers.pn532_i2c import PN532_I2C
-    return PN532_I2C(bus, irq=irq, addr=app.board["nfc"]["readers"][pile]["addr"],
-                     ack_timeout_ms=_ACK_TIMEOUT_MS)
-
-
 def _make_logbook(app):
     try:
         from referee.logbook import Logbook
     except ImportError:
         app.out("spit-referee: no referee/logbook module: sessions are not logged")
         return None
+    buf = app._log_buffer   # allocated first thing at boot (referee/boot.py start)
+    app._log_buffer = None
+    if buf is not None:
+        return Logbook(app.root + "logs", buffer_bytes=len(buf), buf=buf)
     return Logbook(app.root + "logs", buffer_bytes=_LOG_BUFFER)
 
 

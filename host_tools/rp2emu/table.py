@@ -17,10 +17,11 @@ Times here are emulated microseconds since the chip powered on (``now_us``).
 
 import json
 import os
+import time
 
 from host_tools.vboard.pn532_emulator import PN532Emulator
 
-BOUNCE_US = (0, 150, 400, 700)      # a contact's edges: closes, opens, closes, settles
+BOUNCE_US = (0, 150, 400, 550, 700)  # a contact bounces: edges until it settles (odd count)
 US = 1000                            # ns per us
 
 
@@ -71,6 +72,8 @@ class Rp2Table:
         self.flash_ops = []              # (t_us, op, bytes, us)
         self.masked = []                 # (t_us, us, cause): interrupts masked for > 20 us
         self.pin_edges = []              # (pin, level, t_us) of watched outputs
+        self.input_edges = []            # (pin, level, t_us): every level change the table drove
+        self._input_level = {}
         self.emulators = []
         nfc = board["nfc"]
         if nfc["bus"] != "spi":
@@ -124,7 +127,14 @@ class Rp2Table:
         return (0 if low else 1) if active else (1 if low else 0)
 
     def _release(self, spec):
-        self.emu.gpio(spec["pin"], self._level(spec, False))
+        self.set_input(spec["pin"], self._level(spec, False))
+
+    def set_input(self, pin, level):
+        """Drive GPIO input ``pin`` now (edges are recorded in ``input_edges``)."""
+        if self._input_level.get(pin) != level:
+            self._input_level[pin] = level
+            self.input_edges.append((pin, level, self.now_us))
+            self.emu.gpio(pin, level)
 
     def _pin(self, pin, level, t_ns):
         em = self._cs.get(pin)
@@ -167,8 +177,10 @@ class Rp2Table:
             i -= 1
         agenda.insert(i, item)
 
-    def run_until(self, t_us):
-        """Run the chip to ``t_us``, applying the world's actions and the readers' replies on time."""
+    def run_until(self, t_us, wall_ms=None):
+        """Run the chip to ``t_us``, applying the world's actions and the readers' replies on
+        time (or for at most ``wall_ms`` of wall time: `spit emu` follows the wall clock)."""
+        deadline = time.monotonic() + wall_ms / 1000.0 if wall_ms else None
         while True:
             nxt = t_us
             if self._agenda and self._agenda[0][0] < nxt:
@@ -178,13 +190,20 @@ class Rp2Table:
                 if e is not None and e < nxt:
                     nxt = e
             if nxt > self.now_us:
-                self.emu.run_until(nxt * US)
+                left = None
+                if deadline is not None:
+                    left = max(1, int((deadline - time.monotonic()) * 1000))
+                self.emu.run_until(nxt * US, wall_ms=left)
             for em in self.emulators:
                 em.update()
             while self._agenda and self._agenda[0][0] <= self.now_us:
                 self._agenda.pop(0)[2]()
-            if self.now_us >= t_us:
+            if self.now_us >= t_us or (deadline is not None and time.monotonic() >= deadline):
                 return
+
+    def run_until_ns(self, t_ns, wall_ms=None):
+        """``run_until`` in nanoseconds (the runner `SerialPty` takes)."""
+        self.run_until(-(-t_ns // US), wall_ms)
 
     # ---- the world ---------------------------------------------------------------------------
     def drive(self, spec, active, at_us, bounce=False):
@@ -194,9 +213,9 @@ class Rp2Table:
         if bounce:
             for i, dt in enumerate(BOUNCE_US):
                 level = final if i % 2 == 0 else 1 - final
-                self.at(at_us + dt, lambda v=level: self.emu.gpio(spec["pin"], v))
+                self.at(at_us + dt, lambda v=level: self.set_input(spec["pin"], v))
         else:
-            self.at(at_us, lambda: self.emu.gpio(spec["pin"], final))
+            self.at(at_us, lambda: self.set_input(spec["pin"], final))
 
     def touch(self, pile, at_us, touch_us=2000):
         spec = self.board.get("touch", [None] * (pile + 1))[pile]
