@@ -167,8 +167,13 @@ def test_referee_game_at_the_pins(board):
     b.table.emulators[1].silent = False
 
     # LED frames: each accept on pile 0 shows green on PILE0, each late orange there.
-    for _, v in b.verdicts:
-        if v["verdict"] in ("accept", "late") and v["pile"] == 0:
+    # (A verdict followed within 20 ms by another on the same pile is drawn over in the same
+    # frame: the later one is what the players see.)
+    pile0 = [v for _, v in b.verdicts if v.get("pile") == 0 and v["verdict"] in ("accept", "late", "tie")]
+    for k, v in enumerate(pile0):
+        if k + 1 < len(pile0) and int(pile0[k + 1]["t"]) - int(v["t"]) < 20 * MS:
+            continue
+        if v["verdict"] in ("accept", "late"):
             want = "green" if v["verdict"] == "accept" else "orange"
             t_v = int(v["t"])
             after = [f for f in b.table.frames if f["t_us"] - b.t0 >= t_v - 20 * MS][:20]
