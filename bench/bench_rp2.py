@@ -187,12 +187,10 @@ def analyse(port, result, wall_s):
 # ---- races on one pile -------------------------------------------------------------------------
 def races(per_dt, say):
     """``{dt_ms: {right, tie, wrong}}`` for two cards dt apart on pile 0 (touch + tag each)."""
-    sys.path.insert(0, os.path.join(REPO, "tests"))
-    from test_rp2emu import Board
-    from spit.cards import parse_card, format_card, rank_of
-    from host_tools.vboard.runner import default_uid
+    from spit.cards import parse_card, rank_of
+    from host_tools.rp2emu.board import FlashedPico
     out = {}
-    board = Board()
+    board = FlashedPico()
     try:
         used = set()
 

@@ -11,6 +11,7 @@ import sys
 
 import pytest
 
+from host_tools.rp2emu.board import FlashedPico
 from host_tools.rp2emu.emulator import why_unavailable
 
 REASON = why_unavailable()
@@ -20,78 +21,9 @@ MS = 1000
 SEC = 1000000
 
 
-def _uid(code):
-    from host_tools.vboard.runner import default_uid
-    from spit.cards import parse_card
-    return default_uid(parse_card(code))
-
-
-class Board:
-    """A flashed emulated Pico (booted from the saved file system) with its table and console."""
-
-    def __init__(self, ruleset="classic", board="pico"):
-        from host_tools.rp2emu.emulator import Rp2Emulator
-        from host_tools.rp2emu.install import flashed_image
-        from host_tools.rp2emu.table import Rp2Table
-        self.image = flashed_image(board, ruleset)
-        self.emu = Rp2Emulator(fs_image=self.image)
-        self.table = Rp2Table(self.emu, board)
-        self.console = []
-        self.verdicts = []       # (emulated us when it came over the console, log object)
-        self.events = []
-        self._partial = b""
-        self.emu.on_serial = self._serial
-        while not self.verdicts and self.table.now_us < 15 * SEC:
-            self.table.run_until(self.table.now_us + 10 * MS)
-        assert self.verdicts, "no session started: %r" % self.console
-        self.t0 = self.table.now_us
-
-    def _serial(self, data):
-        buf = self._partial + data
-        *lines, self._partial = buf.split(b"\n")
-        for raw in lines:
-            line = raw.decode(errors="replace").strip()
-            if line.startswith("{"):
-                obj = json.loads(line)
-                (self.verdicts if "verdict" in obj else self.events).append((self.table.now_us, obj))
-            elif line:
-                self.console.append(line)
-
-    def run_to(self, t_us):
-        self.table.run_until(self.t0 + t_us)
-
-    def land(self, pile, code, t_us, **kw):
-        uid = code if isinstance(code, bytes) else _uid(code)
-        self.table.land_card(pile, uid, self.t0 + t_us, **kw)
-
-    def since(self, i):
-        return [v for _, v in self.verdicts[i:]]
-
-    def pull_log(self):
-        from host_tools.rp2emu.serial_pty import SerialPty
-        import os
-        import tempfile
-        link = SerialPty(self.emu, runner=self.table.run_until_ns)
-        dest = tempfile.mkdtemp()
-        try:
-            proc = subprocess.Popen([sys.executable, "-m", "host_tools", "logs", "pull", "--port", link.path,
-                                     "--dest", dest], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-            link.serve(stop=lambda: proc.poll() is not None, seconds=120)
-            out = proc.communicate()[0].decode()
-            assert proc.returncode == 0, out
-        finally:
-            link.close()
-        from referee.logread import read_log
-        names = sorted(n for n in os.listdir(dest) if n.endswith(".spitlog"))
-        return read_log(os.path.join(dest, names[-1]))[0]
-
-    def close(self):
-        self.emu.close()
-
-
 @pytest.fixture(scope="module")
 def board():
-    b = Board()
+    b = FlashedPico()
     yield b
     b.close()
 
@@ -210,7 +142,7 @@ def test_referee_game_at_the_pins(board):
 def test_stalemate_spit_call_with_countdown_leds():
     """R-STALL: both players press STUCK (bouncing contacts); the spit call and its countdown
     show on the SPIT zone of the strip."""
-    b = Board()
+    b = FlashedPico()
     try:
         b.land(0, "5S", 2600 * MS)
         b.land(1, "9H", 2640 * MS)

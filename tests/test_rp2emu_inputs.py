@@ -17,8 +17,8 @@ UNKNOWN_UID = bytes.fromhex("04DEADBEEF0001")
 def test_r_stall_every_stuck_press_counts_after_play_and_an_unknown_tag():
     """Each bouncing STUCK press (60 ms) is one ``stuck`` event, wherever its release edge
     falls in the loop step (the presses step through a step's phases by 0.73 ms)."""
-    from test_rp2emu import Board
-    b = Board()
+    from host_tools.rp2emu.board import FlashedPico
+    b = FlashedPico()
     try:
         t = 2600 * MS
         b.land(0, "5S", t)

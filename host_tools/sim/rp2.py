@@ -11,20 +11,11 @@ Table time ``t`` (the Sim's microseconds) is emulated time since the session sta
 board (when its first verdict, ``round_start``, came over the console).
 """
 
-import json
-import os
-import subprocess
-import sys
-import tempfile
-
 from spit import verdicts as V
 from spit.cards import parse_card
 from spit.notation import VERDICT_NAMES, ERROR_NAMES, QUESTION_NAMES, _FIELDS
 from spit.verdicts import REASON_NAMES
 from host_tools.sim.firmware import FirmwarePort, SYNC_US
-
-BOOT_LIMIT_US = 15 * 1000000      # boot + self-test + first session must fit in this
-
 
 def verdict_tuple(obj):
     """A session-log verdict line (a dict) as the engine's ``(code, ms, us, a, b, c, d)``."""
@@ -58,58 +49,34 @@ class Rp2Port(FirmwarePort):
 
     def __init__(self, sim, rules, counts, board=None, firmware=None, bootrom=None, emulator=None,
                  progress=None):
-        from host_tools.rp2emu.emulator import Rp2Emulator
-        from host_tools.rp2emu.install import flashed_image
-        from host_tools.rp2emu.table import Rp2Table
+        from spit.rules import make_ruleset
+        from host_tools.rp2emu.board import FlashedPico
         self.sim = sim
         self.rules = rules
         self.out = []
         self.lines = None
         self.synced = 0
-        self.console = []               # lines the board printed that are not log lines
-        self.device_lines = 0
-        self._partial = b""
         if board is None:
             board = "pico_3pile" if rules.piles == 3 else "pico"
-        self.board_name = board
         options = {}
-        from spit.rules import make_ruleset
         defaults = make_ruleset(rules.name).options
         for key in rules.options:
             if rules.options[key] != defaults[key]:
                 options[key] = rules.options[key]
-        image = flashed_image(board, rules.name, options, firmware, bootrom, progress=progress)
-        self.emu = Rp2Emulator(firmware, bootrom, fs_image=image)
-        self.emu.on_serial = self._serial
-        self.table = Rp2Table(self.emu, board, emulator)
-        self.t0 = 0
-        # Boot from the flashed file system until the first session's first verdict.
-        while not self.out and self.table.now_us < BOOT_LIMIT_US:
-            self.table.run_until(self.table.now_us + 10000)
-        if not self.out:
-            self.emu.close()
-            raise RuntimeError("the referee did not start on the emulated Pico: %s"
-                               % " | ".join(self.console[-5:]) or "no output")
-        self.t0 = self.table.now_us
+        # Boots from the flashed file system until the first session's first verdict.
+        self.pico = FlashedPico(board, rules.name, options, firmware, bootrom, emulator, progress)
+        self.emu = self.pico.emu
+        self.table = self.pico.table
+        self.t0 = self.pico.t0
+        for _, obj in self.pico.verdicts:
+            self.out.append(verdict_tuple(obj))
+        self.pico.on_verdict = lambda obj: self.out.append(verdict_tuple(obj))
         sim.at(SYNC_US, self._periodic, 0)
 
-    # --- the board's console: the live session log ---
-    def _serial(self, data):
-        buf = self._partial + data
-        *lines, self._partial = buf.split(b"\n")
-        for raw in lines:
-            line = raw.decode(errors="replace").strip()
-            if not line:
-                continue
-            if line.startswith("{") and '"verdict"' in line:
-                try:
-                    self.out.append(verdict_tuple(json.loads(line)))
-                    self.device_lines += 1
-                    continue
-                except (ValueError, KeyError, IndexError):
-                    pass
-            if not line.startswith("{"):
-                self.console.append(line)
+    @property
+    def console(self):
+        """Lines the board printed that are not session log lines."""
+        return self.pico.console
 
     # --- time ---
     def sync(self, t):
@@ -145,25 +112,11 @@ class Rp2Port(FirmwarePort):
 
     def close(self, t):
         """Run to ``t``, then pull the session log with `spit logs pull` and keep the newest."""
-        from host_tools.rp2emu.serial_pty import SerialPty
         self.sync(t)
-        link = SerialPty(self.emu, runner=self.table.run_until_ns)
-        dest = tempfile.mkdtemp(prefix="spit-rp2-logs-")
         try:
-            argv = [sys.executable, "-m", "host_tools", "logs", "pull", "--port", link.path, "--dest", dest]
-            proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-            link.serve(stop=lambda: proc.poll() is not None, seconds=300)
-            if proc.poll() is None:
-                proc.kill()
-            output = proc.communicate()[0].decode(errors="replace")
-            names = sorted(n for n in os.listdir(dest) if n.endswith(".spitlog"))
-            if proc.returncode != 0 or not names:
-                raise RuntimeError("spit logs pull failed on the emulated Pico: %s" % output.strip()[-500:])
-            from referee.logread import read_log
-            self.lines = read_log(os.path.join(dest, names[-1]))[0]
+            self.lines = self.pico.pull_log()
         finally:
-            link.close()
-            self.emu.close()
+            self.pico.close()
 
 
 def rp2_port(sim, counts, rng, extra, board=None):

@@ -1,0 +1,112 @@
+"""A flashed emulated Pico at the table: the referee installed by `spit flash`, booted from its
+saved file system, its pins driven by an ``Rp2Table`` and its USB console read line by line.
+
+    pico = FlashedPico("pico", "classic")          # boots until the first session's first verdict
+    pico.land(0, "5S", 2600 * MS)                  # session-relative times (us since the session began)
+    pico.run_to(3000 * MS)
+    pico.since(0)                                   # the verdicts the board printed (log objects)
+    lines = pico.pull_log()                         # the session log, by `spit logs pull`
+    pico.close()
+
+The firmware prints every session log line on its console (``referee.boot.run`` echoes the
+log); ``verdicts`` / ``events`` keep them with the emulated time they arrived, ``console`` the
+other lines (boot banner, reader self-test, errors).  ``t0`` is the emulated time the first
+verdict arrived: the session's start as seen from the table.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+MS = 1000
+BOOT_LIMIT_US = 15 * 1000 * MS
+
+
+class BootFailed(RuntimeError):
+    """The referee did not start a session on the emulated Pico."""
+
+
+class FlashedPico:
+    def __init__(self, board="pico", ruleset="classic", options=None, firmware=None, bootrom=None,
+                 emulator=None, progress=None):
+        from host_tools.rp2emu.emulator import Rp2Emulator
+        from host_tools.rp2emu.install import flashed_image
+        from host_tools.rp2emu.table import Rp2Table
+        self.image = flashed_image(board, ruleset, options, firmware, bootrom, progress=progress)
+        self.emu = Rp2Emulator(firmware, bootrom, fs_image=self.image)
+        self.table = Rp2Table(self.emu, board, emulator)
+        self.console = []
+        self.verdicts = []       # (emulated us when it came over the console, log object)
+        self.events = []
+        self.on_verdict = None   # on_verdict(obj) as each verdict line arrives
+        self._partial = b""
+        self.emu.on_serial = self._serial
+        self.t0 = 0
+        while not self.verdicts and self.table.now_us < BOOT_LIMIT_US:
+            self.table.run_until(self.table.now_us + 10 * MS)
+        if not self.verdicts:
+            self.emu.close()
+            raise BootFailed("the referee did not start on the emulated Pico: %s"
+                             % (" | ".join(self.console[-6:]) or "no output"))
+        self.t0 = self.table.now_us
+
+    def _serial(self, data):
+        buf = self._partial + data
+        *lines, self._partial = buf.split(b"\n")
+        for raw in lines:
+            line = raw.decode(errors="replace").strip()
+            if line.startswith("{"):
+                try:
+                    obj = json.loads(line)
+                except ValueError:
+                    self.console.append(line)
+                    continue
+                if "verdict" in obj:
+                    self.verdicts.append((self.table.now_us, obj))
+                    if self.on_verdict is not None:
+                        self.on_verdict(obj)
+                else:
+                    self.events.append((self.table.now_us, obj))
+            elif line:
+                self.console.append(line)
+
+    # ---- session-relative driving ------------------------------------------------------------
+    def run_to(self, t_us):
+        self.table.run_until(self.t0 + t_us)
+
+    def land(self, pile, card, t_us, **kw):
+        """``card``: a code ("5S"), or a UID (bytes) for a tag that is not in the card map."""
+        if not isinstance(card, bytes):
+            from host_tools.vboard.runner import default_uid
+            from spit.cards import parse_card
+            card = default_uid(parse_card(card))
+        self.table.land_card(pile, card, self.t0 + t_us, **kw)
+
+    def since(self, i):
+        return [v for _, v in self.verdicts[i:]]
+
+    # ---- the log, as a user gets it ----------------------------------------------------------
+    def pull_log(self, timeout_s=300):
+        """The board's newest session log (its lines), copied by `spit logs pull` over the pty."""
+        from host_tools.rp2emu.serial_pty import SerialPty
+        from referee.logread import read_log
+        link = SerialPty(self.emu, runner=self.table.run_until_ns)
+        dest = tempfile.mkdtemp(prefix="spit-rp2-logs-")
+        try:
+            proc = subprocess.Popen([sys.executable, "-m", "host_tools", "logs", "pull", "--port", link.path,
+                                     "--dest", dest], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            link.serve(stop=lambda: proc.poll() is not None, seconds=timeout_s)
+            if proc.poll() is None:
+                proc.kill()
+            output = proc.communicate()[0].decode(errors="replace")
+        finally:
+            link.close()
+        names = sorted(n for n in os.listdir(dest) if n.endswith(".spitlog"))
+        if proc.returncode != 0 or not names:
+            raise RuntimeError("spit logs pull failed on the emulated Pico: %s" % output.strip()[-500:])
+        return read_log(os.path.join(dest, names[-1]))[0]
+
+    def close(self):
+        self.emu.close()
