@@ -118,7 +118,7 @@ class NfcReader:
     # ---- called by the firmware loop ------------------------------------------------------
     def note_irq(self, ticks_us):
         """The reader's IRQ line fell at ``ticks_us`` (from the input ring buffer)."""
-        if self._state == _LISTING and time.ticks_diff(ticks_us, self._listed_at_us) >= 0:
+        if self._state == _LISTING and time.ticks_diff(ticks_us, self._listed_at_us) > 0:
             self._irq_us = ticks_us
             self._irq_seen = True
 

@@ -20,7 +20,7 @@ from spit import verdicts as V
 from spit.verdicts import V_ACCEPT, V_ILLEGAL, V_LATE, V_TIE, V_SPIT
 from spit.cards import JOKER
 from spit.intake import (EventQueue, EV_TOUCH, EV_CARD, EV_STUCK, EV_SLAP, EV_READY, EV_UNDO,
-                         EV_TOP, EV_ANSWER, EV_NO_READ)
+                         EV_TOP, EV_ANSWER, EV_NO_READ, F_LATE, F_TIED)
 from spit.legal import fits, MODE_TABLEAU, MODE_OWN_DECK, MODE_SPEED, JOKER_ANY
 from spit.settle import Settlement
 from spit.corrections import Corrections
@@ -39,7 +39,7 @@ _HIST = const(16)        # cards remembered per pile (for undo)
 class Referee(EventQueue, Settlement, Corrections):
     def __init__(self, rules, counts=None, sink=None, intents=None):
         n = rules.piles
-        EventQueue.__init__(self, n, rules.reorder_us, rules.touch_match_us)
+        EventQueue.__init__(self, n, rules.reorder_us, rules.touch_match_us, rules.relist_us)
         self.rules = rules
         # Option values the per-card path reads (one attribute lookup instead of two).
         self._own_deck = rules.mode == MODE_OWN_DECK
@@ -263,11 +263,11 @@ class Referee(EventQueue, Settlement, Corrections):
                 return False
         return True
 
-    def _process(self, kind, ms, us, a, b, c, late):
-        if late:
+    def _process(self, kind, ms, us, a, b, c, flags):
+        if flags & F_LATE:
             self._emit(V.V_ERROR, ms, us, V.E_LATE_EVENT, a if kind == EV_CARD else -1, -1, -1)
         if kind == EV_CARD:
-            self._on_card(ms, us, a, b, c)
+            self._on_card(ms, us, a, b, c, flags & F_TIED)
         elif kind == EV_STUCK:
             self._on_stuck(ms, us, a)
         elif kind == EV_SLAP:
@@ -287,7 +287,7 @@ class Referee(EventQueue, Settlement, Corrections):
         elif kind == EV_TOUCH:
             self._emit(V.V_ERROR, ms, us, V.E_BAD_PILE, a, -1, -1)
 
-    def _on_card(self, ms, us, pile, card, player):
+    def _on_card(self, ms, us, pile, card, player, tied):
         # The per-card path: locals and precomputed option values, no allocation.
         if not (0 <= pile < self.npiles):
             self._emit(V.V_ERROR, ms, us, V.E_BAD_PILE, pile, card, player)
@@ -327,7 +327,9 @@ class Referee(EventQueue, Settlement, Corrections):
             if dm < 500000:
                 dt = dm * 1000 + us - self.land_us[pile]
         top = self.top[pile]
-        if dt < self._tie_window:
+        if dt < self._tie_window or (tied and self.landed[pile]):
+            # Too close to order, or the reads cannot tell which landing came first (the
+            # race rule, intake.py): never name a winner the evidence does not show.
             self.n_ties += 1
             self._emit(V_TIE, ms, us, pile, card, top, dt)
         race = dt < self._race_window

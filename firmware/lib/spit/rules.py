@@ -35,6 +35,7 @@ _INTS = {
     "countdown_ms": (2000, 0, 60000),
     "reorder_us": (20000, 0, 2000000),
     "touch_match_us": (120000, 0, 2000000),
+    "relist_us": (15000, 0, 2000000),
     "slap_window_ms": (3000, 0, 60000),
 }
 
@@ -90,6 +91,7 @@ def _build(name, options):
     rs.countdown_ms = options["countdown_ms"]
     rs.reorder_us = options["reorder_us"]
     rs.touch_match_us = options["touch_match_us"]
+    rs.relist_us = options["relist_us"]
     rs.slap_window_ms = options["slap_window_ms"]
     return rs
 
