@@ -348,6 +348,7 @@ def virtual_latency(reorder_us=None, loop_us=1000):
 # Two piles: 8H on pile 0, QS on pile 1.
 RACE_CARDS = (("8H", "6C"), ("QS", "QS"))
 RIGHT, TIE, WRONG = 0, 1, 2
+RACE_READ_DTS = (1000, 5000, 12000, 30000)
 
 
 def judge_race(events, reorder_us, card_first, card_second, pile_first, same_pile):
@@ -380,9 +381,10 @@ def judge_race(events, reorder_us, card_first, card_second, pile_first, same_pil
     return RIGHT if accepts and accepts[0] == first else WRONG
 
 
-def race_trials(dt_us, trials, same_pile, seed=7):
+def race_trials(dt_us, trials, same_pile, seed=7, read_us=ANTICOLLISION_US):
     """Per method (touch, irq, poll): fractions [right, tie, wrong] of the referee's verdicts,
-    and the number of races judged (both cards read)."""
+    and the number of races judged (both cards read).  ``read_us``: the emulated PN532's time
+    from the activation attempt that finds a tag to its reply (anticollision + select)."""
     import random
     from host_tools.vboard.clock import VirtualClock
     from host_tools.vboard.install import install
@@ -399,7 +401,7 @@ def race_trials(dt_us, trials, same_pile, seed=7):
         spi = machine.SPI(0)
         ems, readers, reads = [], [], []
         for p in range(2):
-            em = board.add_device(PN532Emulator(clock, irq=20 + p, seed=p + 3))
+            em = board.add_device(PN532Emulator(clock, irq=20 + p, seed=p + 3, anticollision_us=read_us))
             irq = machine.Pin(20 + p, machine.Pin.IN, machine.Pin.PULL_UP)
             cs = machine.Pin(17 + p, machine.Pin.OUT, value=1)
             em.attach_spi(spi, cs)
@@ -612,6 +614,18 @@ def main():
           " right = the first-landed card's verdict comes first; the engine declares ties only on one pile."
           "  Target: >= 99.9%% not wrong for dt >= 1 ms with touch sensors.)" % (
               min(judged), max(judged), trials, _board("pico")["touch"][0]["debounce_ms"]))
+
+    print()
+    print("Same pile per PN532 read time (attempt -> reply; the race rule's evidence changes with it):"
+          " right / tie / WRONG (%), touch sensors | IRQ only")
+    print("| read (ms) | " + " | ".join("dt %.0f ms: touch | IRQ only" % (dt / 1000.0) for dt in RACE_READ_DTS) + " |")
+    print("|---|" + "---|" * (2 * len(RACE_READ_DTS)))
+    for read_us in (2500, 5000, 10000):
+        cells = []
+        for dt in RACE_READ_DTS:
+            res = race_trials(dt, trials, True, read_us=read_us)[0]
+            cells.append(" | ".join("/".join("%.0f" % (100 * x) for x in res[m]) for m in ("touch", "irq")))
+        print("| %.1f | %s |" % (read_us / 1000.0, " | ".join(cells)))
 
     print()
     print("== 3. Firmware size on the board: the `spit flash` manifest per board (mpy-cross -march=armv6m;"

@@ -46,6 +46,7 @@ class Referee(EventQueue, Settlement, Corrections):
         self._tie_window = rules.tie_window_us
         self._race_window = rules.race_window_us
         self._slow_spit = rules.slow_spit_ms > 0
+        self._jokers = rules.jokers
         self._timer_ms = rules.timer_ms
         self.sink = sink
         self.intents = intents   # a spit.intents.LedIntents, or None (no LEDs)
@@ -64,7 +65,8 @@ class Referee(EventQueue, Settlement, Corrections):
         self.need_spit = bytearray(n)
         self.spitter = array("i", [-1] * n)
         self._hist = array("i", [0] * (n * _HIST))      # card | 64 if a spit card | (player + 1) << 7
-        self._hist_n = array("i", [0] * n)
+        self._hist_n = array("i", [0] * n)             # landings recorded (the ring's write index)
+        self._hist_depth = array("i", [0] * n)         # of which still remembered (<= _HIST)
         # Players.
         self.stock_start = [0, 0]    # tableau cards at round start (R-SETUP-2/3/4)
         self.spit_left = [0, 0]      # cards left in the spit pile (or own deck, or side pile)
@@ -141,6 +143,11 @@ class Referee(EventQueue, Settlement, Corrections):
             self.size[p] = 0
             self.landed[p] = 0
             self._hist_n[p] = 0
+            self._hist_depth[p] = 0
+            # A spit card still awaited (a spit call cut short by the round's end, or taken
+            # back by an undo) belongs to the old round: the new countdown plans afresh.
+            self.need_spit[p] = 0
+            self.spitter[p] = -1
         for i in range(128):
             self._seen[i] = 0
         for p in range(2):
@@ -235,8 +242,8 @@ class Referee(EventQueue, Settlement, Corrections):
             if self.size[p] > 1:
                 total += self.size[p] - 1
                 self.size[p] = 1
-            if self.top[p] > 0:
-                seen[self.top[p]] = 1
+            if self.top[p] >= 0:
+                seen[self.top[p]] += 1
         self.spit_left[0] = (total + 1) // 2
         self.spit_left[1] = total // 2
         self._emit(V.V_RECYCLE, ms, us, total, -1, -1, -1)
@@ -306,8 +313,10 @@ class Referee(EventQueue, Settlement, Corrections):
                 self._emit(V.V_EARLY, ms, us, pile, card, -1, -1)
             return
         own = self._own_deck
-        if card != JOKER and self._seen[(player if (own and player >= 0) else 0) * 64 + card]:
-            # Two copies of one card in the center: a card-map or misread problem.
+        seen = self._seen[(player if (own and player >= 0) else 0) * 64 + card]
+        if seen and (card != JOKER or seen >= self._jokers):
+            # Two copies of one card (or more jokers than the deck has) in the center: a
+            # card-map or misread problem.  (Slot 0, the joker's, counts them.)
             self._emit(V.V_ERROR, ms, us, V.E_DUPLICATE, pile, card, player)
             return
         if own and player < 0:
@@ -363,11 +372,14 @@ class Referee(EventQueue, Settlement, Corrections):
         self.land_us[pile] = us
         self.landed[pile] = 1
         own = self._own_deck
-        if card != JOKER:
-            self._seen[(player if (own and player >= 0) else 0) * 64 + card] = 1
+        i = (player if (own and player >= 0) else 0) * 64 + card
+        if self._seen[i] < 255:
+            self._seen[i] += 1
         i = pile * _HIST + self._hist_n[pile] % _HIST
         self._hist[i] = card | (64 if spit else 0) | ((player + 1) << 7)
         self._hist_n[pile] += 1
+        if self._hist_depth[pile] < _HIST:
+            self._hist_depth[pile] += 1
         if spit:
             s = player
             self.need_spit[pile] = 0
@@ -395,7 +407,17 @@ class Referee(EventQueue, Settlement, Corrections):
         if self.phase == PH_BETWEEN:
             self._on_ready(ms, us, player)   # STUCK doubles as READY between rounds
             return
-        if self.phase != PH_PLAY or self.stuck[player] or not self.spit_done():
+        if self.phase == PH_SLAP and self.out_unknown:
+            self.declare_out(ms, us, player)   # "I went out" (docs/rules.md, who went out)
+            return
+        if self.phase > PH_PLAY:
+            # One rule for every input: no meaning now (slaps, a question, the game is over)
+            # -> error unexpected.
+            self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, -1, -1, player)
+            return
+        if self.phase != PH_PLAY or not self.spit_done() or self.stuck[player]:
+            # A repeat of what the referee already acted on (a second press, a press racing
+            # the other player's into the spit call it started): nothing new, no error.
             return
         self.stuck[player] = True
         self._emit(V.V_STUCK, ms, us, player, -1, -1, -1)
@@ -417,6 +439,8 @@ class Referee(EventQueue, Settlement, Corrections):
             self._emit(V.V_ERROR, ms, us, V.E_BAD_PLAYER, -1, -1, player)
             return
         if self.phase != PH_BETWEEN:
+            if self.phase != PH_COUNTDOWN:   # in a countdown: a repeat of the READY that started it
+                self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, -1, -1, player)
             return
         self.ready[player] = True
         if self.ready[0] and self.ready[1]:
