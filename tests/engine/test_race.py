@@ -25,7 +25,7 @@ def test_r_play_5_an_out_of_order_touch_still_holds_the_events_after_it():
     t.advance(4008)
     assert t.last("accept") is None   # still held: pile 0's 4000 ms touch waits for its read
     t.card(0, "5S", 4009).flush()
-    cards = [v["card"] for v in t.verdicts if v["verdict"] == "accept"]
+    cards = [v["card"] for v in t.of("accept")]
     assert cards[:2] == ["5S", "QS"]
 
 
@@ -33,7 +33,7 @@ def test_r_play_5_out_of_order_touches_expire_oldest_first():
     t = Table(touch_match_us=50000).begin(spits=("4C", "KS"))
     t.touch(0, 4100).touch(0, 4000)
     t.card(0, "5S", 4120).flush()   # the 4000 touch is too old for it: no_read at 4000
-    errs = [v for v in t.verdicts if v["verdict"] == "error" and v["reason"] == "no_read"]
+    errs = [v for v in t.of("error") if v["reason"] == "no_read"]
     assert len(errs) == 1 and errs[0]["t"] == 4000000
     assert t.last("accept")["t"] == 4100000
 
@@ -62,7 +62,7 @@ def test_r_play_5_a_read_with_no_touch_long_after_the_last_lands_at_its_own_time
     t = Table().begin(spits=("7H", "KS"))
     t.touch(0, 4000).card(0, "8H", 4005)
     t.card(0, "9H", 4105).flush()
-    assert [v for v in t.verdicts if v["verdict"] == "error"] == []
+    assert t.of("error") == []
     acc = t.last("accept")
     assert acc["card"] == "9H" and acc["t"] == 4105000 and acc["dt_us"] == 105000
 

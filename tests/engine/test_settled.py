@@ -8,7 +8,7 @@ def _won(t):
 
 
 def _errors(t, reason):
-    return [v for v in t.verdicts if v["verdict"] == "error" and v["reason"] == reason]
+    return [v for v in t.of("error") if v["reason"] == reason]
 
 
 # --- who went out (R-ROUND-1/3, R-ROUND-5): asked, never guessed ---

@@ -98,7 +98,7 @@ def _build(name, options):
 
 def make_ruleset(name="classic", options=None):
     """Build a ruleset from a preset name and option overrides (validated)."""
-    if name not in PRESETS:
+    if not isinstance(name, str) or name not in PRESETS:
         raise RulesetError("unknown ruleset %r (presets: %s)" % (name, ", ".join(sorted(PRESETS))))
     merged = {}
     for key in _CHOICES:
