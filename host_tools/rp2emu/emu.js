@@ -1,0 +1,519 @@
+// An emulated Raspberry Pi Pico (rp2040js) running the real MicroPython rp2 firmware image.
+//
+// The Python side (host_tools/rp2emu/emulator.py) starts this script and drives it over
+// stdin/stdout with one JSON object per line. Everything here is synchronous: the emulator
+// runs only inside a "run" command, and a byte clocked out on a watched SPI bus stops it
+// until Python answers with the byte the device puts on MISO. So a device model in Python
+// sees every byte at its exact emulated time, and emulated time never moves while Python thinks.
+//
+// Commands (stdin):  {"c":"run","until":NS[,"wall_ms":N]}   run to emulated time NS (ns)
+//                    {"c":"gpio","pin":N,"v":0|1}            drive an input pin
+//                    {"c":"serial","hex":"..."}              bytes from the USB host to the board
+//                    {"c":"watch","pins":[..]}               report output edges of these pins
+//                    {"c":"spi_device","bus":0,"cs":[..]}    SPI bytes while one of these CS is low go to Python
+//                    {"c":"ws2812","pin":N}                  decode this pin as a WS2812 data line
+//                    {"c":"pwm","pin":N}                     report the PWM tone on this pin
+//                    {"c":"save_fs","path":P}                write the file-system region of flash to P
+//                    {"c":"stats"} / {"c":"quit"}
+// Events (stdout):   {"e":"ready"} {"e":"done","t":NS} {"e":"ser","hex":..} {"e":"pin",..}
+//                    {"e":"spi","bus":B,"tx":V,"t":NS} -> Python answers {"c":"rx","v":V} (after
+//                    any other commands) {"e":"ws",..} {"e":"pwm",..} {"e":"flash",..}
+//                    {"e":"mask",..} {"e":"reset",..} {"e":"log",..} {"e":"stats",..}
+//
+// What the stock rp2040js 1.4.1 needs around it for this firmware, each found by running it
+// (see ../shared/rp2/README.md): boot from flash (boot2) with the bootrom loaded; the ROM's
+// flash erase/program done here (the SSI is a stub); PIO stepped on the emulated clock with
+// CLKDIV and delays; a USB host that NAKs OUT transfers until it has data; clk_sys read
+// from the clock tree; a watchdog reset that restarts the chip from its flash.
+'use strict';
+
+const fs = require('fs');
+const { RP2040, USBCDC, GPIOPinState } = require('rp2040js');
+
+const FLASH_BASE = 0x10000000;
+const FS_OFFSET = 0xa0000;           // MicroPython RPI_PICO v1.26.1: littlefs starts here ...
+const FS_SIZE = 352 * 4096;          // ... 352 blocks of 4 KiB, up to the end of the 2 MB flash
+const FUNCSEL_PWM = 4;
+const DEBUG = !!process.env.SPIT_EMU_DEBUG;
+
+function parseArgs(argv) {
+  const opts = { eraseMs: 45, programMsPerPage: 0.4 };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const v = argv[i + 1];
+    if (a === '--firmware') { opts.firmware = v; i++; }
+    else if (a === '--bootrom') { opts.bootrom = v; i++; }
+    else if (a === '--fs') { opts.fs = v; i++; }
+    else if (a === '--erase-ms') { opts.eraseMs = Number(v); i++; }
+    else if (a === '--program-ms') { opts.programMsPerPage = Number(v); i++; }
+    else throw new Error('unknown option ' + a);
+  }
+  if (!opts.firmware || !opts.bootrom) throw new Error('--firmware and --bootrom are required');
+  return opts;
+}
+
+// ---- the stdin/stdout channel ---------------------------------------------------------------
+const inBuf = Buffer.alloc(65536);
+let pending = '';
+function readLine() {
+  for (;;) {
+    const nl = pending.indexOf('\n');
+    if (nl >= 0) {
+      const line = pending.slice(0, nl);
+      pending = pending.slice(nl + 1);
+      return line;
+    }
+    let n;
+    try {
+      n = fs.readSync(0, inBuf, 0, inBuf.length, null);
+    } catch (e) {
+      if (e.code === 'EAGAIN') { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1); continue; }
+      if (e.code === 'EOF') return null;
+      throw e;
+    }
+    if (n === 0) return null;
+    pending += inBuf.toString('latin1', 0, n);
+  }
+}
+
+let outChunks = [];
+function emit(obj) {
+  outChunks.push(JSON.stringify(obj));
+  if (outChunks.length >= 64) flushOut();
+}
+function flushOut() {
+  if (!outChunks.length) return;
+  const data = outChunks.join('\n') + '\n';
+  outChunks = [];
+  let off = 0;
+  const buf = Buffer.from(data, 'latin1');
+  while (off < buf.length) {
+    try {
+      off += fs.writeSync(1, buf, off);
+    } catch (e) {
+      if (e.code !== 'EAGAIN') throw e;
+    }
+  }
+}
+
+// ---- images ------------------------------------------------------------------------------------
+function loadUF2(path, flash) {
+  const data = fs.readFileSync(path);
+  let blocks = 0;
+  for (let off = 0; off + 512 <= data.length; off += 512) {
+    if (data.readUInt32LE(off) !== 0x0a324655 || data.readUInt32LE(off + 4) !== 0x9e5d5157) {
+      throw new Error(path + ': not a UF2 file (bad magic in block ' + (off / 512) + ')');
+    }
+    const addr = data.readUInt32LE(off + 12);
+    const size = data.readUInt32LE(off + 16);
+    if (addr < FLASH_BASE || addr + size > FLASH_BASE + flash.length) continue;
+    flash.set(data.subarray(off + 32, off + 32 + size), addr - FLASH_BASE);
+    blocks++;
+  }
+  if (!blocks) throw new Error(path + ': no flash blocks in this UF2 file');
+}
+
+function romFunction(bootrom, code) {
+  // The B1 bootrom: a 16-bit pointer at 0x14 to a table of (16-bit code, 16-bit address)
+  // pairs ending with code 0; codes are two ASCII letters, first letter in the low byte.
+  let p = bootrom.readUInt16LE(0x14);
+  for (;;) {
+    const c = bootrom.readUInt16LE(p);
+    if (!c) return null;
+    if (c === code) return bootrom.readUInt16LE(p + 2) & ~1;
+    p += 4;
+  }
+}
+
+function letters(s) { return s.charCodeAt(0) | (s.charCodeAt(1) << 8); }
+
+// ---- the chip ----------------------------------------------------------------------------------
+class Board {
+  constructor(opts) {
+    this.opts = opts;
+    this.bootromBytes = fs.readFileSync(opts.bootrom);
+    if (this.bootromBytes.length !== 16384) {
+      throw new Error(opts.bootrom + ': expected the 16 KiB RP2040 B1 bootrom, got ' + this.bootromBytes.length + ' B');
+    }
+    this.eraseAddr = romFunction(this.bootromBytes, letters('RE'));
+    this.programAddr = romFunction(this.bootromBytes, letters('RP'));
+    if (this.eraseAddr == null || this.programAddr == null) {
+      throw new Error(opts.bootrom + ': flash_range_erase/program not found in the ROM function table');
+    }
+    this.watchPins = new Set();
+    this.spiDevices = [];            // [{bus, cs: Set}]
+    this.ws2812Pins = new Set();
+    this.pwmPins = new Set();
+    this.serialIn = [];
+    this.resets = 0;
+    this.stats = { flashOps: 0, flashNs: 0, spiBytes: 0, wsFrames: 0, maskedMaxNs: 0 };
+    const flash = new Uint8Array(16 * 1024 * 1024);
+    flash.fill(0xff);
+    loadUF2(opts.firmware, flash);
+    if (opts.fs && fs.existsSync(opts.fs)) {
+      const img = fs.readFileSync(opts.fs);
+      if (img.length !== FS_SIZE) throw new Error(opts.fs + ': a file-system image is ' + FS_SIZE + ' B, this one ' + img.length + ' B');
+      flash.set(img, FS_OFFSET);
+    }
+    this.start(flash, 0);
+  }
+
+  start(flash, nanos) {
+    const mcu = new RP2040();
+    this.mcu = mcu;
+    mcu.logger = { debug() {}, info() {}, warn: (n, m) => this.log('warn', n + ': ' + m), error: (n, m) => this.log('error', n + ': ' + m) };
+    const words = new Uint32Array(this.bootromBytes.buffer.slice(this.bootromBytes.byteOffset, this.bootromBytes.byteOffset + 16384));
+    mcu.loadBootrom(words);            // (resets the core and erases the flash array)
+    mcu.flash.set(flash);
+    if (nanos) mcu.clock.tick(nanos);  // a restarted chip keeps the emulated time going
+    this.patchRom();
+    mcu.core.PC = FLASH_BASE;         // boot2 in flash, as the rp2040js demo does
+    mcu.onBreak = (code) => this.onBreak(code);
+    mcu.watchdog = mcu.peripherals[0x40058];
+    mcu.watchdog.onWatchdogTrigger = () => { this.resetRequested = true; };
+    this.setupUSB();
+    this.setupPIO();
+    this.setupSPI();
+    for (const p of this.watchPins) this.watchPin(p);
+    for (const p of this.ws2812Pins) this.decodeWS2812(p);
+    for (const p of this.pwmPins) this.watchPWM(p);
+    // Pad pull-ups are not modelled: the harness drives pulled-up inputs itself.
+    this.primaskSince = -1;
+    this.flashInMask = false;
+    this.wsInMask = false;
+  }
+
+  log(level, msg) {
+    // Core 1's FIFO is not modelled; each soft reset touches it (harmless).
+    // The QSPI pads and the SSI are stubs: boot2 and the ROM's flash calls poke them.
+    if (/invalid SIO address: (50|58)|^(IO_QSPI_BASE|SSI): Unimplemented/.test(msg)) return;
+    emit({ e: 'log', level, msg });
+  }
+
+  patchRom() {
+    const rom = this.mcu.bootrom;        // Uint32Array view of the ROM
+    for (const [addr, n] of [[this.eraseAddr, 1], [this.programAddr, 2]]) {
+      const word = rom[addr >> 2];
+      const bkpt = 0xbe00 | n;
+      rom[addr >> 2] = (addr & 2) ? ((word & 0xffff) | (bkpt << 16)) >>> 0 : ((word & 0xffff0000) | bkpt) >>> 0;
+    }
+  }
+
+  onBreak(code) {
+    const core = this.mcu.core;
+    const at = (core.PC - 2) & ~1;
+    const r = core.registers;
+    if (at === this.eraseAddr || at === this.programAddr) {
+      const flash = this.mcu.flash;
+      const offset = r[0] >>> 0;
+      let ns;
+      if (at === this.eraseAddr) {
+        const count = r[1] >>> 0;
+        flash.fill(0xff, offset, offset + count);
+        ns = this.opts.eraseMs * 1e6 * Math.ceil(count / 4096);
+        emit({ e: 'flash', op: 'erase', off: offset, len: count, t: Math.round(this.mcu.clock.nanos), ns });
+      } else {
+        const src = r[1] >>> 0;
+        const count = r[2] >>> 0;
+        for (let i = 0; i < count; i++) flash[offset + i] &= this.mcu.readUint8(src + i);
+        ns = this.opts.programMsPerPage * 1e6 * Math.ceil(count / 256);
+        emit({ e: 'flash', op: 'program', off: offset, len: count, t: Math.round(this.mcu.clock.nanos), ns });
+      }
+      this.stats.flashOps++;
+      this.stats.flashNs += ns;
+      this.flashInMask = true;
+      // The chip is busy (interrupts masked) while the flash erases or programs.
+      this.mcu.clock.tick(ns);
+      core.PC = core.LR & ~1;
+      return;
+    }
+    this.log('warn', 'BKPT #' + code + ' at 0x' + at.toString(16) + ' (not a patched ROM call): stopping');
+    this.halted = true;
+  }
+
+  // ---- USB: a host that answers OUT reads only when it has data --------------------------------
+  setupUSB() {
+    const cdc = new USBCDC(this.mcu.usbCtrl);
+    this.cdc = cdc;
+    this.usbPending = null;
+    cdc.onDeviceConnected = () => { this.usbConnected = true; emit({ e: 'usb', connected: true }); };
+    cdc.onSerialData = (buf) => { emit({ e: 'ser', hex: Buffer.from(buf).toString('hex') }); };
+    const usb = this.mcu.usbCtrl;
+    const answer = usb.onEndpointRead;
+    usb.onEndpointRead = (endpoint, size) => {
+      if (DEBUG) this.log('debug', 'usb read ep' + endpoint + ' size ' + size + ' fifo ' + cdc.txFIFO.itemCount + ' t ' + this.mcu.clock.nanos);
+      if (endpoint === cdc.outEndpoint && cdc.txFIFO.empty) {
+        this.usbPending = [endpoint, size];  // NAK until the host has something to send
+        return;
+      }
+      answer(endpoint, size);
+    };
+    this.usbAnswer = answer;
+    for (const b of this.serialIn) cdc.sendSerialByte(b);
+    this.serialIn = [];
+  }
+
+  serialWrite(bytes) {
+    const cdc = this.cdc;
+    for (const b of bytes) {
+      if (cdc.txFIFO.full) this.serialIn.push(b); else cdc.sendSerialByte(b);
+    }
+    this.kickUSB();
+  }
+
+  kickUSB() {
+    const cdc = this.cdc;
+    while (this.serialIn.length && !cdc.txFIFO.full) cdc.sendSerialByte(this.serialIn.shift());
+    if (this.usbPending && !cdc.txFIFO.empty) {
+      const [ep, size] = this.usbPending;
+      this.usbPending = null;
+      this.usbAnswer(ep, size);
+    }
+  }
+
+  // ---- PIO on the emulated clock -----------------------------------------------------------
+  setupPIO() {
+    this.pioNext = Infinity;
+    for (const pio of this.mcu.pio) {
+      pio.run = () => { this.pioNext = Math.min(this.pioNext, this.mcu.clock.nanos); };
+      for (const sm of pio.machines) sm.nextNs = -1;
+    }
+  }
+
+  stepPIO(now) {
+    let next = Infinity;
+    const clkSys = this.mcu.clkSys;
+    for (const pio of this.mcu.pio) {
+      let any = false;
+      for (const sm of pio.machines) {
+        if (!sm.enabled) { sm.nextNs = -1; continue; }
+        any = true;
+        if (sm.nextNs < 0) sm.nextNs = now;
+        const div = (sm.clockDivInt || 65536) + sm.clockDivFrac / 256;
+        const cycleNs = div * 1e9 / clkSys;
+        let guard = 0;
+        while (sm.nextNs <= now && guard++ < 64) {
+          const before = sm.cycles;
+          sm.step();
+          const used = sm.cycles - before;
+          sm.nextNs += (used > 0 ? used : 1) * cycleNs;
+        }
+        if (sm.nextNs < next) next = sm.nextNs;
+      }
+      if (any) pio.checkChangedPins();
+    }
+    this.pioNext = next;
+  }
+
+  // ---- SPI devices modelled in Python ---------------------------------------------------------
+  setupSPI() {
+    this.mcu.spi.forEach((spi, bus) => {
+      spi.onTransmit = (value) => {
+        const dev = this.spiDevices.find((d) => d.bus === bus && [...d.cs].some((p) => !this.mcu.gpio[p].outputValue));
+        let rx = 0xff;
+        if (dev) {
+          this.stats.spiBytes++;
+          flushOut();
+          emit({ e: 'spi', bus, tx: value, t: Math.round(this.mcu.clock.nanos) });
+          flushOut();
+          rx = this.serve('rx');
+        }
+        // One byte takes 8 SPI clocks on the wire.
+        const ns = 8e9 / Math.max(1, spi.clockFrequency);
+        const alarm = this.mcu.clock.createAlarm(() => spi.completeTransmit(rx));
+        alarm.schedule(ns);
+      };
+    });
+  }
+
+  // ---- pins seen from outside -----------------------------------------------------------------
+  watchPin(p) {
+    const pin = this.mcu.gpio[p];
+    let last = pin.outputEnable ? (pin.outputValue ? 1 : 0) : -1;
+    pin.addListener(() => {
+      const v = pin.outputEnable ? (pin.outputValue ? 1 : 0) : -1;
+      if (v !== last) {
+        last = v;
+        emit({ e: 'pin', p, v, t: Math.round(this.mcu.clock.nanos) });
+      }
+    });
+  }
+
+  decodeWS2812(p) {
+    // WS2812: a bit is a high pulse (0: ~0.4 us, 1: ~0.8 us) in a 1.25 us slot; a low of more
+    // than 50 us ends a frame. Bytes come G, R, B per pixel.
+    const pin = this.mcu.gpio[p];
+    const clock = this.mcu.clock;
+    let high = false, rise = 0, start = -1, bits = [], last = 0, maskedAll = true;
+    const finish = () => {
+      if (start < 0) return;
+      const rgb = [];
+      const nbytes = Math.floor(bits.length / 8);
+      for (let i = 0; i < nbytes; i++) {
+        let v = 0;
+        for (let b = 0; b < 8; b++) v = (v << 1) | bits[i * 8 + b];
+        rgb.push(v);
+      }
+      for (let i = 0; i + 2 < rgb.length; i += 3) { const g = rgb[i]; rgb[i] = rgb[i + 1]; rgb[i + 1] = g; }
+      this.stats.wsFrames++;
+      emit({ e: 'ws', pin: p, t: Math.round(start), end: Math.round(last), bits: bits.length,
+             masked: maskedAll, rgb: Buffer.from(rgb).toString('hex') });
+      start = -1; bits = []; maskedAll = true;
+    };
+    const endAlarm = clock.createAlarm(finish);
+    pin.addListener(() => {
+      const level = pin.outputValue && pin.outputEnable;
+      const now = clock.nanos;
+      if (level && !high) {
+        if (start >= 0 && now - last > 50000) finish();
+        if (start < 0) start = now;
+        rise = now;
+        if (!this.mcu.core.PM) maskedAll = false;
+      } else if (!level && high) {
+        bits.push(now - rise > 600 ? 1 : 0);
+        last = now;
+        this.wsInMask = this.wsInMask || this.mcu.core.PM;
+        endAlarm.schedule(60000);
+      }
+      high = level;
+    });
+  }
+
+  watchPWM(p) {
+    const mcu = this.mcu;
+    const pwm = mcu.pwm;
+    const slice = (p >> 1) & 7;
+    const channelB = p & 1;
+    let last = '';
+    const check = () => {
+      const ch = pwm.channels[slice];
+      const pin = mcu.gpio[p];
+      const on = pin.functionSelect === FUNCSEL_PWM && !!(ch.csr & 1);
+      const top = ch.top + 1;
+      const cc = channelB ? (ch.cc >>> 16) : (ch.cc & 0xffff);
+      const freq = on ? mcu.clkSys / (ch.timer.prescaler * top) : 0;
+      const duty = on ? Math.min(1, cc / top) : 0;
+      const key = on && duty > 0 ? freq.toFixed(1) + '/' + duty.toFixed(3) : 'off';
+      if (key !== last) {
+        last = key;
+        emit({ e: 'pwm', pin: p, t: Math.round(mcu.clock.nanos), freq: on && duty > 0 ? freq : 0, duty });
+      }
+    };
+    const write = pwm.writeUint32.bind(pwm);
+    pwm.writeUint32 = (offset, value) => { write(offset, value); check(); };
+    const io = mcu.peripherals[0x40014];
+    const ioWrite = io.writeUint32.bind(io);
+    io.writeUint32 = (offset, value) => { ioWrite(offset, value); check(); };
+  }
+
+  // ---- running --------------------------------------------------------------------------------
+  run(untilNs, wallMs) {
+    const mcu = this.mcu;
+    const clock = mcu.clock;
+    const core = mcu.core;
+    const wallEnd = wallMs ? Date.now() + wallMs : 0;
+    let i = 0;
+    while (clock.nanos < untilNs && !this.halted) {
+      const cycleNs = 1e9 / mcu.clkSys;
+      if (core.waiting) {
+        let to = clock.nanosToNextAlarm > 0 ? clock.nanos + clock.nanosToNextAlarm : untilNs;
+        if (this.pioNext < to) to = this.pioNext;
+        if (to > untilNs) to = untilNs;
+        if (to <= clock.nanos) to = clock.nanos + cycleNs;
+        clock.tick(to - clock.nanos);     // an interrupt raised by an alarm ends the WFI
+      } else {
+        const cycles = core.executeInstruction();
+        clock.tick(cycles * cycleNs);
+      }
+      if (this.pioNext <= clock.nanos) this.stepPIO(clock.nanos);
+      this.trackMask();
+      if (this.resetRequested) this.restart();
+      if ((++i & 0xfff) === 0) {
+        if (this.serialIn.length || this.usbPending) this.kickUSB();
+        if (wallEnd && Date.now() >= wallEnd) break;
+      }
+    }
+    this.trackMask();
+  }
+
+  trackMask() {
+    // Interrupts masked (PRIMASK) for a while: how long, and whether a flash operation or
+    // a WS2812 frame happened inside.
+    const pm = this.mcu.core.PM;
+    const now = this.mcu.clock.nanos;
+    if (pm && this.primaskSince < 0) {
+      this.primaskSince = now;
+      this.flashInMask = false;
+      this.wsInMask = false;
+    } else if (!pm && this.primaskSince >= 0) {
+      const ns = now - this.primaskSince;
+      if (ns > 20000) {
+        const cause = this.flashInMask ? 'flash' : (this.wsInMask ? 'leds' : 'other');
+        emit({ e: 'mask', t: Math.round(this.primaskSince), ns: Math.round(ns), cause });
+      }
+      if (ns > this.stats.maskedMaxNs) this.stats.maskedMaxNs = ns;
+      this.primaskSince = -1;
+    }
+  }
+
+  restart() {
+    // rp2040js has no watchdog reset: start the chip again from its flash (file system kept).
+    this.resetRequested = false;
+    this.resets++;
+    const flash = new Uint8Array(this.mcu.flash);
+    const nanos = this.mcu.clock.nanos;
+    emit({ e: 'reset', t: Math.round(nanos), n: this.resets });
+    this.start(flash, nanos);
+  }
+
+  setInput(p, v) {
+    this.mcu.gpio[p].setInputValue(!!v);
+  }
+
+  // Process commands until one of `until` kinds ("rx" inside an SPI byte, or "run"/"quit"
+  // at top level); returns the value for "rx".
+  serve(until) {
+    for (;;) {
+      flushOut();
+      const line = readLine();
+      if (line === null) process.exit(0);
+      if (!line.trim()) continue;
+      const m = JSON.parse(line);
+      switch (m.c) {
+        case 'rx':
+          if (until === 'rx') return m.v & 0xff;
+          throw new Error('rx outside an SPI exchange');
+        case 'gpio': this.setInput(m.pin, m.v); break;
+        case 'serial': this.serialWrite(Buffer.from(m.hex, 'hex')); break;
+        case 'watch': for (const p of m.pins) { if (!this.watchPins.has(p)) { this.watchPins.add(p); this.watchPin(p); } } break;
+        case 'spi_device': this.spiDevices.push({ bus: m.bus, cs: new Set(m.cs) }); break;
+        case 'ws2812': if (!this.ws2812Pins.has(m.pin)) { this.ws2812Pins.add(m.pin); this.decodeWS2812(m.pin); } break;
+        case 'pwm': if (!this.pwmPins.has(m.pin)) { this.pwmPins.add(m.pin); this.watchPWM(m.pin); } break;
+        case 'save_fs': fs.writeFileSync(m.path, Buffer.from(this.mcu.flash.subarray(FS_OFFSET, FS_OFFSET + FS_SIZE))); emit({ e: 'saved', path: m.path }); break;
+        case 'stats': emit({ e: 'stats', t: Math.round(this.mcu.clock.nanos), resets: this.resets, ...this.stats }); break;
+        case 'run':
+          if (until === 'rx') throw new Error('run inside an SPI exchange');
+          this.run(m.until, m.wall_ms || 0);
+          emit({ e: 'done', t: Math.round(this.mcu.clock.nanos), halted: !!this.halted });
+          break;
+        case 'quit': flushOut(); process.exit(0);
+        default: throw new Error('unknown command ' + line);
+      }
+    }
+  }
+}
+
+function main() {
+  let board;
+  try {
+    board = new Board(parseArgs(process.argv.slice(2)));
+  } catch (e) {
+    emit({ e: 'error', msg: String(e.message || e) });
+    flushOut();
+    process.exit(2);
+  }
+  emit({ e: 'ready', t: 0 });
+  board.serve('run');
+}
+
+main();
