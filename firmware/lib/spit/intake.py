@@ -26,7 +26,8 @@ the touch edge that marks the true landing, and readers are serviced one after t
 
 Everything is preallocated: feeding an event allocates nothing.  The game itself lives in the
 subclass (``Referee``): it implements ``_process(kind, ms, us, a, b, c, flags)`` (``F_LATE``,
-``F_TIED``) and ``_clock_to(ms, us)`` (time-driven transitions up to that time).
+``F_TIED``) and ``_clock_to(ms, us)`` (time-driven transitions up to that time), and clears
+``_timed`` while no time-driven transition can happen (then ``_clock_to`` is not called).
 """
 
 try:
@@ -90,6 +91,7 @@ class EventQueue:
         self._done_ms = 0   # time of the last event handed to _process
         self._done_us = 0
         self.overflows = 0
+        self._timed = True   # the subclass clears it while time alone can change nothing
 
     # --- input side ---
     def feed(self, kind, ms, us, a, b, c):
@@ -109,7 +111,11 @@ class EventQueue:
                 i = a * _TOUCH_CAP
                 ms = self._tms[i]
                 us = self._tus[i]
-                self._pop_touch(a)
+                if self._tcount[a] == 1:   # the usual case: nothing to shift
+                    self._tcount[a] = 0
+                    self._touches -= 1
+                else:
+                    self._pop_touch(a)
         self._insert(kind, ms, us, a, b, c, flags)
         self._release(False)
 
@@ -121,11 +127,13 @@ class EventQueue:
         self._read_ms[pile] = ms
         self._read_us[pile] = us
         if self._tcount[pile] > 0:
-            self._expire_touches(pile, ms, us)
-            n = self._tcount[pile]
             base = pile * _TOUCH_CAP
             tms = self._tms
             tus = self._tus
+            dm = ms - tms[base]
+            if dm > self._match_ms or (dm == self._match_ms and us - tus[base] > self._match_us):
+                self._expire_touches(pile, ms, us)   # (only when the first one is stale)
+            n = self._tcount[pile]
             if n > 0 and (tms[base] < ms or (tms[base] == ms and tus[base] <= us)):
                 # Every other touch up to this read: its card was on the pile too when this
                 # tag answered, so which of the two this read is cannot be told.
@@ -246,14 +254,15 @@ class EventQueue:
         c = qc[0]
         flags = qf[0]
         n = self._qn - 1
-        for i in range(n):
-            qk[i] = qk[i + 1]
-            qms[i] = qms[i + 1]
-            qus[i] = qus[i + 1]
-            qa[i] = qa[i + 1]
-            qb[i] = qb[i + 1]
-            qc[i] = qc[i + 1]
-            qf[i] = qf[i + 1]
+        if n:
+            for i in range(n):
+                qk[i] = qk[i + 1]
+                qms[i] = qms[i + 1]
+                qus[i] = qus[i + 1]
+                qa[i] = qa[i + 1]
+                qb[i] = qb[i + 1]
+                qc[i] = qc[i + 1]
+                qf[i] = qf[i + 1]
         self._qn = n
         if ms < self._done_ms or (ms == self._done_ms and us < self._done_us):
             # Arrived after later events were judged: judge it now, at the latest time.
@@ -263,7 +272,8 @@ class EventQueue:
         else:
             self._done_ms = ms
             self._done_us = us
-        self._clock_to(ms, us)
+        if self._timed:
+            self._clock_to(ms, us)
         self._process(kind, ms, us, a, b, c, flags)
 
     def _release(self, everything):
@@ -312,7 +322,8 @@ class EventQueue:
         if tms > self._done_ms or (tms == self._done_ms and tus > self._done_us):
             self._done_ms = tms
             self._done_us = tus
-            self._clock_to(tms, tus)
+            if self._timed:
+                self._clock_to(tms, tus)
 
     # --- hooks for the game ---
     def _clock_to(self, ms, us):

@@ -21,7 +21,7 @@ from spit.verdicts import V_ACCEPT, V_ILLEGAL, V_LATE, V_TIE, V_SPIT
 from spit.cards import JOKER
 from spit.intake import (EventQueue, EV_TOUCH, EV_CARD, EV_STUCK, EV_SLAP, EV_READY, EV_UNDO,
                          EV_TOP, EV_ANSWER, EV_NO_READ, F_LATE, F_TIED)
-from spit.legal import fits, MODE_TABLEAU, MODE_OWN_DECK, MODE_SPEED, JOKER_ANY
+from spit.legal import fits, MODE_TABLEAU, MODE_OWN_DECK, MODE_SPEED, JOKER_ANY, WRAP_ACE_ONLY
 from spit.settle import Settlement
 from spit.corrections import Corrections
 from spit.timebase import before, SATURATED_US
@@ -47,6 +47,8 @@ class Referee(EventQueue, Settlement, Corrections):
         self._race_window = rules.race_window_us
         self._slow_spit = rules.slow_spit_ms > 0
         self._jokers = rules.jokers
+        # fits() has nothing to add to "one rank up or down" (R-CARD-2) under these rules.
+        self._plain = not rules.alternate_colours and rules.wrap != WRAP_ACE_ONLY
         self._timer_ms = rules.timer_ms
         self.sink = sink
         self.intents = intents   # a spit.intents.LedIntents, or None (no LEDs)
@@ -170,9 +172,14 @@ class Referee(EventQueue, Settlement, Corrections):
         self._emit(V.V_ROUND_START, ms, us, self.round, self.cards[0], self.cards[1], -1)
         self._countdown(ms, us)
 
+    def _phase_to(self, phase):
+        self.phase = phase
+        # Time alone moves only a countdown, the slap window and the game timer.
+        self._timed = phase == PH_COUNTDOWN or phase == PH_SLAP or (self._timer_ms > 0 and phase != PH_OVER)
+
     def _countdown(self, ms, us):
         """R-PLAY-1 / R-STALL-1: a countdown, then the next card on each pile is its spit card."""
-        self.phase = PH_COUNTDOWN
+        self._phase_to(PH_COUNTDOWN)
         self.cd_ms = ms + self.rules.countdown_ms
         self.cd_us = us
         self.live_ms = self.cd_ms
@@ -251,7 +258,7 @@ class Referee(EventQueue, Settlement, Corrections):
     def _clock_to(self, ms, us):
         phase = self.phase
         if phase == PH_COUNTDOWN and not before(ms, us, self.cd_ms, self.cd_us):
-            self.phase = PH_PLAY
+            self._phase_to(PH_PLAY)
             if self.spit_done():
                 self._plan_spit(ms, us)
             if self.intents is not None:
@@ -343,7 +350,11 @@ class Referee(EventQueue, Settlement, Corrections):
             self._emit(V_TIE, ms, us, pile, card, top, dt)
         race = dt < self._race_window
         rules = self.rules
-        if fits(rules, top, self.top_rank[pile], card):
+        top_rank = self.top_rank[pile]
+        d = (card & 15) - top_rank
+        # The common case first: the next rank up or down under plain rules (no call).
+        if (self._plain and (d == 1 or d == -1) and card != JOKER and top_rank != 0 and top >= 0) \
+                or fits(rules, top, top_rank, card):
             if race:
                 self.n_races += 1   # a contested spot: it fits either way
             self._land(ms, us, pile, card, player, False)

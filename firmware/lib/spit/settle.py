@@ -53,6 +53,7 @@ class Settlement:
     score: list
     ready: list
     _emit: "Any"
+    _phase_to: "Any"
 
     def __init__(self):
         self.out_player = -1        # who went out this round (-1: blocked, or not known yet)
@@ -134,7 +135,7 @@ class Settlement:
             self.single_pile = other
 
     def _open_slaps(self):
-        self.phase = _PH_SLAP
+        self._phase_to(_PH_SLAP)
         self.first_slapper = -1
         self.slap_pile[0] = -1
         self.slap_pile[1] = -1
@@ -165,7 +166,7 @@ class Settlement:
             self.question_player = self.first_slapper if self.first_slapper >= 0 else 0
             self.question_total = 1
             self.question_after = Q_WENT_OUT
-            self.phase = _PH_QUESTION
+            self._phase_to(_PH_QUESTION)
             self._emit(V.V_QUESTION, ms, us, V.Q_WENT_OUT, self.question_player, 1, -1)
             return
         n = self.npiles
@@ -226,7 +227,7 @@ class Settlement:
         elif self.timer_due:
             self._timer_verdict(ms, us, self.cards[0], self.cards[1])
         else:
-            self.phase = _PH_BETWEEN
+            self._phase_to(_PH_BETWEEN)
             self.ready[0] = False
             self.ready[1] = False
 
@@ -266,7 +267,7 @@ class Settlement:
         self.question_total = total if total > 0 else 0
         self.question_player = 0
         self.question_after = after
-        self.phase = _PH_QUESTION
+        self._phase_to(_PH_QUESTION)
         self._emit(V.V_QUESTION, ms, us, V.Q_STOCK_LEFT, 0, self.question_total, -1)
 
     def on_answer(self, ms, us, player, value):
@@ -280,7 +281,7 @@ class Settlement:
                 self._emit(V.V_ERROR, ms, us, V.E_BAD_ANSWER, -1, value, player)
                 return   # the cards seen say otherwise: the question stands
             self._set_out(out)
-            self.phase = _PH_SLAP
+            self._phase_to(_PH_SLAP)
             self.assign_piles(ms, us)
             return
         self.stock_left[player] = value
@@ -295,7 +296,7 @@ class Settlement:
         self._open_slaps()
 
     def game_over(self, ms, us, winner, reason):
-        self.phase = _PH_OVER
+        self._phase_to(_PH_OVER)
         self.winner = winner
         self.over_reason = reason
         self._emit(V.V_GAME_OVER, ms, us, winner, reason, -1, -1)
