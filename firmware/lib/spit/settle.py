@@ -3,7 +3,9 @@
 A mixin of ``Referee``: it works on the referee's state and is split out only to keep each
 module readable.  The referee cannot see the stocks: when a player slaps it checks the slap is
 possible (enough cards were played), derives the opponent's leftover stock from what it saw,
-and when that cannot be derived (a blocked round, the timer) it asks with a ``question``.
+and when that cannot be derived (a blocked round, the timer) it asks with a ``question``.  It
+does not guess who went out either: when the cards seen allow both, the player says so (STUCK
+during the slaps) or is asked (``went_out``) before the piles are given out.
 """
 
 try:
