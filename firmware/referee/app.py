@@ -48,6 +48,7 @@ _DRAIN_MAX = const(48)     # events taken from the ring per step (the rest next 
 _HOUSEKEEP_MS = const(1000)
 _REREPORT_MS = const(10000)
 _ACK_TIMEOUT_MS = const(3)
+_IDLE_MS = const(1)       # sleep after a step with no input waiting
 _RENDER_MS = const(10)     # animation frame period (patterns change at >= 62 ms)
 
 
@@ -66,9 +67,10 @@ class BootError(Exception):
 
 
 class App:
-    def __init__(self, root="", out=print):
+    def __init__(self, root="", out=print, echo=None):
         self.root = root
         self.out = out
+        self.echo = echo          # echo(line): live session log on the console (None: off)
         self.own_deck = False
         self.status = None        # status LED pin
         self.leds = None
@@ -238,7 +240,7 @@ class App:
         self.sessions += 1
         self._over_ready[0] = self._over_ready[1] = False
         self.intents = LedIntents()
-        self.slog = SessionLog(self.book, self.rules.reorder_us, self._on_verdict)
+        self.slog = SessionLog(self.book, self.rules.reorder_us, self._on_verdict, self.echo)
         if self.book is not None:
             extra = {"board": self.board["name"], "firmware": spit.__version__}
             self.book.start(header_line(self.rules, self.counts, extra))
@@ -267,8 +269,14 @@ class App:
 
     # ---- the loop -----------------------------------------------------------------------
     def run_forever(self):
+        ring = self.ring
         while True:
             self.step()
+            if not len(ring):
+                # Nothing waiting: sleep (WFE) until the next tick. Edges are stamped by
+                # hard IRQs meanwhile, so this adds at most a millisecond before they are
+                # judged, and the chip idles between cards instead of spinning.
+                time.sleep_ms(_IDLE_MS)
 
     def step(self):
         clock = self.clock

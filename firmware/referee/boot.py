@@ -13,11 +13,12 @@ runner calls ``start()`` and steps ``App.step()`` itself.
 import sys
 
 
-def start(root=""):
-    """Boot the referee and return the ``App`` (raises ``referee.app.BootError``)."""
+def start(root="", echo=None):
+    """Boot the referee and return the ``App`` (raises ``referee.app.BootError``).
+    ``echo(line)`` also gets every session log line (the live log on the console)."""
     from referee.app import App
 
-    app = App(root)
+    app = App(root, echo=echo)
     app.boot()
     return app
 
@@ -37,11 +38,13 @@ def _blink(led, code, cycles):
     return code
 
 
-def run(root="", error_cycles=-1):
+def run(root="", error_cycles=-1, echo=print):
     """Boot and loop forever.  On a boot error: one line, then blink its code ``error_cycles``
-    times (-1: forever) and return the code."""
+    times (-1: forever) and return the code.  ``echo``: the session log goes live to the
+    console too (``spit console`` shows the game as it is refereed; a Pico with no USB host
+    drops it at no cost)."""
     try:
-        app = start(root)
+        app = start(root, echo)
     except KeyboardInterrupt:
         raise
     except Exception as e:  # noqa: BLE001 - top level: report once, never crash-loop

@@ -61,8 +61,9 @@ def line_json(t, items, first=1, extra_key=None, extra_value=None):
 class SessionLog:
     """Writes the events and verdicts of one session; also the engine's verdict sink."""
 
-    def __init__(self, book, reorder_us, on_verdict=None):
+    def __init__(self, book, reorder_us, on_verdict=None, echo=None):
         self.book = book              # a referee.logbook.Logbook (or None: no log)
+        self.echo = echo              # echo(line): each line also goes here (the USB console)
         self.reorder_us = reorder_us
         self.on_verdict = on_verdict  # on_verdict(code, ms, a, b, c) for sounds etc.
         self.pause = False            # a pause verdict came: flush at the end of this step
@@ -79,6 +80,8 @@ class SessionLog:
         self.lines += 1
         if self.book is not None:
             self.book.append(line)
+        if self.echo is not None:
+            self.echo(line)
 
     def _see(self, ms, us):
         if ms > self.h_ms or (ms == self.h_ms and us > self.h_us):

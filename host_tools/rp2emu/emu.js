@@ -328,13 +328,20 @@ class Board {
 
   // ---- pins seen from outside -----------------------------------------------------------------
   watchPin(p) {
+    // A chip-select of a device modelled in Python is synchronous: the device may schedule
+    // something (a reply ready) that must stop the current run early.
     const pin = this.mcu.gpio[p];
     let last = pin.outputEnable ? (pin.outputValue ? 1 : 0) : -1;
     pin.addListener(() => {
       const v = pin.outputEnable ? (pin.outputValue ? 1 : 0) : -1;
       if (v !== last) {
         last = v;
-        emit({ e: 'pin', p, v, t: Math.round(this.mcu.clock.nanos) });
+        const sync = this.spiDevices.some((d) => d.cs.has(p));
+        emit({ e: 'pin', p, v, t: Math.round(this.mcu.clock.nanos), sync });
+        if (sync) {
+          flushOut();
+          this.serve('go');
+        }
       }
     });
   }
@@ -413,7 +420,9 @@ class Board {
     const core = mcu.core;
     const wallEnd = wallMs ? Date.now() + wallMs : 0;
     let i = 0;
-    while (clock.nanos < untilNs && !this.halted) {
+    this.runLimit = untilNs;          // a device model may bring it forward ("until")
+    while (clock.nanos < this.runLimit && !this.halted) {
+      untilNs = this.runLimit;
       const cycleNs = 1e9 / mcu.clkSys;
       if (core.waiting) {
         let to = clock.nanosToNextAlarm > 0 ? clock.nanos + clock.nanosToNextAlarm : untilNs;
@@ -483,6 +492,10 @@ class Board {
         case 'rx':
           if (until === 'rx') return m.v & 0xff;
           throw new Error('rx outside an SPI exchange');
+        case 'go':
+          if (until === 'go') return 0;
+          throw new Error('go outside a synchronous event');
+        case 'until': if (m.t < this.runLimit) this.runLimit = m.t; break;
         case 'gpio': this.setInput(m.pin, m.v); break;
         case 'serial': this.serialWrite(Buffer.from(m.hex, 'hex')); break;
         case 'watch': for (const p of m.pins) { if (!this.watchPins.has(p)) { this.watchPins.add(p); this.watchPin(p); } } break;
@@ -492,7 +505,7 @@ class Board {
         case 'save_fs': fs.writeFileSync(m.path, Buffer.from(this.mcu.flash.subarray(FS_OFFSET, FS_OFFSET + FS_SIZE))); emit({ e: 'saved', path: m.path }); break;
         case 'stats': emit({ e: 'stats', t: Math.round(this.mcu.clock.nanos), resets: this.resets, ...this.stats }); break;
         case 'run':
-          if (until === 'rx') throw new Error('run inside an SPI exchange');
+          if (until !== 'run') throw new Error('run inside a synchronous event');
           this.run(m.until, m.wall_ms || 0);
           emit({ e: 'done', t: Math.round(this.mcu.clock.nanos), halted: !!this.halted });
           break;

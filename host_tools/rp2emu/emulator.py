@@ -99,6 +99,8 @@ class Rp2Emulator:
         self.on_mask = None
         self.on_reset = None
         self.on_log = None
+        self.next_stop_ns = None         # () -> ns or None: when a device model next needs to act
+        self._target = 0
         first = self._event()
         if first.get("e") != "ready":
             raise EmulatorError(first.get("msg") or "the emulator did not start: %r" % first)
@@ -181,6 +183,7 @@ class Rp2Emulator:
         if t_ns <= self.now_ns:
             self._flush()
             return self.now_ns
+        self._target = int(t_ns)
         cmd = {"c": "run", "until": int(t_ns)}
         if wall_ms:
             cmd["wall_ms"] = int(wall_ms)
@@ -203,14 +206,20 @@ class Rp2Emulator:
             self.now_ns = ev["t"]
             fn = self._spi.get(ev["bus"])
             rx = fn(ev["tx"], ev["t"]) if fn is not None else 0xFF
+            self._stop_early()
             self._send(c="rx", v=rx & 0xFF)
             self._flush()
         elif kind == "ser":
             if self.on_serial is not None:
                 self.on_serial(bytes.fromhex(ev["hex"]))
         elif kind == "pin":
+            self.now_ns = ev["t"]       # device models look at the time of the edge
             if self.on_pin is not None:
                 self.on_pin(ev["p"], ev["v"], ev["t"])
+            if ev.get("sync"):
+                self._stop_early()
+                self._send(c="go")
+                self._flush()
         elif kind == "ws":
             if self.on_ws2812 is not None:
                 self.on_ws2812(ev)
@@ -233,6 +242,14 @@ class Rp2Emulator:
                 self.on_log(ev)
         elif kind == "error":
             raise EmulatorError(ev.get("msg", "emulator error"))
+
+    def _stop_early(self):
+        # A device model scheduled something before the end of this run: stop there.
+        if self.next_stop_ns is not None:
+            t = self.next_stop_ns()
+            if t is not None and t < self._target:
+                self._target = int(t)
+                self._send(c="until", t=int(t))
 
     def close(self):
         if self.proc.poll() is None:
