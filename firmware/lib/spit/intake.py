@@ -163,10 +163,7 @@ class EventQueue:
     # --- touches (per pile, sorted by time) ---
     def _push_touch(self, pile, ms, us):
         if self._tcount[pile] == _TOUCH_CAP:
-            # Full: the oldest touch can only be a stale one; report it unread.
-            i = pile * _TOUCH_CAP
-            self._insert(EV_NO_READ, self._tms[i], self._tus[i], pile, -1, -1, 0)
-            self._pop_touch(pile)
+            self._unread_first(pile)   # full: the oldest touch can only be a stale one
         base = pile * _TOUCH_CAP
         i = base + self._tcount[pile]
         tms = self._tms
@@ -182,6 +179,12 @@ class EventQueue:
         tflag[i] = 0
         self._tcount[pile] += 1
         self._touches += 1
+
+    def _unread_first(self, pile):
+        """The pile's earliest touch will get no read: a ``no_read`` event at its time."""
+        i = pile * _TOUCH_CAP
+        self._insert(EV_NO_READ, self._tms[i], self._tus[i], pile, -1, -1, 0)
+        self._pop_touch(pile)
 
     def _pop_touch(self, pile):
         base = pile * _TOUCH_CAP
@@ -208,8 +211,7 @@ class EventQueue:
             tms = self._tms[i]
             if tms > lms or (tms == lms and self._tus[i] >= lus):
                 return
-            self._insert(EV_NO_READ, tms, self._tus[i], pile, -1, -1, 0)
-            self._pop_touch(pile)
+            self._unread_first(pile)
 
     # --- the sorted buffer ---
     def _insert(self, kind, ms, us, a, b, c, flags):
@@ -283,9 +285,7 @@ class EventQueue:
             for p in range(self.npiles):
                 if everything:
                     while self._tcount[p] > 0:
-                        i = p * _TOUCH_CAP
-                        self._insert(EV_NO_READ, self._tms[i], self._tus[i], p, -1, -1, 0)
-                        self._pop_touch(p)
+                        self._unread_first(p)
                 elif self._tcount[p] > 0:
                     self._expire_touches(p, hms, hus)
         if everything:

@@ -95,18 +95,15 @@ class Settlement:
             return
         if rules.slap == SLAP_BOTH and self.can_be_out(1 - player):
             # Both slap, and either could be the one who went out: the first hand down is no
-            # proof.  The slaps are taken as usual; who went out is asked before the piles
-            # and card counts are settled (Q_WENT_OUT).
+            # proof.  The slaps are taken as usual; who went out is said (STUCK) or asked
+            # (Q_WENT_OUT) before the piles and card counts are settled.
             self.out_unknown = True
             self.out_player = -1
-            self._emit(V.V_ROUND_END, ms, us, V.R_OUT, -1, self.round, -1)
-            self._open_slaps()
-            self.claim(ms, us, player, pile)
-            return
-        self._set_out(player)
-        self._emit(V.V_ROUND_END, ms, us, V.R_OUT, player, self.round, -1)
+        else:
+            self._set_out(player)
+        self._emit(V.V_ROUND_END, ms, us, V.R_OUT, self.out_player, self.round, -1)
         self._open_slaps()
-        if self.single_pile >= 0:
+        if self.single_pile >= 0 and not self.out_unknown:
             self.assign_piles(ms, us)   # R-ROUND-6: no slap, the opponent takes the center
         else:
             self.claim(ms, us, player, pile)
