@@ -132,10 +132,10 @@ def _int_text(rng, good_max):
     return str(rng.below(good_max))
 
 
-def _log_line(rng, t):
+def _log_line(rng, t, deep_max):
     k = rng.below(40)
     if k == 0:
-        return "[" * (1 + rng.below(3000))                    # deep nesting
+        return "[" * (1 + rng.below(deep_max))                # deep nesting
     if k == 1:
         return '{"t": %d, "ev": "card", "pile": %s}' % (t, "[" * 50 + "]" * 50)
     if k == 2:
@@ -160,9 +160,9 @@ def _fold_text(h, text):
     return h
 
 
-def run_log(seed, n_lines=40):
-    """Re-judge one random log (bad headers, out-of-range ints, wrong JSON types, deep
-    nesting); returns (checksum over the verdict lines, verdict count)."""
+def run_log(seed, n_lines=40, deep_max=3000):
+    """Re-judge one random log (bad headers, out-of-range ints, wrong JSON types, nesting up to
+    ``deep_max`` deep); returns (checksum over the verdict lines, verdict count)."""
     from spit.log import rejudge
     from spit.notation import items_json
     rng = Rng(seed)
@@ -174,7 +174,7 @@ def run_log(seed, n_lines=40):
     t = 0
     for _ in range(n_lines):
         t += rng.below(300000)
-        lines.append(_log_line(rng, t))
+        lines.append(_log_line(rng, t, deep_max))
     r = rejudge(lines)
     h = 17
     for line_no, items in r.verdicts:
@@ -182,11 +182,11 @@ def run_log(seed, n_lines=40):
     return h, len(r.verdicts)
 
 
-def run_logs(first_seed, count, n_lines=40):
+def run_logs(first_seed, count, n_lines=40, deep_max=3000):
     h = 0
     total = 0
     for seed in range(first_seed, first_seed + count):
-        s, n = run_log(seed, n_lines)
+        s, n = run_log(seed, n_lines, deep_max)
         h = (h * 1000003 + s) & 0x3FFFFFFF
         total += n
     return h, total
