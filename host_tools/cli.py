@@ -9,7 +9,7 @@ registered when ``host_tools.cli_sim`` can be imported.
 import argparse
 import sys
 
-from host_tools import cli_enroll, cli_flash, replay
+from host_tools import cli_emu, cli_enroll, cli_flash, replay
 
 DESCRIPTION = "Spit referee: PC tools for the card-game referee (flash a board, enroll cards, replay and " \
               "simulate games)."
@@ -19,6 +19,7 @@ EPILOG = """examples:
   spit flash --port /dev/ttyACM0            put the firmware on a Pico
   spit enroll --port /dev/ttyUSB0           map the NFC tags of a deck to cards (cards.json)
   spit logs pull                            copy the session logs off the board
+  spit emu --pty /tmp/pico --fs pico.fs     an emulated Pico (real MicroPython) to flash and test
   spit replay logs/game.spitlog --html g.html
                                             re-judge a game: timeline and a picture
 
@@ -75,6 +76,7 @@ def build_parser():
     if cli_sim is not None:
         cli_sim.add_subcommands(subparsers)
     cli_flash.add_subcommands(subparsers)
+    cli_emu.add_subcommands(subparsers)
     cli_enroll.add_subcommands(subparsers)
     add_replay(subparsers)
     return parser

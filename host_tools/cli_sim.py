@@ -32,6 +32,7 @@ EPILOG = """examples:
   spit sim --games 200 --option wrap=ace_only     ... with the ace-only link (R-CARD-3)
   spit sim --games 200 --option piles=3           ... with three center piles (R-STALL-4)
   spit sim --mode firmware                   the real firmware loop on the virtual board
+  spit sim --mode rp2 --seconds 60           the firmware on an emulated Pico (real MicroPython rp2)
 
 presets: %s. Options (--option k=v, repeatable): wrap=both|ace_only|none, piles=2|3, jokers=0..2,
 slow_spit_ms=2000, stocks=4|5, points_target=100, rounds_in_a_row=3, timer_ms=600000, colours=alternate,
@@ -113,6 +114,13 @@ def _mmss(t_us):
 def _port_factory(mode):
     if mode == "fast":
         return None
+    if mode == "rp2":
+        from host_tools.rp2emu.emulator import why_unavailable
+        reason = why_unavailable()
+        if reason:
+            raise ImportError(reason)
+        from host_tools.sim.rp2 import rp2_port
+        return rp2_port
     from host_tools.sim.firmware import firmware_port
     return firmware_port
 
@@ -135,7 +143,7 @@ def run(args, out=None, err=None):
     try:
         factory = _port_factory(args.mode)
     except ImportError as e:
-        err.write("spit sim: --mode firmware needs host_tools/vboard/runner.py: %s\n" % e)
+        err.write("spit sim: --mode %s cannot run here: %s\n" % (args.mode, e))
         return 1
     from host_tools.sim.ports import SensorModel
     sensors = SensorModel(misread_pm=args.misread)
@@ -143,8 +151,12 @@ def run(args, out=None, err=None):
     if args.games is not None:
         return _batch(args, rules, options, skills, sensors, factory, progress, out)
     from host_tools.sim.run import run_game
+    if args.mode == "rp2":
+        err.write("spit sim: the referee is the firmware flashed onto an emulated Pico (real MicroPython rp2); "
+                  "the emulator runs a few times slower than real time\n")
+    max_minutes = args.seconds / 60.0 if args.seconds else 90
     result = run_game(rules, seed=args.seed, skills=skills, sensors=sensors, port_factory=factory,
-                      progress=progress.game)
+                      progress=progress.game, max_minutes=max_minutes)
     progress.done()
     return _report_game(args, result, out, err)
 
@@ -185,8 +197,14 @@ def _report_game(args, result, out, err):
         out.write(replay.mismatch_text(m) + "\n")
     for text in replay.summary(rep):
         out.write(text + "\n")
-    if result.notes:
-        out.write("table/referee disagreements: %d (first: %s)\n" % (len(result.notes), result.notes[0]))
+    disagreements = [n for n in result.notes if not n.startswith("unfinished")]
+    if disagreements:
+        out.write("table/referee disagreements: %d (first: %s)\n" % (len(disagreements), disagreements[0]))
+    else:
+        out.write("table/referee disagreements: 0\n")
+    for note in result.notes:
+        if note.startswith("unfinished"):
+            out.write("game %s\n" % note)
     out.write("simulated %s of play (seed %d); wrote %s\n" % (_mmss(result.length_us), args.seed, log_path))
     html_path = args.html or "spit-sim.html"
     try:
@@ -206,8 +224,11 @@ def configure_parser(p):
     p.add_argument("--seed", type=int, default=1, help="deal and bot behaviour; same seed, same game (default 1)")
     p.add_argument("--log", metavar="OUT", help="session log to write (default spit-sim.spitlog)")
     p.add_argument("--html", metavar="OUT", help="HTML page to write (default spit-sim.html)")
-    p.add_argument("--mode", choices=("fast", "firmware"), default="fast",
-                   help="fast: the rules engine directly; firmware: the real firmware on the virtual board")
+    p.add_argument("--mode", choices=("fast", "firmware", "rp2"), default="fast",
+                   help="fast: the rules engine directly; firmware: the real firmware on the virtual board; "
+                        "rp2: the firmware flashed onto an emulated Pico running the real MicroPython")
+    p.add_argument("--seconds", type=float, metavar="N",
+                   help="stop the game after N seconds of simulated play (default: play it out, 90 min at most)")
     p.add_argument("--skills", default="quick,steady", help="the two bots' skills: quick, steady, novice "
                                                               "(default quick,steady)")
     p.add_argument("--misread", type=int, default=0, metavar="PERMILLE",

@@ -26,6 +26,12 @@ keeps trying until a card arrives, so the emulator stays silent (the adafruit li
 None) and answers as soon as a card is placed. With a finite retry count it answers ``NbTg = 0`` after the
 retries (``retry_interval_s`` each, 0 by default so tests stay fast).
 
+HALT is modelled like the virtual board's emulator, with the same ISO 14443-3 tag states
+(``host_tools/vboard/iso14443a.py``): InRelease/InDeselect send HLTA to the listed tag, a
+halted tag stays silent to the next InListPassiveTarget (REQA) until it leaves the field or
+the field is reset (RFConfiguration item 1 off), and ``list_uses_wupa=True`` models a chip
+whose listing wakes halted tags.
+
 Cards come from two sources: tags placed in the field (:meth:`place_tag` / :meth:`remove_tag`, they stay
 until removed) and a scripted tap queue (:meth:`tap` / :meth:`script_taps`): each InListPassiveTarget
 arriving while a tap is queued consumes it (a command already waiting does not, see
@@ -38,6 +44,8 @@ import select
 import threading
 import time
 import tty
+
+from host_tools.vboard import iso14443a
 
 ACK_FRAME = b"\x00\x00\xff\x00\xff\x00"
 NACK_FRAME = b"\x00\x00\xff\xff\x00\x00"
@@ -95,6 +103,7 @@ class NtagTag:
             raise ValueError("unknown NTAG model %r" % model)
         self.uid = bytes(uid)
         self.model = model
+        self.iso = iso14443a.Tag(self.uid, 0)   # ISO 14443-3 state (HALT), shared model
         total_pages, cc_size, last_user_page = NTAG_MODELS[model]
         self.total_pages = total_pages
         self.user_pages = range(4, last_user_page + 1)
@@ -197,8 +206,9 @@ class PN532HsuEmulator:
     ``reply_delay_s`` models the chip's processing time before each reply (0: answer at once).
     """
 
-    def __init__(self, silent=False, reply_delay_s=0.0, retry_interval_s=0.0):
+    def __init__(self, silent=False, reply_delay_s=0.0, retry_interval_s=0.0, list_uses_wupa=False):
         self.silent = silent
+        self.list_uses_wupa = list_uses_wupa
         self.reply_delay_s = reply_delay_s
         self.retry_interval_s = retry_interval_s
         self.awake = False
@@ -261,11 +271,14 @@ class PN532HsuEmulator:
         """Lift ``tag`` (default: every tag, including one just tapped) off the reader."""
         with self._lock:
             if tag is None:
+                for lifted in self.field_tags:
+                    lifted.iso.power_up()      # out of the field: HALT forgotten
                 self.field_tags.clear()
                 self.selected_tag = None
                 return
             if tag in self.field_tags:
                 self.field_tags.remove(tag)
+                tag.iso.power_up()
             if self.selected_tag is tag:
                 self.selected_tag = None
 
@@ -375,6 +388,8 @@ class PN532HsuEmulator:
             self.max_retries_passive = params[3]
         elif params[0] == 0x01 and not params[1] & 0x01:
             self.selected_tag = None               # RF field off: every tag loses power
+            for tag in self.field_tags:
+                tag.iso.power_up()
         self._reply(bytes([command + 1]))
 
     def _cmd_in_list_passive_target(self, command, params):
@@ -393,9 +408,9 @@ class PN532HsuEmulator:
     def _next_tag(self, take_tap):
         if take_tap and self.tap_queue:
             return self.tap_queue.pop(0)
-        if self.field_tags:
-            return self.field_tags[0]
-        return None
+        answering = [tag for tag in self.field_tags if not tag.iso.halted or self.list_uses_wupa]
+        # Anticollision picks the highest UID, as in the virtual board's emulator.
+        return max(answering, key=lambda tag: tag.uid) if answering else None
 
     def _service_pending(self, take_tap=False):
         """Answer a waiting InListPassiveTarget if a card is there or its retry budget is spent.
@@ -444,8 +459,11 @@ class PN532HsuEmulator:
         return None
 
     def _cmd_in_release(self, command, params):
+        """InRelease / InDeselect: HLTA to the listed tag (it stays silent to REQA)."""
         if len(params) < 1:
             return False
+        if self.selected_tag is not None and self.selected_tag in self.field_tags:
+            self.selected_tag.iso.halt()
         self.selected_tag = None
         self._target_active = False
         self._reply(bytes([command + 1, STATUS_OK]))

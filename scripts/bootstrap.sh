@@ -19,3 +19,15 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   .venv/bin/pip install -q --disable-pip-version-check --target .venv/stubs micropython-rp2-rpi-pico-stubs
   echo "$want" > "$stamp"
 fi
+# The emulated Pico (host_tools/rp2emu): rp2040js pinned in its package-lock.json.
+if command -v npm >/dev/null 2>&1; then
+  emu=host_tools/rp2emu
+  want=$(sha256sum "$emu/package-lock.json" | cut -c1-16)
+  if [ ! -f "$emu/node_modules/.spit-installed" ] || [ "$(cat "$emu/node_modules/.spit-installed")" != "$want" ]; then
+    echo "[bootstrap] installing rp2040js for the emulated Pico (npm ci)" >&2
+    (cd "$emu" && npm ci --silent --no-audit --no-fund >/dev/null) && echo "$want" > "$emu/node_modules/.spit-installed" \
+      || echo "[bootstrap] warning: npm ci failed: the emulated-Pico tests will be skipped" >&2
+  fi
+else
+  echo "[bootstrap] node/npm not found: the emulated-Pico tests will be skipped" >&2
+fi

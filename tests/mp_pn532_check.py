@@ -159,6 +159,49 @@ def run_reader():
         board.uninstall()
 
 
+def run_wupa_chip():
+    """A chip whose listing wakes halted tags: cards in falling UID order, then two together."""
+    Pin.reset_registry()
+    clock = VirtualClock((1 << 30) - 400000)
+    board = install(clock)
+    try:
+        import machine
+        import time
+        from drivers.nfc_reader import NfcReader
+        from drivers.pn532_spi import PN532_SPI
+        spi = machine.SPI(0, baudrate=1000000)
+        emulator = board.add_device(PN532Emulator(clock, irq=20, list_uses_wupa=True))
+        cs = machine.Pin(17, machine.Pin.OUT, value=1)
+        irq = machine.Pin(20, machine.Pin.IN, machine.Pin.PULL_UP)
+        emulator.attach_spi(spi, cs)
+        driver = PN532_SPI(spi, cs, irq=irq)
+        driver.setup(passive_retries=0xFF)
+        cards = []
+        reader = NfcReader(driver, 0, on_card=lambda pile, u, t: cards.append((u, t)),
+                           passive_retries=0xFF, reply_timeout_us=500000)
+        irq.irq(_make_handler(reader, time), machine.Pin.IRQ_FALLING, hard=True)
+
+        def run(duration_us):
+            end = clock.now_us + duration_us
+            while clock.now_us < end:
+                clock.advance_us(250)
+                emulator.update()
+                reader.service(time.ticks_us())
+
+        for n in (4, 3, 2, 1):
+            emulator.place_tag(UID_A[:6] + bytes([n]))
+            run(150000)
+        check([c[0][-1] for c in cards] == [4, 3, 2, 1], "WUPA chip: falling UID order all read")
+        check(reader.wakes_halted, "WUPA chip learned")
+        emulator.place_tag(UID_A[:6] + bytes([9]))
+        emulator.place_tag(UID_A[:6] + bytes([8]))
+        run(300000)
+        check(len(cards) == 6 and cards[4][1] == cards[5][1], "two cards together: one time")
+        check(reader.scan.collisions > 0, "bit-wise anticollision used")
+    finally:
+        board.uninstall()
+
+
 def _make_handler(reader, time):
     def handler(pin):
         reader.note_irq(time.ticks_us())
@@ -168,6 +211,7 @@ def _make_handler(reader, time):
 def main():
     try:
         run_reader()
+        run_wupa_chip()
     except Exception as e:  # noqa: BLE001
         failures.append("reader: " + repr(e))
         sys.print_exception(e) if hasattr(sys, "print_exception") else print(repr(e))

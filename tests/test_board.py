@@ -41,7 +41,11 @@ def test_every_shipped_board_is_valid(path):
 
 def test_normalised_defaults():
     b = _board_module().load_board(base())
-    assert b["players"][0]["stuck"] == {"pin": 2, "active": "low", "pull": "up", "debounce_ms": None}
+    assert b["players"][0]["stuck"] == {"pin": 2, "active": "low", "pull": "up", "debounce_ms": None,
+                                        "stable_ms": 3}
+    assert b["stable_ms"] == 3 and "stable_ms" not in b["touch"][0]
+    assert b["nfc"]["spi"]["cs_setup_us"] == 50
+    assert [r["reset"] for r in b["nfc"]["readers"]] == [None, None]
     assert b["touch"][0]["debounce_ms"] == 1
     assert b["leds"]["zones"][0] == [2, 3, 4, 5] and b["leds"]["zones"][2] == []
     assert b["buzzer"] == {"pin": 15, "volume": 8000}
@@ -98,6 +102,12 @@ ERRORS = [
     (_set(["leds", "zones", "PILE9"], [20]), "board.json: leds.zones: unknown key 'PILE9'"),
     (_set(["leds", "type"], "dotstar"), "board.json: leds.type: expected one of neopixel/gpio"),
     (_set(["buzzer", "volume"], 70000), "board.json: buzzer.volume: expected an integer 0..32768"),
+    (_set(["touch", 0, "stable_ms"], 3), "board.json: touch[0]: unknown key 'stable_ms'"),
+    (_set(["players", 0, "stuck"], {"pin": 2, "stable_ms": 50}),
+     "board.json: players[0].stuck.stable_ms: expected an integer 0..20, got 50"),
+    (_set(["reorder_us"], 2000), "board.json: players[0].stuck.stable_ms: 3 ms is not below reorder_us"),
+    (_set(["nfc", "spi", "cs_setup_us"], 20000), "board.json: nfc.spi.cs_setup_us: expected an integer 0..10000"),
+    (_set(["nfc", "readers", 1, "reset"], 17), "board.json: nfc.readers[1].reset: pin 17 is already used by nfc.readers[0].cs"),
 ]
 
 
@@ -218,6 +228,42 @@ def test_build_debouncer_windows(vb):
     assert deb.accept(S.READER0, 0) and deb.accept(S.READER0, 1)  # window 0
     assert deb.accept(S.TOUCH0, 0) and not deb.accept(S.TOUCH0, 999) and deb.accept(S.TOUCH0, 1000)
     assert deb.accept(S.STUCK0, 0) and not deb.accept(S.STUCK0, 19999)
+
+
+def test_build_debouncer_holds_buttons_and_pads_until_stable(vb):
+    from machine import Pin
+    from drivers.input_ring import InputRing
+    from referee import sources as S
+    from referee.board import load_board
+    from referee.board_hw import build_debouncer, build_inputs
+
+    d = base()
+    d["players"][1]["slap"][0] = {"pin": 7, "stable_ms": 6}
+    d["reorder_us"] = 8000
+    b = load_board(d)
+    inputs = build_inputs(b, InputRing(8))
+    deb = build_debouncer(b, inputs)
+    assert not deb.accept(S.stuck(0), 0) and deb.holding(S.stuck(0))   # held, not dropped
+    Pin.registry[2].drive(0)                                           # STUCK0 pressed
+    assert deb.pop_due(2999) == -1 and deb.pop_due(3000) == S.stuck(0) and deb.ticks == 0
+    assert not deb.accept(S.slap(1, 0), 100)
+    Pin.registry[7].drive(0)
+    assert deb.pop_due(5000) == -1 and deb.pop_due(6100) == S.slap(1, 0)
+    assert deb.accept(S.touch(0), 50)                                  # touch: first edge at once
+
+
+def test_build_pn532_applies_the_board_options(vb):
+    from referee.board import load_board
+    from referee.board_hw import build_nfc, build_pn532
+
+    d = base()
+    d["nfc"]["spi"]["cs_setup_us"] = 120
+    d["nfc"]["readers"][1]["reset"] = 9
+    b = load_board(d)
+    drivers = [build_pn532(b, p, *parts) for p, parts in enumerate(build_nfc(b))]
+    assert drivers[0].cs_setup_us == 120 and drivers[0].reset_pin is None
+    assert drivers[1].reset_pin.id == 9 and drivers[1].reset_pin.value() == 1
+    assert drivers[0].ack_timeout_ms == 30
 
 
 def test_build_nfc_spi_and_i2c(vb):

@@ -332,3 +332,72 @@ def test_prompt_order_matches_the_engine_deck_order():
     cards = pytest.importorskip("spit.cards")
     assert [cards.format_card(card) for card in cards.full_deck(2)] == enroll.card_order(jokers=True)
     assert all(cards.parse_card(code) is not None for code in ORDER)
+
+
+# ----- HALT, modelled like the virtual board's emulator (issue 10 acceptance) -----------------------------
+def _halt_story_on_the_pty(list_uses_wupa):
+    with PN532HsuEmulator(list_uses_wupa=list_uses_wupa) as emu:
+        pn532 = PN532_UART(serial.Serial(emu.port, 115200, timeout=0.1))
+        pn532.SAM_configuration()
+        old = emu.place_tag(NtagTag("04A1B2C3D4E5F7"))
+        seen = [bytes(pn532.read_passive_target(timeout=0.5)).hex()]
+        pn532.call_function(0x52, params=[0x00], response_length=1)      # InRelease: HLTA
+        emu.place_tag(NtagTag("04A1B2C3D4E5F6"))                        # lands on top
+        for _ in range(2):
+            uid = pn532.read_passive_target(timeout=0.2)
+            seen.append(uid and bytes(uid).hex())
+            pn532.call_function(0x52, params=[0x00], response_length=1)
+        pn532.call_function(0x32, params=[0x01, 0x00], response_length=0)   # RF field off
+        uid = pn532.read_passive_target(timeout=0.5)
+        seen.append(uid and bytes(uid).hex())
+        emu.remove_tag(old)
+        return seen
+
+
+def _halt_story_on_the_board_emulator(list_uses_wupa):
+    sys.path.insert(0, os.path.join(ROOT, "firmware"))
+    from host_tools.vboard.clock import VirtualClock
+    from host_tools.vboard.install import install
+    from host_tools.vboard.pins import Pin
+    from host_tools.vboard.pn532_emulator import PN532Emulator
+
+    Pin.reset_registry()
+    clock = VirtualClock(0)
+    board = install(clock)
+    try:
+        import machine
+        from drivers.pn532_spi import PN532_SPI
+        em = board.add_device(PN532Emulator(clock, list_uses_wupa=list_uses_wupa))
+        spi = machine.SPI(0)
+        cs = machine.Pin(17, machine.Pin.OUT, value=1)
+        em.attach_spi(spi, cs)
+        driver = PN532_SPI(spi, cs)
+        driver.setup(passive_retries=3)
+        buf = bytearray(10)
+
+        def listed():
+            n = driver.read_uid(buf)
+            return bytes(buf[:n]).hex() if n else None
+
+        em.place_tag(bytes.fromhex("04A1B2C3D4E5F7"))
+        seen = [listed()]
+        driver.halt()
+        em.place_tag(bytes.fromhex("04A1B2C3D4E5F6"))
+        for _ in range(2):
+            seen.append(listed())
+            driver.halt()
+        driver.set_field(False)
+        seen.append(listed())
+        return seen
+    finally:
+        board.uninstall()
+
+
+@pytest.mark.parametrize("list_uses_wupa", [False, True])
+def test_pty_emulator_models_halt_like_the_board_emulator(list_uses_wupa):
+    pty = _halt_story_on_the_pty(list_uses_wupa)
+    assert pty == _halt_story_on_the_board_emulator(list_uses_wupa)
+    if list_uses_wupa:   # halted tags answer again: the higher UID keeps winning
+        assert pty == ["04a1b2c3d4e5f7"] * 4
+    else:                # halted: silent until the field is reset
+        assert pty == ["04a1b2c3d4e5f7", "04a1b2c3d4e5f6", None, "04a1b2c3d4e5f7"]

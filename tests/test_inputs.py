@@ -269,3 +269,77 @@ def _run_mp(*args):
     env = dict(os.environ)
     env["MICROPYPATH"] = ".frozen:firmware:firmware/lib:."
     return subprocess.run([exe] + list(args), cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+
+
+# ---------------------------------------------------------------- stable level (issue 10 item 8)
+class _Level:
+    def __init__(self):
+        self.active = False
+
+    def __call__(self):
+        return self.active
+
+
+def test_stable_level_glitch_is_dropped_and_bouncy_press_keeps_its_first_edge(vb):
+    from drivers.debouncer import Debouncer
+
+    level = _Level()
+    d = Debouncer(8, window_us=20000)
+    d.set_stable(3, 3000, level)
+    # A 0.4 ms spike: the level is back to inactive when the 3 ms have passed.
+    level.active = True
+    assert not d.accept(3, 1000)
+    level.active = False
+    assert d.pop_due(3999) == -1 and d.pop_due(4000) == -1 and d.glitches == 1
+    # A press bouncing for 1.2 ms: one press, stamped at the first edge.
+    level.active = True
+    for t in (10000, 10400, 10800, 11200):
+        assert not d.accept(3, t)
+    assert d.pop_due(14000) == -1          # 3 ms after the *last* edge, not the first
+    assert d.pop_due(14200) == 3 and d.ticks == 10000
+    assert d.pop_due(20000) == -1
+    # Its release, 200 ms later, confirmed the same way.
+    level.active = False
+    assert not d.accept(3 | 0x8000, 210000)
+    assert d.pop_due(213000) == 3 | 0x8000 and d.ticks == 210000
+
+
+def test_stable_level_is_wrap_safe(vb):
+    from drivers.debouncer import Debouncer
+
+    level = _Level()
+    level.active = True
+    d = Debouncer(8, window_us=20000)
+    d.set_stable(1, 3000, level)
+    edge = WRAP - 1000
+    assert not d.accept(1, edge)
+    assert d.pop_due((edge + 2500) % WRAP) == -1
+    assert d.pop_due((edge + 3000) % WRAP) == 1 and d.ticks == edge
+
+
+def _table_log_events(t, kind):
+    return [o for o in t.log_objects() if o.get("ev") == kind]
+
+
+def test_r_play_glitches_on_button_and_pad_wires_are_not_presses():
+    # Long wires pick up spikes: sub-millisecond pulses must not count as STUCK or slap.
+    from host_tools.vboard.runner import VirtualTable
+    from host_tools.vboard.pins import Pin
+
+    t = VirtualTable()
+    try:
+        t.run_until(1_000_000)
+        stuck0 = Pin.registry[t.board["players"][0]["stuck"]["pin"]]
+        pad = Pin.registry[t.board["players"][1]["slap"][0]["pin"]]
+        for at in (1_200_000, 1_300_000):
+            for pin in (stuck0, pad):
+                t.at(at, lambda p=pin: p.drive(0))
+                t.at(at + 400, lambda p=pin: p.drive(1))
+        t.press(1, ("slap", 0), 1_500_000, hold_us=50_000)
+        t.press(0, "stuck", 1_700_000)
+        t.run_until(2_000_000)
+        assert [o["t"] for o in _table_log_events(t, "slap")] == [1_500_000]
+        assert [o["t"] for o in _table_log_events(t, "stuck")] == [1_800_000]
+        assert t.app.deb.glitches == 4
+    finally:
+        t.close()

@@ -27,7 +27,7 @@ JUST_BELOW_MS_WRAP_US = ((1 << 30) - 3) * 1000  # ticks_ms wraps 3 ms after the 
 class Rig:
     """One PN532 emulator and the driver talking to it, on a fresh virtual board."""
 
-    def __init__(self, transport="spi", start_us=0, irq=True, **emulator_options):
+    def __init__(self, transport="spi", start_us=0, irq=True, cs_setup_us=0, **emulator_options):
         Pin.reset_registry()
         self.clock = VirtualClock(start_us)
         self.board = install(self.clock)
@@ -37,7 +37,8 @@ class Rig:
         from drivers.pn532_spi import PN532_SPI
         self.pn532 = pn532
         irq_pin = machine.Pin(20, machine.Pin.IN, machine.Pin.PULL_UP) if irq else None
-        self.emulator = PN532Emulator(self.clock, irq=20 if irq else None, **emulator_options)
+        self.emulator = PN532Emulator(self.clock, irq=20 if irq else None, cs_setup_us=cs_setup_us,
+                                      **emulator_options)
         self.board.add_device(self.emulator)
         if transport == "spi":
             self.bus = machine.SPI(0, baudrate=1000000, polarity=0, phase=0)
@@ -102,7 +103,7 @@ def test_reverse_table_matches_an_independent_reversal():
 
 def test_setup_reads_firmware_version(rig):
     assert rig.driver.firmware_version() == (0x32, 1, 6, 7)
-    assert rig.emulator.commands[:3] == [0x14, 0x32, 0x02]
+    assert rig.emulator.commands[:4] == [0x14, 0x32, 0x32, 0x02]
     assert rig.emulator.passive_retries == 1
     assert rig.emulator.host_frame_errors == 0
 
@@ -245,8 +246,9 @@ def test_spi_chip_stays_asleep_without_the_wake_pulse():
 
 def test_nack_is_reported_and_the_next_command_works(rig):
     rig.emulator.nack_next = True
+    rig.driver.start_list()   # only writes the frame: the NACK is seen while waiting
     with pytest.raises(rig.pn532.PN532Nack):
-        rig.driver.start_list()
+        rig.wait_reply()
     rig.emulator.place_tag(UID_A)
     assert rig.list_uid() == UID_A
 
@@ -301,3 +303,93 @@ def test_runs_under_the_micropython_unix_port():
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "mp_pn532_check: OK" in result.stdout
+
+
+# ---- issue 10 item 3: handshake timing ---------------------------------------------------
+
+def test_slow_ack_inside_the_ack_timeout_is_no_error(rig):
+    # Real chips sometimes take milliseconds to ACK (other drivers wait 20 ms to 255 ms).
+    rig.emulator.slow_ack_rate = 1.0
+    rig.emulator.slow_ack_us = 12000
+    assert rig.driver.ack_timeout_ms >= 20
+    assert rig.driver.firmware_version() == (0x32, 1, 6, 7)
+    rig.emulator.place_tag(UID_A)
+    assert rig.list_uid() == UID_A
+    assert rig.emulator.slow_acks >= 2
+
+
+def test_start_only_writes_the_frame_and_the_ack_is_read_while_waiting(rig):
+    rig.emulator.slow_ack_us = 12000
+    rig.emulator.slow_ack_rate = 1.0
+    before = rig.clock.now_us
+    rig.driver.start_list()
+    assert rig.clock.now_us - before < 500          # no busy wait for the ACK
+    assert not rig.driver.reply_ready()             # ACK not there yet: not an error either
+    rig.clock.advance_us(11000)
+    assert not rig.driver.reply_ready()
+    rig.wait_reply()
+    assert rig.driver.finish_list(rig.uid) == 0
+
+
+def test_missing_ack_times_out_after_ack_timeout_ms():
+    r = Rig("spi")
+    try:
+        r.driver.setup()
+        r.emulator.slow_ack_rate = 1.0
+        r.emulator.slow_ack_us = 80000             # beyond any sane ACK timeout
+        r.driver.start_list()
+        with pytest.raises(r.pn532.PN532Timeout):
+            r.wait_reply()
+    finally:
+        r.close()
+
+
+def test_chip_needing_cs_set_up_time_answers_only_with_the_delay():
+    r = Rig("spi", cs_setup_us=50)
+    try:
+        with pytest.raises(r.pn532.PN532Timeout):
+            r.driver.setup()                       # first clock right after CS: lost
+        assert r.emulator.cs_setup_violations > 0
+        r.driver.cs_setup_us = 60                   # board file nfc.spi.cs_setup_us
+        violations = r.emulator.cs_setup_violations
+        assert r.driver.setup() == (0x32, 1, 6, 7)
+        r.emulator.place_tag(UID_A)
+        assert r.list_uid() == UID_A
+        assert r.emulator.cs_setup_violations == violations
+    finally:
+        r.close()
+
+
+@pytest.mark.parametrize("transport", ["spi", "i2c"])
+def test_replies_are_read_length_first(transport):
+    r = Rig(transport)
+    try:
+        r.driver.setup()
+        r.emulator.place_tag(UID_A)
+        r.driver.start_list()
+        r.wait_reply()
+        spi_before = r.bus.bytes_transferred if transport == "spi" else 0
+        i2c_before = r.emulator.i2c_bytes_read
+        assert r.driver.finish_list(r.uid) == 7
+        # The reply frame is 7 + LEN = 7 + 15 = 22 bytes, not a fixed 64-byte read.
+        if transport == "spi":
+            assert r.bus.bytes_transferred - spi_before == 1 + 22
+        else:
+            # status + header, then (after the NACK and a few 1-byte status polls) the frame.
+            assert (1 + 6) + (1 + 22) <= r.emulator.i2c_bytes_read - i2c_before <= 40
+    finally:
+        r.close()
+
+
+def test_hung_i2c_bus_fails_the_wait_at_once_instead_of_polling_into_timeouts():
+    r = Rig("i2c", irq=False)    # status polls over the bus
+    try:
+        import machine
+        r.driver.setup(passive_retries=0xFF)
+        r.driver.start_list()
+        r.bus.hang(machine.Pin(5), machine.Pin(4))
+        with pytest.raises(r.pn532.PN532BusError):
+            r.driver.reply_ready()
+        assert r.bus.timeouts == 1
+    finally:
+        r.close()

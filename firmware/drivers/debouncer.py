@@ -1,10 +1,22 @@
 """Debounce drained input events outside the IRQ, with wrap-safe tick arithmetic.
 
-``Debouncer.accept(source, ticks)`` is called by the main loop for every event taken from
-the ``InputRing``.  For each source it remembers the ticks of the last *accepted* event and
-drops any event that arrives less than the source's window after it (contact bounce on
-either edge).  Bit 15 of the source id (the ``RELEASE`` flag of ``EdgeInput``) is ignored
-for the lookup, so a release bouncing right after a press is dropped too.
+Two mechanisms, per source:
+
+* **Stable level** (``set_stable(source, stable_us, is_active)``, buttons and slap pads): an
+  edge only starts a candidate.  ``accept`` holds it (returns False); every further edge of
+  that source restarts the quiet time.  Once the input has had no edge for ``stable_us``,
+  ``pop_due(now)`` reads the level (``is_active()``): at the candidate's level the event is
+  released with the time of its *first* edge (``ticks``), otherwise it was a glitch and is
+  dropped.  So a spike shorter than ``stable_us`` is never a press, and a bouncing press is
+  one press, stamped when the contact first closed.  Keep ``stable_us`` below the referee's
+  ``reorder_us``: a held event reaches the referee that much later than its time stamp.
+* **Lockout window** (``window_us``, every source): after an accepted event, events of the
+  same source inside the window are dropped (contact bounce on either edge).  Touch sensors
+  use only this, with a short window: their first edge *is* the landing time.
+
+Bit 15 of the source id (the ``RELEASE`` flag of ``EdgeInput``) is ignored for the lookup,
+so a release bouncing right after a press is dropped too; for a stable-level source it is
+the candidate's direction (release: the level must be inactive).
 
 Ticks wrap (``ticks_us`` has period 2**30 on the RP2040) and ``time.ticks_diff`` is only
 meaningful for gaps below 2**29 us (~9 min).  So:
@@ -13,7 +25,8 @@ meaningful for gaps below 2**29 us (~9 min).  So:
     it forgets sources idle for more than ``_EXPIRE_US``, so a gap that aliases to a tiny
     positive value after a full wrap can never drop a real press.
 
-All state lives in preallocated arrays; ``accept`` and ``expire`` allocate nothing.
+All state lives in preallocated arrays; ``accept``, ``pop_due`` and ``expire`` allocate
+nothing (the ``is_active`` callables are bound once, at set-up).
 """
 
 import time
@@ -22,6 +35,7 @@ from array import array
 from micropython import const
 
 _SOURCE_MASK = const(0x7FFF)
+_RELEASE = const(0x8000)
 _EXPIRE_US = const(1 << 27)  # ~134 s; well inside the valid ticks_diff range
 
 
@@ -31,27 +45,86 @@ class Debouncer:
         self._window = array("i", [window_us] * n_sources)
         self._last = array("i", bytes(4 * n_sources))
         self._seen = bytearray(n_sources)
-        self.dropped = 0  # bounces dropped so far
-        self.unknown = 0  # events whose source id is outside 0..n_sources-1
+        # Stable-level candidates: first edge time, last edge time, source id with flag.
+        self._stable = array("i", bytes(4 * n_sources))
+        self._level_fns = [None] * n_sources
+        self._first = array("i", bytes(4 * n_sources))
+        self._quiet_from = array("i", bytes(4 * n_sources))
+        self._candidate = array("i", [-1] * n_sources)
+        self._pending = 0
+        self.ticks = 0      # time of the event pop_due() returned last
+        self.dropped = 0    # bounces dropped so far
+        self.glitches = 0   # stable-level candidates that did not hold
+        self.unknown = 0    # events whose source id is outside 0..n_sources-1
 
     def set_window(self, source, window_us):
-        """Per-source window (touch sensors may need less than buttons)."""
+        """Per-source lockout window (touch sensors may need less than buttons)."""
         self._window[source & _SOURCE_MASK] = window_us
 
+    def set_stable(self, source, stable_us, is_active):
+        """Require ``stable_us`` without edges and the level ``is_active()`` says (0 = off)."""
+        i = source & _SOURCE_MASK
+        self._stable[i] = stable_us
+        self._level_fns[i] = is_active if stable_us > 0 else None
+
     def accept(self, source, ticks):
-        """True if the event is a real edge, False if it is a bounce (or an unknown source)."""
+        """True if the event is a real edge now; False if it is a bounce, an unknown source,
+        or held until its level has been stable (``pop_due`` then releases it)."""
         i = source & _SOURCE_MASK
         if i >= self.n_sources:
             self.unknown += 1
             return False
-        if self._seen[i]:
-            d = time.ticks_diff(ticks, self._last[i])
-            if 0 <= d < self._window[i]:
+        if self._locked_out(i, ticks):
+            self.dropped += 1
+            return False
+        if self._stable[i] > 0:
+            if self._candidate[i] < 0:
+                self._candidate[i] = source
+                self._first[i] = ticks
+                self._pending += 1
+            else:
                 self.dropped += 1
-                return False
+            self._quiet_from[i] = ticks
+            return False
         self._seen[i] = 1
         self._last[i] = ticks
         return True
+
+    def _locked_out(self, i, ticks):
+        if not self._seen[i]:
+            return False
+        d = time.ticks_diff(ticks, self._last[i])
+        return 0 <= d < self._window[i]
+
+    def holding(self, source):
+        """True while an edge of ``source`` waits for its level to prove stable."""
+        return self._candidate[source & _SOURCE_MASK] >= 0
+
+    def pop_due(self, now_ticks):
+        """The next held event whose level stayed stable long enough (its first edge time in
+        ``self.ticks``), or -1.  Glitches are dropped on the way."""
+        if not self._pending:
+            return -1
+        for i in range(self.n_sources):
+            source = self._candidate[i]
+            if source < 0:
+                continue
+            quiet = time.ticks_diff(now_ticks, self._quiet_from[i])
+            if 0 <= quiet < self._stable[i]:
+                continue
+            self._candidate[i] = -1
+            self._pending -= 1
+            want_active = not source & _RELEASE
+            is_active = self._level_fns[i]
+            if is_active is None or is_active() != want_active:
+                self.glitches += 1
+                continue
+            first = self._first[i]
+            self._seen[i] = 1
+            self._last[i] = first
+            self.ticks = first
+            return source
+        return -1
 
     def expire(self, now_ticks):
         """Forget sources idle for a long time (keeps ``accept`` correct across wraps)."""
@@ -64,3 +137,6 @@ class Debouncer:
     def reset(self):
         for i in range(self.n_sources):
             self._seen[i] = 0
+            if self._candidate[i] >= 0:
+                self._candidate[i] = -1
+        self._pending = 0

@@ -1,59 +1,46 @@
 """NfcReader: one PN532 under one center pile, serviced by the firmware loop without blocking.
 
-State machine (one step per ``service(now_us)`` call; each step costs at most one command
-ACK, well under a millisecond on a real chip)::
+Each ``service(now_us)`` does one step: a status poll, or reading one reply and writing the
+next command.  ACKs are read when they are there, replies when the IRQ line (or status byte)
+says so; nothing waits for the chip.
 
-    idle -> listing --reply ready--> read UID --> halting --> listing ...
-                         (no tag)  `-----------------------> listing ...
-    any failure -> backoff --(retry time)--> [abort, re-setup after repeated failures] -> listing
+Newest card on a growing pile::
 
-Newest card on a growing pile (``STRATEGY_HALT``, the default): every card read is sent HLTA
-(InRelease).  A halted ISO14443A tag stays silent to REQA for as long as it stays powered in
-the field, so the next InListPassiveTarget only hears the card that landed last.  The reader
-also remembers the UIDs already seen on its pile (``memory`` slots): a tag that answers again
-(it lost power when another card detuned the stack, or it slid off and back) is halted again
-and not reported twice.  Call ``clear_pile()`` when the pile is taken (round end).
+    listing --reply--> halt it --> scan (own REQA) --quiet--> listing ...
+       (the chip waits for a card itself: no bus traffic on a quiet pile)
 
-``STRATEGY_FIELD_RESET``: whenever a listing comes back empty and ``field_reset_us`` has
-passed, the RF field is switched off and on (RFConfiguration item 1).  Every tag on the pile
-wakes, and the reader enumerates them again (list + halt until nothing answers), reporting
-only UIDs not yet remembered.  Trade-offs: it recovers from tags whose HALT state is unknown
-and re-checks the whole pile, but one enumeration costs a read (~3-5 ms) per card on the pile,
-so a new card can wait behind the old ones, and the memory must hold the whole pile (a UID
-pushed out of memory would be reported again).  HALT keeps the latency of a single read.
+Every card read is halted (HLTA).  The listing (InListPassiveTarget, MaxTg=2) only says "a
+tag answered": whether the chip sends REQA or WUPA (which wakes halted tags) is not
+documented.  So each listing is followed by a ``TagScan`` (own REQA, anticollision, SELECT,
+HLTA: ``drivers/tag_scan.py``), which only tags not read yet answer (ISO 14443-3).  Two new
+tags answering one REQA go to the chip's listing, unless the chip wakes halted tags: then
+the scan resolves them bit by bit.  The same read tag listed again twice in a row means the
+chip wakes halted tags (``wakes_halted``): the reader then scans every ``poll_us`` instead.
 
-Failures (NACK, bad checksum, error frame, timeout, silence, bus errors) never raise into the
-loop: they are counted (``failures``, ``consecutive_failures``, ``last_error``), ``status``
-turns ``STATUS_FAILING`` (``on_status(reader)`` is called on every change) and the reader
-retries with exponential backoff.  After ``setup_after`` failures in a row it also re-runs the
-chip setup (wake, SAMConfiguration, retries), which blocks for at most a few ACK timeouts.
+Time stamps are never earlier than the landing (the referee matches reads to touch edges):
+a listing's IRQ edge, or the time a scan's REQA was answered.  New tags that answered one
+activation together share one time (``LandingGroup``): a tie for the referee (R-PLAY-5).
 
-Timestamps: pass the IRQ edge time from the input ring buffer to ``note_irq(ticks_us)``; a
-card is delivered with that time (or with the ``now_us`` of the poll that saw the reply when
-there is no IRQ line).  Remember the PN532 IRQ marks "reply ready", milliseconds after the
-card landed: a touch sensor gives the true landing time.
+``STRATEGY_FIELD_RESET`` also switches the field off and on every ``field_reset_us`` while
+the pile is quiet (not once ``wakes_halted``): every tag wakes and is read again.  The
+reader remembers the pile's UIDs (``memory`` slots: the whole pile) and reports each once;
+call ``clear_pile()`` when the pile is taken.
 
-What to try on real hardware:
-- Stacked tags detune each other: one test read 0 of 20 exactly stacked NTAG203 pairs.  Try
-  offsetting the tag position from card to card, smaller tags (NTAG213 25 mm) away from the
-  antenna centre, a spacer (2-5 mm of foam) between antenna and pile, and check how many
-  cards a pile can hold before reads fail (``failures`` and the emulator's miss model help).
-- Check that a halted card stays silent: place one card, read it, and see that the next
-  listings come back empty.  If it answers every time, the chip (firmware) sends WUPA rather
-  than REQA; the UID memory still suppresses duplicates, but a new card can then only win
-  anticollision by chance, so that board needs a different approach (e.g. MaxTg=2 listings).
-- Tune MxRtyPassiveActivation (``passive_retries``): smaller answers "no tag" sooner and
-  keeps the chip responsive to aborts; larger spends fewer SPI transactions.  0xFF (what the
-  firmware uses) makes the chip wait for a card by itself: no bus traffic and no Python work
-  while a pile is quiet, the IRQ line falls when a card answers.  A listing that stays
-  unanswered for ``reply_timeout_us`` is then cancelled and re-issued, and that command's ACK
-  is the reader's health check.
+Failures (NACK, no ACK, bad checksum, error frame, timeout, bus errors) never raise into the
+loop: they are counted (``failures``, ``last_error``), ``status`` turns ``STATUS_FAILING``
+(``on_status(reader)``) and the reader retries with exponential backoff; after
+``setup_after`` failures in a row it sets the chip up again in steps (``ChipSetup``: RSTPD_N
+pulse, I2C bus clear, wake-up, configuration).
 """
 
 from micropython import const
 import time
 
+from drivers import tag_scan
 from drivers.pn532 import MAX_UID_LEN, PN532Timeout
+from drivers.pn532_setup import ChipSetup
+from drivers.landing_group import LandingGroup
+from drivers.uid_memory import UidMemory, keep_uid, same_uid
 
 STRATEGY_HALT = const(0)
 STRATEGY_FIELD_RESET = const(1)
@@ -64,19 +51,23 @@ STATUS_FAILING = const(1)
 _IDLE = const(0)
 _LISTING = const(1)
 _HALTING = const(2)
-_FIELD_OFF = const(3)
-_FIELD_ON = const(4)
-_BACKOFF = const(5)
+_SCANNING = const(3)
+_POLL_WAIT = const(4)
+_FIELD_OFF = const(5)
+_FIELD_ON = const(6)
+_BACKOFF = const(7)
+_SETUP = const(8)
 
-_SLOT = const(11)  # one remembered UID: length byte + up to 10 bytes
 _RETRY_FOREVER = const(0xFF)   # MxRtyPassiveActivation: the chip itself waits for a card
 _MAX_SHIFT = const(12)
+_RELISTS_FOR_WUPA = const(2)
 
 
 class NfcReader:
     def __init__(self, pn532, pile=0, strategy=STRATEGY_HALT, on_card=None, on_status=None,
                  passive_retries=1, reply_timeout_us=250000, backoff_us=20000,
-                 max_backoff_us=2000000, setup_after=3, memory=64, field_reset_us=500000):
+                 max_backoff_us=2000000, setup_after=3, memory=64, field_reset_us=500000,
+                 poll_us=5000, reset_low_us=10000, reset_boot_us=20000):
         self.pn532 = pn532
         self.pile = pile
         self.strategy = strategy
@@ -88,11 +79,15 @@ class NfcReader:
         self.max_backoff_us = max_backoff_us
         self.setup_after = setup_after
         self.field_reset_us = field_reset_us
+        self.poll_us = poll_us
+        self.setup = ChipSetup(pn532, passive_retries, reset_low_us, reset_boot_us, reply_timeout_us)
+        self.scan = tag_scan.TagScan(pn532)
+        self.memory = UidMemory(memory)
         # The last card delivered (also handed to on_card).
         self.uid = bytearray(MAX_UID_LEN)
         self.uid_len = 0
         self.uid_ticks_us = 0
-        # Health, for the status display and the log.
+        # Health and counters, for the status display, the log and the benches.
         self.status = STATUS_OK
         self.last_error = None
         self.failures = 0
@@ -101,7 +96,13 @@ class NfcReader:
         self.cards = 0
         self.rereads = 0
         self.field_resets = 0
+        self.scans = 0
+        # Learned: the chip's listing wakes halted tags (it sends WUPA).
+        self.wakes_halted = False
+        self._relists = 0
+        self._relisted_uid = bytearray(1 + MAX_UID_LEN)   # length + the UID re-listed last
         self._read_buf = bytearray(MAX_UID_LEN)
+        self._group_buf = bytearray(MAX_UID_LEN)
         self._state = _IDLE
         self._since_us = 0
         self._retry_at_us = 0
@@ -109,11 +110,13 @@ class NfcReader:
         self._listed_at_us = 0
         self._irq_us = 0
         self._irq_seen = False
+        self._stamp_us = 0          # time given to the cards being delivered
+        self._activation_us = 0     # when the scan's current REQA was answered
+        self._scan_started_us = 0
+        self.group = LandingGroup()   # new cards that answered one activation together
+        self._handoff = False       # the listing resolves a scan's collision
+        self._last_found = bytearray(1 + MAX_UID_LEN)   # the scan's last tag (length + UID)
         self._needs_setup = False
-        self._memory_slots = memory
-        self._seen = bytearray(memory * _SLOT)
-        self._seen_count = 0
-        self._seen_next = 0
 
     # ---- called by the firmware loop ------------------------------------------------------
     def note_irq(self, ticks_us):
@@ -123,7 +126,7 @@ class NfcReader:
             self._irq_seen = True
 
     def service(self, now_us):
-        """Advance one step.  Returns the UID length of a new card delivered now, else 0."""
+        """Advance one step.  Returns how many new cards were reported now."""
         try:
             return self._step(now_us)
         except Exception as error:  # noqa: BLE001 - a reader must never stop the loop
@@ -132,18 +135,11 @@ class NfcReader:
 
     def clear_pile(self):
         """Forget every UID seen on this pile (the pile was taken away)."""
-        self._seen_count = 0
-        self._seen_next = 0
+        self.memory.clear()
 
     def forget(self, uid):
         """Forget one UID (a card lifted off the pile, e.g. by a correction)."""
-        seen = self._seen
-        for slot in range(self._seen_count):
-            base = slot * _SLOT
-            if seen[base] == len(uid) and seen[base + 1:base + 1 + len(uid)] == uid:
-                seen[base] = 0
-                return True
-        return False
+        return self.memory.forget(uid)
 
     @property
     def healthy(self):
@@ -151,10 +147,28 @@ class NfcReader:
 
     # ---- the state machine ------------------------------------------------------------
     def _start_listing(self):
-        self.pn532.start_list()
+        self._handoff = False
+        self.scan.invalidate()
+        self.pn532.start_list(2)
         self._state = _LISTING
         self._since_us = self._listed_at_us = time.ticks_us()
         self._irq_seen = False
+
+    def _start_scan(self, now_us):
+        self.scan.start()
+        self._scan_started_us = now_us
+        self.scans += 1
+        self._last_found[0] = 0
+        self._state = _SCANNING
+        self._since_us = now_us
+
+    def _detect(self, now_us):
+        """Wait for the next card: a listing in the chip, or the next poll."""
+        if self.wakes_halted:
+            self._state = _POLL_WAIT    # poll_us from the start of the last scan
+            self._since_us = self._scan_started_us
+        else:
+            self._start_listing()
 
     def _waiting(self, now_us):
         """True while the pending reply is not there yet (raises on timeout)."""
@@ -175,21 +189,34 @@ class NfcReader:
         state = self._state
         if state == _IDLE:
             self._last_reset_us = now_us
-            self._start_listing()
+            self._detect(now_us)
             return 0
         if state == _BACKOFF:
-            if time.ticks_diff(now_us, self._retry_at_us) < 0:
-                return 0
-            self._recover(now_us)
+            if time.ticks_diff(now_us, self._retry_at_us) >= 0:
+                self._recover(now_us)
+            return 0
+        if state == _POLL_WAIT:
+            if time.ticks_diff(now_us, self._since_us) >= self.poll_us:
+                self._start_scan(now_us)
+            return 0
+        if state == _SETUP:
+            if self.setup.step(now_us):
+                self._needs_setup = False
+                self._ok()
+                self.scan.invalidate()
+                self._last_reset_us = now_us
+                self._detect(now_us)
             return 0
         if self._waiting(now_us):
             return 0
         if state == _LISTING:
             return self._listing_done(now_us)
+        if state == _SCANNING:
+            return self._scan_step(now_us)
         if state == _HALTING:
             self.pn532.finish_halt()
             self._ok()
-            self._start_listing()
+            self._start_scan(now_us)   # a group the listing opened goes on in its scan
         elif state == _FIELD_OFF:
             self.pn532.finish_field()
             self.pn532.start_field(True)
@@ -198,50 +225,169 @@ class NfcReader:
         elif state == _FIELD_ON:
             self.pn532.finish_field()
             self._ok()
-            self._start_listing()
+            self._start_scan(now_us)
         return 0
 
     def _listing_done(self, now_us):
         buf = self._read_buf
         n = self.pn532.finish_list(buf)
-        stamp = self._irq_us if self._irq_seen else now_us
+        handoff = self._handoff
+        group = self.group
+        if group.open:
+            self._stamp_us = group.stamp_us
+        elif handoff:
+            # Resolving a scan's collision: these tags answered that REQA (or came since).
+            self._stamp_us = self._activation_us
+        else:
+            self._stamp_us = self._irq_us if self._irq_seen else now_us
         self._ok()
         if n == 0:
-            if (self.strategy == STRATEGY_FIELD_RESET
-                    and time.ticks_diff(now_us, self._last_reset_us) >= self.field_reset_us):
-                self._last_reset_us = now_us
-                self.field_resets += 1
-                self.pn532.start_field(False)
-                self._state = _FIELD_OFF
-                self._since_us = now_us
-            else:
-                self._start_listing()
-            return 0
+            delivered = self._close_group()
+            self._after_quiet(now_us)
+            return delivered
+        pn = self.pn532
+        two = pn.uid2_len > 0
+        new1 = not self.memory.known(buf, n)
+        new2 = two and not self.memory.known(pn.uid2, pn.uid2_len)
         delivered = 0
-        if self._known(buf, n):
-            self.rereads += 1
+        if (new1 or new2) and (handoff or two or group.open):
+            # Tags that answered together; more may follow in the scan: hold them.
+            if not group.open:
+                group.start(self._stamp_us)
+            delivered += self._deliver(buf, n)
+            if two:
+                delivered += self._deliver(pn.uid2, pn.uid2_len)
         else:
-            self._remember(buf, n)
-            uid = self.uid
-            for i in range(n):
-                uid[i] = buf[i]
-            self.uid_len = n
-            self.uid_ticks_us = stamp
-            self.cards += 1
-            delivered = n
-        if delivered and self.on_card is not None:
-            self.on_card(self.pile, bytes(buf[:n]), stamp)
+            delivered += self._close_group()
+            delivered += self._deliver(buf, n)
+            if two:
+                delivered += self._deliver(pn.uid2, pn.uid2_len)
+        self._count_relist(not (new1 or new2) and not handoff, buf, n)
         # Halt it even when known: a re-woken tag must go quiet again.
         self.pn532.start_halt()
         self._state = _HALTING
         self._since_us = now_us
         return delivered
 
+    def _count_relist(self, relisted, buf, n):
+        """The chip wakes halted tags if its listing returns the same tag, read and halted
+        before, twice in a row (a tag that browned out is halted again and stays quiet)."""
+        if not relisted:
+            self._relists = 0
+            return
+        if self._relists > 0 and same_uid(self._relisted_uid, buf, n):
+            self._relists += 1
+            if self._relists >= _RELISTS_FOR_WUPA:
+                self.wakes_halted = True
+        else:
+            self._relists = 1
+            keep_uid(self._relisted_uid, buf, n)
+
+    def _scan_step(self, now_us):
+        if self.scan.awaiting_reqa:
+            self._activation_us = now_us
+        result = self.scan.step()
+        self._since_us = now_us
+        self._ok()
+        if result == tag_scan.BUSY:
+            if self.scan.collided and not self.wakes_halted:
+                # Two tags answered at once.  A chip whose listing leaves halted tags alone
+                # resolves that itself, in one command: list them.
+                self.pn532.abort()
+                self.scan.stop()
+                self._start_listing()
+                self._handoff = True
+            return 0
+        if result == tag_scan.QUIET:
+            return self._scan_over(now_us)
+        scan = self.scan
+        n = scan.uid_len
+        if same_uid(self._last_found, scan.uid, n):
+            # The same tag again right after its HLTA: it does not halt.  End this scan.
+            self.pn532.abort()
+            return self._scan_over(now_us)
+        keep_uid(self._last_found, scan.uid, n)
+        group = self.group
+        if self.memory.known(scan.uid, n):
+            # A tag read before was awake (field reset, brown-out): whatever collided with
+            # it may have landed at any time since, so the group ends here.
+            self.rereads += 1
+            return self._close_group()
+        if scan.found_collided:
+            # New tags that answered one REQA together: one time for all of them.
+            if not group.open:
+                group.start(self._activation_us)
+            return self._deliver(scan.uid, n)
+        if group.open:
+            # The last of the group answers alone.
+            self._deliver(scan.uid, n)
+            return self._close_group()
+        self._stamp_us = self._activation_us
+        return self._deliver(scan.uid, n)
+
+    def _scan_over(self, now_us):
+        self.scan.stop()
+        delivered = self._close_group()
+        self._after_quiet(now_us)
+        return delivered
+
+    def _after_quiet(self, now_us):
+        # No field resets on a chip that wakes halted tags: re-reading the whole pile would
+        # take the scan's bit-wise anticollision, one probe per shared UID bit and card.
+        if (self.strategy == STRATEGY_FIELD_RESET and not self.wakes_halted
+                and time.ticks_diff(now_us, self._last_reset_us) >= self.field_reset_us):
+            self._last_reset_us = now_us
+            self.field_resets += 1
+            self.scan.invalidate()
+            self.pn532.start_field(False)
+            self._state = _FIELD_OFF
+            self._since_us = now_us
+        else:
+            self._detect(now_us)
+
+    def _deliver(self, buf, n):
+        """A tag read now: report it if new (held while a group is open).  Returns 1 if it
+        was reported now."""
+        if self.memory.known(buf, n):
+            self.rereads += 1
+            return 0
+        self.memory.remember(buf, n)
+        group = self.group
+        if group.open and self.wakes_halted and not group.full:
+            # Bit-wise anticollision takes a while: hand the group over in one step.
+            group.hold(buf, n)
+            return 0
+        self._report(buf, n, group.stamp_us if group.open else self._stamp_us)
+        return 1
+
+    def _close_group(self):
+        """Report the held cards of the group, all with its time.  Returns how many."""
+        group = self.group
+        held = len(group)
+        buf = self._group_buf
+        for k in range(held):
+            self._report(buf, group.uid_into(k, buf), group.stamp_us)
+        group.clear()
+        return held
+
+    def _report(self, buf, n, stamp_us):
+        uid = self.uid
+        for i in range(n):
+            uid[i] = buf[i]
+        self.uid_len = n
+        self.uid_ticks_us = stamp_us
+        self.cards += 1
+        if self.on_card is not None:
+            self.on_card(self.pile, bytes(buf[:n]), stamp_us)
+
     # ---- failures ------------------------------------------------------------------------
     def _fail(self, now_us, error):
         self.failures += 1
         self.consecutive_failures += 1
         self.last_error = getattr(error, "kind", "bus")
+        self._close_group()   # what was read stays read
+        self.scan.stop()
+        self.scan.invalidate()
         shift = self.consecutive_failures - 1
         if shift > _MAX_SHIFT:
             shift = _MAX_SHIFT
@@ -256,12 +402,14 @@ class NfcReader:
 
     def _recover(self, now_us):
         self._state = _IDLE
-        self.pn532.abort()
         if self._needs_setup:
-            self.pn532.setup(self.passive_retries)
-            self._needs_setup = False
+            # No abort first: the bus may be what is broken.
+            self.setup.begin(now_us, self.last_error == "bus")
+            self._state = _SETUP
+            return
+        self.pn532.abort()
         self._last_reset_us = now_us
-        self._start_listing()
+        self._detect(now_us)
 
     def _ok(self):
         if self.consecutive_failures:
@@ -274,29 +422,3 @@ class NfcReader:
             self.status = status
             if self.on_status is not None:
                 self.on_status(self)
-
-    # ---- UID memory ----------------------------------------------------------------------
-    def _known(self, buf, n):
-        seen = self._seen
-        for slot in range(self._seen_count):
-            base = slot * _SLOT
-            if seen[base] != n:
-                continue
-            i = 0
-            while i < n and seen[base + 1 + i] == buf[i]:
-                i += 1
-            if i == n:
-                return True
-        return False
-
-    def _remember(self, buf, n):
-        if not self._memory_slots:
-            return
-        base = self._seen_next * _SLOT
-        seen = self._seen
-        seen[base] = n
-        for i in range(n):
-            seen[base + 1 + i] = buf[i]
-        self._seen_next = (self._seen_next + 1) % self._memory_slots
-        if self._seen_count < self._memory_slots:
-            self._seen_count += 1

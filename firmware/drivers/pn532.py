@@ -11,24 +11,29 @@ LEN + LCS == 0 and TFI + DATA + DCS == 0 (mod 256).  Every command is acknowledg
 reply follows when the chip has done the work (the IRQ pin falls, or the status byte says
 ready).
 
-The core never blocks for longer than a command's ACK (well under a millisecond on a real
-chip, bounded by ``ack_timeout_ms``) except in the convenience calls meant for boot
-(``setup``, ``firmware_version``, ``sam_configuration``...).  The firmware loop uses the
-split calls: ``start_list()`` ... ``reply_ready()`` ... ``finish_list(uid_buf)``.
+Nothing here waits for the chip except the blocking convenience calls meant for boot and
+tools (``setup``, ``firmware_version``, ``read_uid``...).  ``start_*()`` only writes the
+command frame; ``reply_ready()`` reads the ACK once it is there (a NACK or no ACK within
+``ack_timeout_ms``, 30 ms by default, raises) and then says whether the reply is waiting;
+``finish_*()`` reads it.  Frames are read length first: the 6-byte header, then exactly the
+rest (``_read_frame`` in the transports).
 
-Halting a read tag: the PN532 offers InDeselect (0x44, keeps the target's data in the chip)
-and InRelease (0x52, forgets it).  For a plain ISO14443A tag (NTAG, MIFARE) both send HLTA,
-so the tag stays silent to the REQA of the next InListPassiveTarget while it stays powered
-in the field.  InRelease is the default (``HALT_RELEASE``): the chip starts every listing
-with a clean target table.  ``halt_command=HALT_DESELECT`` selects the other one.
+Raw ISO14443A exchanges (InCommunicateThru, WriteRegister): ``PN532Raw`` in
+``drivers/pn532_raw.py``, the base of the transports.
+
+Halting a read tag: InDeselect (0x44) or InRelease (0x52, the default) both send HLTA.
 
 All buffers are allocated once in ``__init__``.  Timeouts use ``time.ticks_ms`` and
 ``time.ticks_diff``, so they survive the tick counter wrapping.  Subclasses implement the
-transport hooks ``_write_frame_bytes``, ``_read_ready``, ``_read_into`` (and ``wake``).
+transport hooks ``_write_frame_bytes``, ``_read_ready``, ``_read_frame`` (and ``wake``).
 """
 
 from micropython import const
 import time
+
+from drivers.pn532_errors import (HEADER_SIZE, PN532BusError, PN532ChecksumError,  # noqa: F401
+                                  PN532Error, PN532ErrorFrame, PN532Nack, PN532StatusError,
+                                  PN532Timeout, frame_size)
 
 _TFI_HOST = const(0xD4)
 _TFI_CHIP = const(0xD5)
@@ -42,16 +47,21 @@ _CMD_IN_LIST_PASSIVE_TARGET = const(0x4A)
 _CMD_IN_RELEASE = const(0x52)
 
 _RF_ITEM_FIELD = const(0x01)
+_RF_ITEM_TIMINGS = const(0x02)
 _RF_ITEM_MAX_RETRIES = const(0x05)
 _RETRIES_ATR_DEFAULT = const(0xFF)
 _RETRIES_PSL_DEFAULT = const(0x01)
+_ATR_TIMEOUT_DEFAULT = const(0x0B)   # 102.4 ms (unused by the referee)
+# fRetryTimeout: how long InCommunicateThru waits for the tag.  0x05 = 100 us * 2**4 = 1.6 ms:
+# a type A tag answers ~90 us after the frame, so a silent pile costs little.
+THRU_TIMEOUT_1600US = const(0x05)
 
 _TX_SIZE = const(24)
 # Largest reply we accept: a 10-byte UID plus a typical ATS fits with room to spare.
 RX_SIZE = const(64)
-_ACK_SIZE = const(6)
 _POLL_US = const(200)
 _BOOT_TIMEOUT_MS = const(100)
+ACK_TIMEOUT_MS = const(30)
 
 HALT_DESELECT = const(0x44)
 HALT_RELEASE = const(0x52)
@@ -59,51 +69,32 @@ HALT_RELEASE = const(0x52)
 MAX_UID_LEN = const(10)
 
 
-class PN532Error(Exception):
-    """Anything the PN532 said (or did not say) that the caller should handle and carry on."""
-    kind = "error"
-
-
-class PN532Timeout(PN532Error):
-    kind = "timeout"
-
-
-class PN532Nack(PN532Error):
-    kind = "nack"
-
-
-class PN532ChecksumError(PN532Error):
-    kind = "checksum"
-
-
-class PN532ErrorFrame(PN532Error):
-    kind = "error-frame"
-
-
-class PN532StatusError(PN532Error):
-    kind = "status"
-
-
-class PN532BusError(PN532Error):
-    kind = "bus"
-
-
 class PN532:
-    """Protocol core.  Use a transport subclass: ``PN532_SPI`` or ``PN532_I2C``."""
+    """Protocol core.  Use a transport: ``PN532_SPI`` or ``PN532_I2C`` (via ``PN532Raw``)."""
 
-    def __init__(self, irq=None, ack_timeout_ms=10, halt_command=HALT_RELEASE):
+    def __init__(self, irq=None, ack_timeout_ms=ACK_TIMEOUT_MS, halt_command=HALT_RELEASE,
+                 reset=None):
         # irq: optional machine.Pin wired to the PN532's P70_IRQ (low = reply ready).
+        # reset: optional output Pin on RSTPD_N (low = reset / power down).
         self._irq = irq
+        self.reset_pin = reset
+        if reset is not None:
+            reset.value(1)
         self.ack_timeout_ms = ack_timeout_ms
         self.halt_command = halt_command
         self._tx = bytearray(_TX_SIZE)
         self._tx_mv = memoryview(self._tx)
         self._rx = bytearray(RX_SIZE)
         self._rx_mv = memoryview(self._rx)
-        self._ack_mv = self._rx_mv[:_ACK_SIZE]
-        self._params = bytearray(4)
+        self._params = bytearray(9)
         self._pending = 0          # command whose reply is still to be read, 0 = none
+        self._awaiting_ack = False
+        self._sent_ms = 0
         self._data_start = 0       # index in _rx of the reply's first data byte
+        self.thru_status = 0       # status byte of the last InCommunicateThru reply
+        # The second target of a MaxTg=2 listing (finish_list fills them in; length 0 = none).
+        self.uid2 = bytearray(MAX_UID_LEN)
+        self.uid2_len = 0
         # Details of the last listed target (finish_list fills them in).
         self.target = 0
         self.sens_res = 0
@@ -118,12 +109,19 @@ class PN532:
         """True when the chip has an ACK or reply waiting (status byte bit 0)."""
         raise NotImplementedError
 
-    def _read_into(self, buf):
-        """Read the waiting frame from its first byte into ``buf`` (a memoryview)."""
+    def _read_frame(self, rx):
+        """Read the waiting frame into ``rx``: its header first, then the rest.
+
+        Returns the number of bytes read (at least ``HEADER_SIZE``)."""
         raise NotImplementedError
 
-    def wake(self):
-        """Wake the chip from power-down (transport specific)."""
+    def wake(self, settle=True):
+        """Wake the chip from power-down (transport specific).  ``settle=False`` skips the
+        final ~2 ms wait, for callers that wait without blocking."""
+
+    def bus_clear(self):
+        """Free a hung bus (I2C only); True if something was done."""
+        return False
 
     # ---- frames ------------------------------------------------------------------------
     def _build_frame(self, command, params, nparams):
@@ -145,6 +143,11 @@ class PN532:
         tx[8 + nparams] = 0x00
         return nparams + 9
 
+    def _chip_ready(self):
+        if self._irq is not None:
+            return self._irq.value() == 0
+        return self._read_ready()
+
     def _wait_ready(self, timeout_ms):
         start = time.ticks_ms()
         while not self.reply_ready():
@@ -153,70 +156,77 @@ class PN532:
             time.sleep_us(_POLL_US)
 
     def _send(self, command, params, nparams):
-        """Write a command frame and consume its ACK.  The reply is then pending."""
+        """Write a command frame.  Its ACK is read later by ``reply_ready()``."""
         if self._pending:
             self.abort()
         size = self._build_frame(command, params, nparams)
         self._write_frame_bytes(self._tx_mv[:size])
-        self._wait_ready(self.ack_timeout_ms)
-        self._read_into(self._ack_mv)
+        self._pending = command
+        self._awaiting_ack = True
+        self._sent_ms = time.ticks_ms()
+
+    def _take_ack(self):
+        self._awaiting_ack = False
+        self._read_frame(self._rx_mv)
         rx = self._rx
         if rx[0] == 0 and rx[1] == 0 and rx[2] == 0xFF:
             if rx[3] == 0x00 and rx[4] == 0xFF:
-                self._pending = command
                 return
             if rx[3] == 0xFF and rx[4] == 0x00:
+                self._pending = 0
                 raise PN532Nack("PN532 sent NACK")
+        self._pending = 0
         raise PN532Error("PN532 sent no ACK")
 
     def _finish(self, command):
         """Read and check the reply to ``command``; returns its data length."""
-        if self._pending != command:
-            raise PN532Error("no such command pending")
+        if self._pending != command or self._awaiting_ack:
+            raise PN532Error("no such reply pending")
         self._pending = 0
-        self._read_into(self._rx_mv)
+        self._read_frame(self._rx_mv)
         rx = self._rx
-        i = 0
-        while i < 3 and rx[i] == 0x00:
-            i += 1
-        if i == 0 or rx[i] != 0xFF:
+        if rx[0] != 0x00 or rx[1] != 0x00 or rx[2] != 0xFF:
             raise PN532Error("bad preamble")
-        length = rx[i + 1]
-        lcs = rx[i + 2]
+        length = rx[3]
+        lcs = rx[4]
         if length == 0xFF and lcs == 0x00:
             raise PN532Nack("PN532 sent NACK")
         if (length + lcs) & 0xFF:
             raise PN532ChecksumError("bad length checksum")
-        if length < 2 and not (length == 1 and rx[i + 3] == _TFI_ERROR):
+        if length < 2 and not (length == 1 and rx[5] == _TFI_ERROR):
             raise PN532Error("frame too short")
-        start = i + 3
-        end = start + length  # index of DCS
+        end = 5 + length  # index of DCS
         if end >= RX_SIZE:
             raise PN532Error("frame too long")
         total = 0
-        for j in range(start, end + 1):
+        for j in range(5, end + 1):
             total += rx[j]
         if total & 0xFF:
             raise PN532ChecksumError("bad data checksum")
-        if rx[start] == _TFI_ERROR:
+        if rx[5] == _TFI_ERROR:
             raise PN532ErrorFrame("PN532 error frame")
-        if rx[start] != _TFI_CHIP or rx[start + 1] != command + 1:
+        if rx[5] != _TFI_CHIP or rx[6] != command + 1:
             raise PN532Error("unexpected reply")
-        self._data_start = start + 2
+        self._data_start = 7
         return length - 2
-
-    def _call(self, command, params, nparams, timeout_ms):
-        """Blocking command: send, wait for the reply, return its data length."""
-        self._send(command, params, nparams)
-        self._wait_ready(timeout_ms)
-        return self._finish(command)
 
     # ---- public, non-blocking ---------------------------------------------------------
     def reply_ready(self):
-        """True when the pending reply can be read (IRQ pin low, or status byte ready)."""
-        if self._irq is not None:
-            return self._irq.value() == 0
-        return self._read_ready()
+        """True when the pending reply can be read.
+
+        While the command's ACK is outstanding this reads it as soon as the chip has it, and
+        raises ``PN532Timeout`` once ``ack_timeout_ms`` passed without one (``PN532Nack`` for
+        a NACK).  Each call costs at most one status poll and one ACK read.
+        """
+        if self._awaiting_ack:
+            if not self._chip_ready():
+                if time.ticks_diff(time.ticks_ms(), self._sent_ms) >= self.ack_timeout_ms:
+                    self._awaiting_ack = False
+                    self._pending = 0
+                    raise PN532Timeout("no ACK")
+                return False
+            self._take_ack()
+        return self._chip_ready()
 
     @property
     def pending(self):
@@ -226,6 +236,7 @@ class PN532:
     def abort(self):
         """Cancel the command in progress (the host sends an ACK frame)."""
         self._pending = 0
+        self._awaiting_ack = False
         tx = self._tx
         tx[0] = 0x00
         tx[1] = 0x00
@@ -235,31 +246,55 @@ class PN532:
         tx[5] = 0x00
         self._write_frame_bytes(self._tx_mv[:6])
 
-    def start_list(self):
-        """Send InListPassiveTarget (one 106 kbps type A target) and return after its ACK."""
-        self._send(_CMD_IN_LIST_PASSIVE_TARGET, b"\x01\x00", 2)
+    def start_list(self, max_targets=1):
+        """Send InListPassiveTarget (106 kbps type A)."""
+        params = self._params
+        params[0] = max_targets
+        params[1] = 0x00
+        self._send(_CMD_IN_LIST_PASSIVE_TARGET, params, 2)
 
     def finish_list(self, uid_buf):
-        """Read the InListPassiveTarget reply; copy the UID into ``uid_buf``.
+        """Read the InListPassiveTarget reply; copy the first UID into ``uid_buf`` (a second
+        target, MaxTg=2, goes to ``uid2``/``uid2_len``).
 
         Returns the UID length, 0 when no tag answered within MxRtyPassiveActivation.
         """
         n = self._finish(_CMD_IN_LIST_PASSIVE_TARGET)
         rx = self._rx
         d = self._data_start
+        self.uid2_len = 0
         if n < 1 or rx[d] == 0:
             return 0
-        if n < 6:
+        end = d + n
+        # TargetData (type A): Tg SENS_RES(2) SEL_RES NFCIDLength NFCID [ATS if SEL_RES bit 5]
+        pos = d + 1
+        if pos + 5 > end:
             raise PN532Error("short target data")
-        uid_len = rx[d + 5]
-        if uid_len > len(uid_buf) or 6 + uid_len > n:
-            raise PN532Error("bad UID length")
-        self.target = rx[d + 1]
-        self.sens_res = (rx[d + 2] << 8) | rx[d + 3]
-        self.sel_res = rx[d + 4]
-        for i in range(uid_len):
-            uid_buf[i] = rx[d + 6 + i]
+        self.target = rx[pos]
+        self.sens_res = (rx[pos + 1] << 8) | rx[pos + 2]
+        self.sel_res = rx[pos + 3]
+        uid_len = self._copy_uid(pos, end, uid_buf)
+        if rx[d] > 1:
+            pos = self._next_target(pos, uid_len, end)
+            self.uid2_len = self._copy_uid(pos, end, self.uid2)
         return uid_len
+
+    def _copy_uid(self, pos, end, out):
+        rx = self._rx
+        if pos + 5 > end:
+            raise PN532Error("short target data")
+        uid_len = rx[pos + 4]
+        if uid_len > len(out) or pos + 5 + uid_len > end:
+            raise PN532Error("bad UID length")
+        for i in range(uid_len):
+            out[i] = rx[pos + 5 + i]
+        return uid_len
+
+    def _next_target(self, pos, uid_len, end):
+        after = pos + 5 + uid_len
+        if self._rx[pos + 3] & 0x20 and after < end:   # ISO 14443-4 tag: ATS follows
+            after += self._rx[after]
+        return after
 
     def start_halt(self):
         """Halt the listed tag (HLTA via InRelease or InDeselect, target 0 = all)."""
@@ -281,29 +316,64 @@ class PN532:
     def finish_field(self):
         self._finish(_CMD_RF_CONFIGURATION)
 
-    # ---- public, blocking (boot and recovery) ------------------------------------------
-    def firmware_version(self, timeout_ms=_BOOT_TIMEOUT_MS):
-        """GetFirmwareVersion -> (ic, version, revision, support), e.g. (0x32, 1, 6, 7)."""
-        n = self._call(_CMD_GET_FIRMWARE_VERSION, b"", 0, timeout_ms)
+    # ---- setup in non-blocking steps ------------------------------------------------------
+    SETUP_STEPS = 4
+
+    def start_setup_step(self, step, passive_retries):
+        """Send setup command ``step`` (0..SETUP_STEPS-1); the caller wakes the chip first."""
+        params = self._params
+        if step == 0:      # SAMConfiguration: normal mode, 1 s virtual-card timeout, P70_IRQ used
+            params[0] = 0x01
+            params[1] = 0x14
+            params[2] = 0x01
+            self._send(_CMD_SAM_CONFIGURATION, params, 3)
+        elif step == 1:    # RFConfiguration item 5: MxRtyPassiveActivation
+            params[0] = _RF_ITEM_MAX_RETRIES
+            params[1] = _RETRIES_ATR_DEFAULT
+            params[2] = _RETRIES_PSL_DEFAULT
+            params[3] = passive_retries & 0xFF
+            self._send(_CMD_RF_CONFIGURATION, params, 4)
+        elif step == 2:    # RFConfiguration item 2: short InCommunicateThru timeout
+            params[0] = _RF_ITEM_TIMINGS
+            params[1] = 0x00
+            params[2] = _ATR_TIMEOUT_DEFAULT
+            params[3] = THRU_TIMEOUT_1600US
+            self._send(_CMD_RF_CONFIGURATION, params, 4)
+        else:
+            self._send(_CMD_GET_FIRMWARE_VERSION, params, 0)
+
+    def finish_setup_step(self, step):
+        """Read the reply of setup ``step``; the last one returns the firmware version."""
+        command = (_CMD_SAM_CONFIGURATION, _CMD_RF_CONFIGURATION, _CMD_RF_CONFIGURATION,
+                   _CMD_GET_FIRMWARE_VERSION)[step]
+        n = self._finish(command)
+        if command != _CMD_GET_FIRMWARE_VERSION:
+            return None
         if n < 4:
             raise PN532Error("short firmware version")
         d = self._data_start
         rx = self._rx
         return (rx[d], rx[d + 1], rx[d + 2], rx[d + 3])
 
+    # ---- public, blocking (boot and tools) ------------------------------------------
+    def firmware_version(self, timeout_ms=_BOOT_TIMEOUT_MS):
+        """GetFirmwareVersion -> (ic, version, revision, support), e.g. (0x32, 1, 6, 7)."""
+        self.start_setup_step(3, 0)
+        self._wait_ready(timeout_ms)
+        return self.finish_setup_step(3)
+
     def sam_configuration(self, timeout_ms=_BOOT_TIMEOUT_MS):
         """SAMConfiguration: normal mode, 1 s virtual-card timeout, P70_IRQ driven."""
-        self._call(_CMD_SAM_CONFIGURATION, b"\x01\x14\x01", 3, timeout_ms)
+        self.start_setup_step(0, 0)
+        self._wait_ready(timeout_ms)
+        self.finish_setup_step(0)
 
     def set_passive_retries(self, retries, timeout_ms=_BOOT_TIMEOUT_MS):
         """RFConfiguration item 5 (MxRtyPassiveActivation): InListPassiveTarget tries
         ``retries + 1`` times and then answers "no target".  0xFF would retry forever."""
-        params = self._params
-        params[0] = _RF_ITEM_MAX_RETRIES
-        params[1] = _RETRIES_ATR_DEFAULT
-        params[2] = _RETRIES_PSL_DEFAULT
-        params[3] = retries & 0xFF
-        self._call(_CMD_RF_CONFIGURATION, params, 4, timeout_ms)
+        self.start_setup_step(1, retries)
+        self._wait_ready(timeout_ms)
+        self.finish_setup_step(1)
 
     def set_field(self, on, timeout_ms=_BOOT_TIMEOUT_MS):
         self.start_field(on)
@@ -324,7 +394,11 @@ class PN532:
     def setup(self, passive_retries=1, timeout_ms=_BOOT_TIMEOUT_MS):
         """Wake the chip and configure it for the referee.  Returns the firmware version."""
         self._pending = 0
+        self._awaiting_ack = False
         self.wake()
-        self.sam_configuration(timeout_ms)
-        self.set_passive_retries(passive_retries, timeout_ms)
-        return self.firmware_version(timeout_ms)
+        version = None
+        for step in range(self.SETUP_STEPS):
+            self.start_setup_step(step, passive_retries)
+            self._wait_ready(timeout_ms)
+            version = self.finish_setup_step(step)
+        return version

@@ -47,7 +47,6 @@ _RING = const(64)
 _DRAIN_MAX = const(48)     # events taken from the ring per step (the rest next step)
 _HOUSEKEEP_MS = const(1000)
 _REREPORT_MS = const(10000)
-_ACK_TIMEOUT_MS = const(3)
 _IDLE_MS = const(1)       # sleep after a step with no input waiting
 _RENDER_MS = const(10)     # animation frame period (patterns change at >= 62 ms)
 
@@ -67,8 +66,9 @@ class BootError(Exception):
 
 
 class App:
-    def __init__(self, root="", out=print, echo=None):
+    def __init__(self, root="", out=print, echo=None, log_buffer=None):
         self.root = root
+        self._log_buffer = log_buffer   # the log's RAM buffer, allocated early at boot
         self.out = out
         self.echo = echo          # echo(line): live session log on the console (None: off)
         self.own_deck = False
@@ -167,11 +167,11 @@ class App:
             for e in self.inputs:
                 if sources.kind(e.source) == sources.KIND_STUCK:
                     self.stuck_inputs[sources.player_of(e.source)] = e
-            self.deb = board_hw.build_debouncer(board)
+            self.deb = board_hw.build_debouncer(board, self.inputs)
             self.pn532 = []
             self.readers = []
             for p, (bus, cs, irq) in enumerate(board_hw.build_nfc(board)):
-                self.pn532.append(self._make_pn532(bus, cs, irq, p))
+                self.pn532.append(board_hw.build_pn532(board, p, bus, cs, irq))
                 # The reader's IRQ line is timestamped like every other input; the driver
                 # only reads irq.value().  One Pin object per GPIO, shared by both.
                 self.inputs.append(EdgeInput(irq, sources.reader(p), self.ring, Pin.IRQ_FALLING))
@@ -191,20 +191,16 @@ class App:
         self.book = self._make_logbook()
         self.clock = SessionClock(time.ticks_us, time.ticks_ms, time.ticks_diff)
 
-    def _make_pn532(self, bus, cs, irq, pile):
-        if cs is not None:
-            from drivers.pn532_spi import PN532_SPI
-            return PN532_SPI(bus, cs, irq=irq, ack_timeout_ms=_ACK_TIMEOUT_MS)
-        from drivers.pn532_i2c import PN532_I2C
-        return PN532_I2C(bus, irq=irq, addr=self.board["nfc"]["readers"][pile]["addr"],
-                         ack_timeout_ms=_ACK_TIMEOUT_MS)
-
     def _make_logbook(self):
         try:
             from referee.logbook import Logbook
         except ImportError:
             self.out("spit-referee: no referee/logbook module: sessions are not logged")
             return None
+        buf = self._log_buffer
+        self._log_buffer = None
+        if buf is not None:
+            return Logbook(self.root + "logs", buffer_bytes=len(buf), buf=buf)
         return Logbook(self.root + "logs")
 
     def selftest(self):
@@ -290,7 +286,13 @@ class App:
             if src < 0:
                 break
             n += 1
-            self._input(src, ring.ticks)
+            if self.deb.accept(src, ring.ticks):
+                self._input(src, ring.ticks)
+        # Button and pad edges held by the debouncer until their level proved stable.
+        src = self.deb.pop_due(time.ticks_us())
+        while src >= 0:
+            self._input(src, self.deb.ticks)
+            src = self.deb.pop_due(time.ticks_us())
         if ring.overflows != self._overflows:
             lost = ring.overflows - self._overflows
             self._overflows = ring.overflows
@@ -310,8 +312,7 @@ class App:
         self.steps += 1
 
     def _input(self, src, ticks):
-        if not self.deb.accept(src, ticks):
-            return
+        """One debounced input event."""
         k = sources.kind(src)
         if k == sources.KIND_READER:
             self.readers[src & 3].note_irq(ticks)
@@ -348,7 +349,8 @@ class App:
 
     def _stuck_held(self, player):
         e = self.stuck_inputs[player]
-        return e is not None and e.is_active()
+        # An edge still held by the debouncer (release not confirmed yet) counts as held.
+        return e is not None and (e.is_active() or self.deb.holding(e.source))
 
     def _on_card(self, pile, uid, ticks):
         clock = self.clock

@@ -26,6 +26,8 @@ _N_GPIO = const(30)
 _LED_GPIO = const(25)  # on-board LED of the Pico
 _INTERNAL = (23, 24, 29)  # SMPS mode, VBUS sense, VSYS/3: not on the header
 _I2C_ADDR = const(0x24)
+_MAX_STABLE_MS = const(20)  # a held press reaches the referee this much late: keep it short
+_MAX_CS_SETUP_US = const(10000)
 
 
 class BoardError(ValueError):
@@ -92,19 +94,26 @@ class _Checker:
         self.used[v] = path
         return v
 
-    def input(self, v, path, default_active="low"):
+    def input(self, v, path, stable_ms=None):
+        """One input.  ``stable_ms`` is the board default for buttons and pads; None for a
+        touch sensor, which takes no ``stable_ms`` (its first edge is the landing)."""
         short = _is_int(v)
         if short:
             v = {"pin": v}
-        self.obj(v, path, ("pin",), ("active", "pull", "debounce_ms"))
+        keys = ("active", "pull", "debounce_ms") if stable_ms is None else (
+            "active", "pull", "debounce_ms", "stable_ms")
+        self.obj(v, path, ("pin",), keys)
         pin = self.pin(v["pin"], path if short else path + ".pin")
-        active = self.choice(v.get("active", default_active), path + ".active", ("low", "high"))
+        active = self.choice(v.get("active", "low"), path + ".active", ("low", "high"))
         pull = self.choice(v.get("pull", "up" if active == "low" else "down"), path + ".pull",
                            ("up", "down", "none"))
         deb = v.get("debounce_ms")
         if deb is not None:
             self.integer(deb, path + ".debounce_ms", 0, 1000)
-        return {"pin": pin, "active": active, "pull": pull, "debounce_ms": deb}
+        out = {"pin": pin, "active": active, "pull": pull, "debounce_ms": deb}
+        if stable_ms is not None:
+            out["stable_ms"] = self.integer(v.get("stable_ms", stable_ms), path + ".stable_ms", 0, _MAX_STABLE_MS)
+        return out
 
 
 def _spi_role(gpio, bus):
@@ -120,10 +129,17 @@ def _i2c_role(gpio, bus):
     return "scl" if gpio & 1 else "sda"
 
 
+def _reset_pin(ck, r, path):
+    """The GPIO on the reader's RSTPD_N (low = reset), or None."""
+    v = r.get("reset")
+    return None if v is None else ck.pin(v, path + ".reset")
+
+
 def _check_spi(ck, d, path):
-    ck.obj(d, path, ("id", "sck", "mosi", "miso"), ("baudrate",))
+    ck.obj(d, path, ("id", "sck", "mosi", "miso"), ("baudrate", "cs_setup_us"))
     bus = ck.integer(d["id"], path + ".id", 0, 1)
-    out = {"id": bus, "baudrate": ck.integer(d.get("baudrate", 1000000), path + ".baudrate", 100000, 5000000)}
+    out = {"id": bus, "baudrate": ck.integer(d.get("baudrate", 1000000), path + ".baudrate", 100000, 5000000),
+           "cs_setup_us": ck.integer(d.get("cs_setup_us", 50), path + ".cs_setup_us", 0, _MAX_CS_SETUP_US)}
     for role in ("sck", "mosi", "miso"):
         p = ck.pin(d[role], path + "." + role)
         if _spi_role(p, bus) != role:
@@ -139,8 +155,9 @@ def _check_nfc(ck, d, piles):
         out = {"bus": "spi", "spi": _check_spi(ck, d["spi"], "nfc.spi"), "readers": []}
         for i, r in enumerate(ck.seq(d["readers"], "nfc.readers", piles)):
             p = "nfc.readers[%d]" % i
-            ck.obj(r, p, ("cs", "irq"))
-            out["readers"].append({"cs": ck.pin(r["cs"], p + ".cs"), "irq": ck.pin(r["irq"], p + ".irq")})
+            ck.obj(r, p, ("cs", "irq"), ("reset",))
+            out["readers"].append({"cs": ck.pin(r["cs"], p + ".cs"), "irq": ck.pin(r["irq"], p + ".irq"),
+                                   "reset": _reset_pin(ck, r, p)})
         return out
     ck.obj(d, "nfc", ("bus", "i2c", "readers"))
     buses = []
@@ -163,7 +180,7 @@ def _check_nfc(ck, d, piles):
     seen = {}
     for i, r in enumerate(ck.seq(d["readers"], "nfc.readers", piles)):
         p = "nfc.readers[%d]" % i
-        ck.obj(r, p, ("i2c", "irq"), ("addr",))
+        ck.obj(r, p, ("i2c", "irq"), ("addr", "reset"))
         bi = ck.integer(r["i2c"], p + ".i2c", 0, len(buses) - 1)
         addr = ck.integer(r.get("addr", _I2C_ADDR), p + ".addr", 8, 119)
         key = bi * 256 + addr
@@ -171,7 +188,8 @@ def _check_nfc(ck, d, piles):
             ck.fail(p, "address 0x%02x on nfc.i2c[%d] is already used by %s (the PN532 address is "
                        "fixed: one reader per bus, or put them behind a mux)" % (addr, bi, seen[key]))
         seen[key] = p
-        out["readers"].append({"i2c": bi, "addr": addr, "irq": ck.pin(r["irq"], p + ".irq")})
+        out["readers"].append({"i2c": bi, "addr": addr, "irq": ck.pin(r["irq"], p + ".irq"),
+                               "reset": _reset_pin(ck, r, p)})
     return out
 
 
@@ -223,7 +241,7 @@ def validate(d, label="board.json"):
     """Validate a parsed board dict; returns the normalised board or raises BoardError."""
     ck = _Checker(label)
     ck.obj(d, "", ("board", "name", "piles", "nfc", "players"),
-           ("description", "touch", "leds", "buzzer", "status_led", "debounce_ms", "reorder_us"))
+           ("description", "touch", "leds", "buzzer", "status_led", "debounce_ms", "stable_ms", "reorder_us"))
     if d["board"] != 1:
         ck.fail("board", "unsupported board file version %s (this firmware reads 1)" % json.dumps(d["board"]))
     if type(d["name"]) is not str or not d["name"]:
@@ -235,6 +253,9 @@ def validate(d, label="board.json"):
     # sensor on every pile a few ms suffice, since pending touches make it wait for reads.
     ro = d.get("reorder_us")
     out["reorder_us"] = None if ro is None else ck.integer(ro, "reorder_us", 0, 2000000)
+    # Buttons and pads must hold their level this long to count (touch sensors: first edge).
+    stable = ck.integer(d.get("stable_ms", 3), "stable_ms", 0, _MAX_STABLE_MS)
+    out["stable_ms"] = stable
     st = d.get("status_led")
     out["status_led"] = None if st is None else ck.pin(st, "status_led", allow_led=True)
     out["nfc"] = _check_nfc(ck, d["nfc"], piles)
@@ -252,9 +273,17 @@ def validate(d, label="board.json"):
         if pl.get("slap") is not None:
             for i, s in enumerate(ck.seq(pl["slap"], p + ".slap", piles)):
                 if s is not None:
-                    slaps[i] = ck.input(s, "%s.slap[%d]" % (p, i))
-        players.append({"stuck": ck.input(pl["stuck"], p + ".stuck"), "slap": slaps})
+                    slaps[i] = ck.input(s, "%s.slap[%d]" % (p, i), stable)
+        players.append({"stuck": ck.input(pl["stuck"], p + ".stuck", stable), "slap": slaps})
     out["players"] = players
+    ro = out["reorder_us"]
+    if ro is not None:
+        for q in range(2):
+            for path, spec in [("players[%d].stuck" % q, players[q]["stuck"])] + [
+                    ("players[%d].slap[%d]" % (q, i), s) for i, s in enumerate(players[q]["slap"]) if s]:
+                if spec["stable_ms"] * 1000 >= ro:
+                    ck.fail(path + ".stable_ms", "%d ms is not below reorder_us (%d us): the held "
+                            "press would reach the referee after what it must precede" % (spec["stable_ms"], ro))
     out["leds"] = _check_leds(ck, d.get("leds"))
     bz = d.get("buzzer")
     if bz is not None:

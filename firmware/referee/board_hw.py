@@ -67,11 +67,17 @@ def build_inputs(board, ring, reader_irqs=True):
     return out
 
 
-def build_debouncer(board):
-    """A Debouncer with the board's windows (reader IRQ lines are clean: window 0)."""
+def build_debouncer(board, inputs=()):
+    """A Debouncer with the board's windows (reader IRQ lines are clean: window 0) and, for
+    the STUCK buttons and slap pads among ``inputs`` (from ``build_inputs``), the stable
+    level they must hold (``stable_ms``; touch sensors report their first edge)."""
     from drivers.debouncer import Debouncer
 
     deb = Debouncer(sources.N_SOURCES, board["debounce_ms"] * 1000)
+    for e in inputs:
+        spec = _spec_of(board, e.source)
+        if spec is not None and spec.get("stable_ms"):
+            deb.set_stable(e.source, spec["stable_ms"] * 1000, e.is_active)
     for p in range(board["piles"]):
         deb.set_window(sources.reader(p), 0)
         t = board["touch"][p]
@@ -86,6 +92,33 @@ def build_debouncer(board):
             if s is not None and s["debounce_ms"] is not None:
                 deb.set_window(sources.slap(q, p), s["debounce_ms"] * 1000)
     return deb
+
+
+def _spec_of(board, source):
+    """The board's input spec behind ``source`` (STUCK button or slap pad), else None."""
+    k = sources.kind(source)
+    if k == sources.KIND_STUCK:
+        return board["players"][sources.player_of(source)]["stuck"]
+    if k == sources.KIND_SLAP:
+        return board["players"][sources.player_of(source)]["slap"][sources.pile_of(source)]
+    return None
+
+
+def build_pn532(board, pile, bus, cs, irq):
+    """The PN532 driver of ``pile`` on what ``build_nfc`` built: SPI with the board's CS
+    set-up delay, I2C with its bus pins (for a bus clear); RSTPD_N pin when wired."""
+    from machine import Pin
+
+    nfc = board["nfc"]
+    r = nfc["readers"][pile]
+    reset = None if r["reset"] is None else Pin(r["reset"], Pin.OUT, value=1)
+    if cs is not None:
+        from drivers.pn532_spi import PN532_SPI
+        return PN532_SPI(bus, cs, irq=irq, cs_setup_us=nfc["spi"]["cs_setup_us"], reset=reset)
+    from drivers.pn532_i2c import PN532_I2C
+    c = nfc["i2c"][r["i2c"]]
+    return PN532_I2C(bus, irq=irq, addr=r["addr"], reset=reset,
+                     bus_pins=(c["id"], Pin(c["scl"]), Pin(c["sda"]), c["freq"]))
 
 
 def build_nfc(board):

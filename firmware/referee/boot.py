@@ -16,9 +16,11 @@ import sys
 def start(root="", echo=None):
     """Boot the referee and return the ``App`` (raises ``referee.app.BootError``).
     ``echo(line)`` also gets every session log line (the live log on the console)."""
+    # The session log's RAM buffer first, while the heap is still in one piece.
+    log_buffer = bytearray(4096)
     from referee.app import App
 
-    app = App(root, echo=echo)
+    app = App(root, echo=echo, log_buffer=log_buffer)
     app.boot()
     return app
 

@@ -100,12 +100,7 @@ class _Reader:
     def __init__(self, board):
         from referee import board_hw
         bus, cs, irq = board_hw.build_nfc(board)[0]
-        if cs is not None:
-            from drivers.pn532_spi import PN532_SPI
-            self.pn = PN532_SPI(bus, cs, irq=irq)
-        else:
-            from drivers.pn532_i2c import PN532_I2C
-            self.pn = PN532_I2C(bus, irq=irq, addr=board["nfc"]["readers"][0]["addr"])
+        self.pn = board_hw.build_pn532(board, 0, bus, cs, irq)   # the board's CS set-up, reset
         self.version = self.pn.setup()
         self.buf = bytearray(10)
 

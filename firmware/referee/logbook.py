@@ -110,7 +110,7 @@ class Logbook:
     shares the str's data (32 bytes on the 64-bit unix port, tests/mp_logbook_check.py)."""
 
     def __init__(self, directory="logs", buffer_bytes=_DEFAULT_BUFFER,
-                 max_total_bytes=_DEFAULT_MAX_TOTAL, max_files=_DEFAULT_MAX_FILES, fs=None):
+                 max_total_bytes=_DEFAULT_MAX_TOTAL, max_files=_DEFAULT_MAX_FILES, fs=None, buf=None):
         if buffer_bytes < 2:
             raise ValueError("buffer_bytes")
         if max_files < 1:
@@ -119,7 +119,9 @@ class Logbook:
         self.max_total_bytes = max_total_bytes
         self.max_files = max_files
         self._fs = fs or _OS_FS
-        self._buf = bytearray(buffer_bytes)
+        # ``buf``: a buffer allocated early at boot, before the heap fragments (on the
+        # RP2040 a 4 KB block can be missing after the firmware's modules are loaded).
+        self._buf = buf if buf is not None and len(buf) == buffer_bytes else bytearray(buffer_bytes)
         self._mv = memoryview(self._buf)
         self._cap = buffer_bytes
         self._n = 0               # bytes in the buffer (always whole lines, each ending in \n)

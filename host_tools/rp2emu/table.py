@@ -20,7 +20,7 @@ import os
 
 from host_tools.vboard.pn532_emulator import PN532Emulator
 
-BOUNCE_US = (0, 150, 400, 700)      # a contact's edges: closes, opens, closes, settles
+BOUNCE_US = (0, 150, 400, 550, 700)  # a contact bounces: edges until it settles (odd count)
 US = 1000                            # ns per us
 
 
@@ -71,6 +71,8 @@ class Rp2Table:
         self.flash_ops = []              # (t_us, op, bytes, us)
         self.masked = []                 # (t_us, us, cause): interrupts masked for > 20 us
         self.pin_edges = []              # (pin, level, t_us) of watched outputs
+        self.input_edges = []            # (pin, level, t_us): every level change the table drove
+        self._input_level = {}
         self.emulators = []
         nfc = board["nfc"]
         if nfc["bus"] != "spi":
@@ -124,7 +126,14 @@ class Rp2Table:
         return (0 if low else 1) if active else (1 if low else 0)
 
     def _release(self, spec):
-        self.emu.gpio(spec["pin"], self._level(spec, False))
+        self.set_input(spec["pin"], self._level(spec, False))
+
+    def set_input(self, pin, level):
+        """Drive GPIO input ``pin`` now (edges are recorded in ``input_edges``)."""
+        if self._input_level.get(pin) != level:
+            self._input_level[pin] = level
+            self.input_edges.append((pin, level, self.now_us))
+            self.emu.gpio(pin, level)
 
     def _pin(self, pin, level, t_ns):
         em = self._cs.get(pin)
@@ -194,9 +203,9 @@ class Rp2Table:
         if bounce:
             for i, dt in enumerate(BOUNCE_US):
                 level = final if i % 2 == 0 else 1 - final
-                self.at(at_us + dt, lambda v=level: self.emu.gpio(spec["pin"], v))
+                self.at(at_us + dt, lambda v=level: self.set_input(spec["pin"], v))
         else:
-            self.at(at_us, lambda: self.emu.gpio(spec["pin"], final))
+            self.at(at_us, lambda: self.set_input(spec["pin"], final))
 
     def touch(self, pile, at_us, touch_us=2000):
         spec = self.board.get("touch", [None] * (pile + 1))[pile]

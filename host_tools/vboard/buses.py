@@ -23,6 +23,7 @@ MicroPython-compatible (no typing, dataclasses, ...).
 """
 
 _ENODEV = 19
+_ETIMEDOUT = 110
 
 
 class _CsWatch:
@@ -138,12 +139,45 @@ class SPI:
         return None
 
 
+class _StuckSlave:
+    """A slave holding SDA low until it has seen ``release_after`` SCL pulses.
+
+    Follows the firmware's bus clear on the Pin objects it uses: SCL falling edges driven
+    as a GPIO are counted, and SDA reads low while the slave holds it."""
+
+    def __init__(self, scl_pin, sda_pin, release_after):
+        self.pulses = 0
+        self.release_after = release_after
+        scl_value = scl_pin.value
+        sda_value = sda_pin.value
+        slave = self
+
+        def scl(v=None):
+            if v is not None and not v and scl_value():
+                slave.pulses += 1
+            return scl_value(v)
+
+        def sda(v=None):
+            if v is None and slave.holding:
+                return 0
+            return sda_value(v)
+
+        scl_pin.value = scl
+        sda_pin.value = sda
+
+    @property
+    def holding(self):
+        return self.pulses < self.release_after
+
+
 class I2C:
     def __init__(self, id=0, scl=None, sda=None, freq=400000, timeout=50000, **kw):
         self.id = id
         self.freq = freq
         self._devices = {}
         self.transactions = 0
+        self.timeouts = 0
+        self._stuck = None        # a _StuckSlave holding the bus
 
     def init(self, scl=None, sda=None, freq=400000, **kw):
         self.freq = freq
@@ -158,14 +192,31 @@ class I2C:
     def detach(self, addr):
         self._devices.pop(addr, None)
 
+    def hang(self, scl_pin, sda_pin, release_after=3):
+        """Fault: a slave holds SDA low (reset mid-byte).  Every transfer times out
+        (OSError ETIMEDOUT) until ``release_after`` SCL pulses were driven on ``scl_pin``
+        (the Pin objects the firmware uses for its bus clear)."""
+        self._stuck = _StuckSlave(scl_pin, sda_pin, release_after)
+
+    @property
+    def hung(self):
+        if self._stuck is not None and not self._stuck.holding:
+            self._stuck = None
+        return self._stuck is not None
+
     # --- firmware side ---
     def _device(self, addr):
+        if self.hung:
+            self.timeouts += 1
+            raise OSError(_ETIMEDOUT)
         device = self._devices.get(addr)
         if device is None:
             raise OSError(_ENODEV)
         return device
 
     def scan(self):
+        if self.hung:
+            return []
         found = []
         for addr in sorted(self._devices):
             if self._devices[addr].i2c_write(b""):

@@ -1,28 +1,37 @@
 """A PN532 emulator for the virtual board: real frames over the fake SPI and I2C buses.
 
-Wire (PN532 user manual): over SPI the chip is LSB-first while the fake bus, like rp2, is
-MSB-first, so the emulator reverses each byte itself (a driver without its reversal table
-gets nothing sensible back).  Op byte 0x01 write / 0x02 status / 0x03 read; a written frame is
-taken at the end of its chip-select; the chip starts asleep until CS is held low ~1 ms.
-Over I2C (0x24) every read starts with the status byte.  ACK first, reply later; the IRQ pin
-(a fake Pin, or a GPIO number looked up in ``Pin.registry``) is low while one waits.
+Frame level (PN532 user manual 6.2): a host frame is taken whole (SPI: at the end of its
+chip-select, I2C: one write); the ACK is ready ``ack_us`` later (``slow_ack_rate`` of the
+commands take ``slow_ack_us`` instead), the reply when the work is done.  The IRQ pin (a fake
+Pin, or a GPIO number looked up in ``Pin.registry``) is low while an ACK or reply waits.
+``host_frame(bytes)`` / ``_ready()`` / ``read_output()`` are the frame-level API; the bus side
+(SPI with ``cs_setup_us``, I2C) is in ``pn532_wire.py``.
 
 Tags and timing (on a ``VirtualClock``): ``place_tag(uid)`` / ``remove_tag(uid)``.  A pending
 InListPassiveTarget finds a tag at the next activation attempt (``attempt_us`` apart) and
 replies ``anticollision_us`` later; MxRtyPassiveActivation 0xFF retries forever, n gives n+1
-tries.  A halted tag (InRelease/InDeselect -> HLTA) stays silent to REQA until it leaves the
-field or the field is reset (RFConfiguration item 1); ``list_uses_wupa=True`` models a chip
-that wakes halted tags.  Several answering tags: anticollision picks the highest UID.
-Stacked-tag misses (``stacked_miss_rate``/``stacked_miss_attempts``), ``read_failure_rate``,
-or per tag ``misses=``/``unreadable=True``.  Faults: ``nack_next``, ``bad_checksum_next``,
-``error_frame_next``, ``silent``.
+tries.  Tag states follow ISO 14443-3 (``iso14443a.py``, shared with the pty emulator): a
+halted tag stays silent to REQA until it leaves the field or the field is reset
+(RFConfiguration item 1).  ``list_uses_wupa=True`` models a chip whose InListPassiveTarget
+sends WUPA, waking halted tags.  Several answering tags: the listing picks the highest UID.
+InCommunicateThru (0x42) with WriteRegister (0x08, CIU_TxMode/RxMode/BitFraming) runs raw
+REQA/WUPA, anticollision (with bit collisions), SELECT and HLTA against the same tags.
+Stacked tags: ``stacked_miss_rate``/``stacked_miss_attempts`` (a tag landing on others misses
+that many activation attempts, listing or REQA), ``stacked_dropout_rate`` (each of the three
+tags below a new card may brown out and forget HALT), ``read_failure_rate``, or per tag
+``misses=``/``unreadable=True``.  Faults: ``nack_next``, ``bad_checksum_next``,
+``error_frame_next``, ``silent``, ``slow_ack_rate``, ``cs_setup_us``.
 
 The simulator calls ``update()`` after moving the clock (bus traffic and firmware sleeps
 through ``Installed.add_device`` update too); ``next_event_us()`` says when something happens
 next.  MicroPython-compatible.
 """
 
+from . import iso14443a
+from .iso14443a import RawField, Tag
 from .pins import Pin
+from .pn532_listing import ListingModel
+from .pn532_wire import WireSide, reverse_bits  # noqa: F401 - reverse_bits is public API
 
 ACK = b"\x00\x00\xff\x00\xff\x00"
 NACK = b"\x00\x00\xff\xff\x00\x00"
@@ -33,15 +42,6 @@ _TFI_CHIP = 0xD5
 _FIRMWARE = b"\x32\x01\x06\x07"  # IC PN532, version 1.6, supports ISO14443A/B + FeliCa
 
 
-def reverse_bits(byte):
-    """Bit order reversal, done differently from the firmware's table on purpose."""
-    out = 0
-    for bit in range(8):
-        if byte & (1 << bit):
-            out |= 0x80 >> bit
-    return out
-
-
 def build_frame(payload):
     """``payload`` starts with the TFI.  Returns the complete normal information frame."""
     n = len(payload)
@@ -49,22 +49,20 @@ def build_frame(payload):
     return bytes([0x00, 0x00, 0xFF, n, (-n) & 0xFF]) + bytes(payload) + bytes([dcs, 0x00])
 
 
-class Tag:
-    def __init__(self, uid, placed_us, misses=0, unreadable=False, sel_res=0x00):
-        self.uid = bytes(uid)
-        self.placed_us = placed_us
-        self.misses = misses          # activation attempts it will not answer (detuning)
-        self.unreadable = unreadable  # never answers (badly stacked)
-        self.halted = False
-        self.sel_res = sel_res
-        n = len(self.uid)
-        self.sens_res = 0x0004 if n == 4 else (0x0044 if n == 7 else 0x0084)
+# fRetryTimeout codes of RFConfiguration item 2: 100 us * 2**(code-1)
+_THRU_TIMEOUT_DEFAULT = 0x0A   # 51.2 ms
+_REG_TX_MODE = 0x6302
+_REG_RX_MODE = 0x6303
+_REG_BIT_FRAMING = 0x633D
+_THRU_FRAME_US = 400      # a raw exchange with an answering tag
 
 
-class PN532Emulator:
+class PN532Emulator(WireSide, ListingModel):
     def __init__(self, clock, irq=None, attempt_us=2000, anticollision_us=2500, ack_us=150,
                  command_us=600, seed=12345, stacked_miss_rate=0.0, stacked_miss_attempts=3,
-                 read_failure_rate=0.0, list_uses_wupa=False, asleep=True, wake_us=1000):
+                 read_failure_rate=0.0, list_uses_wupa=False, asleep=True, wake_us=1000,
+                 slow_ack_rate=0.0, slow_ack_us=10000, cs_setup_us=0, reset_gpio=None,
+                 stacked_dropout_rate=0.0):
         self.clock = clock
         self.irq = irq
         self.attempt_us = attempt_us
@@ -74,16 +72,32 @@ class PN532Emulator:
         self.stacked_miss_rate = stacked_miss_rate
         self.stacked_miss_attempts = stacked_miss_attempts
         self.read_failure_rate = read_failure_rate
+        self.stacked_dropout_rate = stacked_dropout_rate
         self.list_uses_wupa = list_uses_wupa
         self.asleep = asleep
         self.wake_us = wake_us
+        self.slow_ack_rate = slow_ack_rate
+        self.slow_ack_us = slow_ack_us
+        self.cs_setup_us = cs_setup_us
+        self.cs_setup_violations = 0
+        # RSTPD_N: a GPIO number (looked up in Pin.registry) held low = chip in reset.
+        self.reset_gpio = reset_gpio
+        self.wedged = False           # fault: ignores everything until a reset pulse
+        self.resets = 0
+        self._in_reset = False
+        self.slow_acks = 0
+        self.dropouts = 0
+        self.i2c_bytes_read = 0
+        self.registers = {_REG_TX_MODE: 0x80, _REG_RX_MODE: 0x80, _REG_BIT_FRAMING: 0x00}
+        self.thru_timeout_code = _THRU_TIMEOUT_DEFAULT
+        self.raw_frames = []          # (first byte, status) of each InCommunicateThru
         self._rng = seed & 0x7FFFFFFF or 1
         self.tags = []
         self.field_on = True
         self.passive_retries = 0xFF
         self.irq_enabled = True
         # Faults (each *_next applies once).
-        self.nack_next = self.bad_checksum_next = self.error_frame_next = self.silent = False
+        self.nack_next = self.bad_checksum_next = self.error_frame_next = self._silent = False
         # Bookkeeping tests look at.
         self.commands = []            # command codes received, in order
         self.host_frame_errors = 0
@@ -91,9 +105,11 @@ class PN532Emulator:
         self.listed = []              # UIDs returned by InListPassiveTarget, in order
         # Output queue: [ready_at_us, frame]; the head is what a read returns.
         self._out = []
-        self._last_reply = None
+        self._last_sent = None
         self._list_started = None     # time the pending InListPassiveTarget began
-        self._selected = None
+        self._selected = []           # the targets of the last listing
+        self._max_targets = 1
+        self._raw = RawField(self.tags)
         self.spi_select()  # sets up the SPI transaction state
 
     def attach_spi(self, spi, cs_pin):
@@ -121,8 +137,14 @@ class PN532Emulator:
             misses += self.stacked_miss_attempts
         if self.read_failure_rate and self._random() < self.read_failure_rate:
             misses += 1
+        if self.stacked_dropout_rate:
+            # The new card detunes the ones just below: each may brown out and forget HALT.
+            for below in self.tags[-3:]:
+                if self._random() < self.stacked_dropout_rate:
+                    below.power_up()
+                    self.dropouts += 1
         tag = Tag(uid, self.clock.now_us, misses, unreadable, sel_res)
-        self.tags.append(tag)
+        self.tags.append(tag)   # the same list RawField looks at
         self.update()
         return tag
 
@@ -131,8 +153,8 @@ class PN532Emulator:
         if tag is None:
             return False
         self.tags.remove(tag)
-        if self._selected is tag:
-            self._selected = None
+        if tag in self._selected:
+            self._selected.remove(tag)
         return True
 
     def tag(self, uid):
@@ -143,30 +165,6 @@ class PN532Emulator:
         return None
 
     # ---- time --------------------------------------------------------------------------
-    def _list_outcome(self):
-        """(time_us, tag or None) when the pending listing ends, or None if never (yet)."""
-        t0 = self._list_started
-        if t0 is None:
-            return None
-        budget = None if self.passive_retries == 0xFF else self.passive_retries + 1
-        best = None
-        best_k = 0
-        for tag in self.tags:
-            if tag.unreadable or (tag.halted and not self.list_uses_wupa):
-                continue
-            first = tag.placed_us if tag.placed_us > t0 else t0
-            k = (first - t0 + self.attempt_us - 1) // self.attempt_us + tag.misses
-            if budget is not None and k >= budget:
-                continue
-            if best is None or k < best_k or (k == best_k and tag.uid > best.uid):
-                best = tag
-                best_k = k
-        if best is not None:
-            return (t0 + best_k * self.attempt_us + self.anticollision_us, best)
-        if budget is None:
-            return None
-        return (t0 + budget * self.attempt_us, None)
-
     def next_event_us(self):
         """Absolute ``clock.now_us`` of the next state change, or None."""
         times = []
@@ -178,32 +176,40 @@ class PN532Emulator:
         future = [t for t in times if t > self.clock.now_us]
         return min(future) if future else None
 
+    def _watch_reset(self):
+        pin = Pin.registry.get(self.reset_gpio)
+        if pin is None:
+            return
+        low = pin.value() == 0
+        if low and not self._in_reset:
+            self._in_reset = True
+        elif not low and self._in_reset:
+            # Out of reset: power-on state, tags re-powered, asleep until woken (SPI).
+            self._in_reset = False
+            self.resets += 1
+            self.wedged = False
+            self._out = []
+            self._list_started = None
+            self.passive_retries = 0xFF
+            for tag in self.tags:
+                tag.power_up()
+
+    @property
+    def silent(self):
+        return self._silent or self.wedged or self._in_reset
+
+    @silent.setter
+    def silent(self, value):
+        self._silent = value
+
     def update(self):
+        if self.reset_gpio is not None:
+            self._watch_reset()
         now = self.clock.now_us
         outcome = self._list_outcome()
         if outcome is not None and outcome[0] <= now:
             self._end_listing(outcome[0], outcome[1])
         self._drive_irq()
-
-    def _end_listing(self, at_us, tag):
-        t0 = self._list_started
-        self._list_started = None
-        attempts = (at_us - t0) // self.attempt_us
-        for other in self.tags:
-            if other is not tag and other.misses:
-                first = other.placed_us if other.placed_us > t0 else t0
-                tried = attempts - (first - t0) // self.attempt_us
-                if tried > 0:
-                    other.misses = max(0, other.misses - tried)
-        if tag is None:
-            self._queue_reply(b"\x4b\x00", at_us)
-            return
-        tag.misses = 0
-        self._selected = tag
-        self.listed.append(tag.uid)
-        payload = bytes([0x4B, 0x01, 0x01, tag.sens_res >> 8, tag.sens_res & 0xFF,
-                         tag.sel_res, len(tag.uid)]) + tag.uid
-        self._queue_reply(payload, at_us)
 
     def _ready(self):
         return bool(self._out) and self._out[0][0] <= self.clock.now_us
@@ -229,7 +235,7 @@ class PN532Emulator:
             self._queue(ERROR_FRAME, at_us)
             return
         frame = build_frame(bytes([_TFI_CHIP]) + payload)
-        self._last_reply = frame
+
         if self.bad_checksum_next:
             self.bad_checksum_next = False
             corrupted = bytearray(frame)
@@ -239,8 +245,17 @@ class PN532Emulator:
 
     def _consume_output(self):
         if self._out:
-            self._out.pop(0)
+            self._last_sent = self._out.pop(0)[1]
         self._drive_irq()
+
+    def read_output(self):
+        """Frame level: the waiting ACK or reply frame (consumed), or None if none is ready."""
+        self.update()
+        if not self._ready():
+            return None
+        frame = self._out[0][1]
+        self._consume_output()
+        return frame
 
     def host_frame(self, data):
         """A complete frame written by the host (already in logical bit order)."""
@@ -263,8 +278,11 @@ class PN532Emulator:
             self._drive_irq()
             return
         if length == 0xFF and lcs == 0x00:
-            if self._last_reply is not None:  # NACK: send the last reply again
-                self._out = [[now + self.ack_us, self._last_reply]]
+            # NACK: send the frame again (the one being read, else the last one read).
+            if self._out and self._out[0][0] <= now:
+                self._out = [[now + self.ack_us, self._out[0][1]]]
+            elif self._last_sent is not None:
+                self._out = [[now + self.ack_us, self._last_sent]]
             self._drive_irq()
             return
         start = i + 3
@@ -285,8 +303,12 @@ class PN532Emulator:
         # A new command replaces whatever was pending.
         self._out = []
         self._list_started = None
-        self._queue(ACK, now + self.ack_us)
-        self._execute(command, params, now + self.ack_us)
+        ack_us = self.ack_us
+        if self.slow_ack_rate and self._random() < self.slow_ack_rate:
+            ack_us = self.slow_ack_us
+            self.slow_acks += 1
+        self._queue(ACK, now + ack_us)
+        self._execute(command, params, now + ack_us)
         self._drive_irq()
 
     def _execute(self, command, params, now):
@@ -307,11 +329,27 @@ class PN532Emulator:
                 self._queue(ERROR_FRAME, done)
                 return
             self.field_on = True
+            self._max_targets = params[0]
             self._list_started = now
+        elif command == 0x08:  # WriteRegister
+            if not self._write_registers(params):
+                self._queue(ERROR_FRAME, done)
+                return
+            self._queue_reply(b"\x09", done)
+        elif command == 0x06:  # ReadRegister
+            values = bytes(self.registers.get((params[i] << 8) | params[i + 1], 0)
+                           for i in range(0, len(params) - 1, 2))
+            self._queue_reply(b"\x07" + values, done)
+        elif command == 0x42:  # InCommunicateThru
+            if not params:
+                self._queue(ERROR_FRAME, done)
+                return
+            self._communicate_thru(params, now)
         elif command in (0x44, 0x52):  # InDeselect / InRelease: HLTA to the listed tag
-            if self._selected is not None:
-                self._selected.halted = True
-                self._selected = None
+            for tag in self._selected:
+                if tag.state == iso14443a.ACTIVE:
+                    tag.halt()
+            self._selected = []
             self._queue_reply(bytes([command + 1, 0x00]), done)
         else:
             self._queue(ERROR_FRAME, done)
@@ -325,75 +363,35 @@ class PN532Emulator:
             if not on:
                 # Tags lose power: all of them forget HALT.
                 for tag in self.tags:
-                    tag.halted = False
-                self._selected = None
+                    tag.power_up()
+                self._selected = []
             self.field_on = on
+        elif item == 0x02 and len(params) >= 4:   # RFU, fATR_RES_Timeout, fRetryTimeout
+            self.thru_timeout_code = params[3] & 0x0F
         elif item == 0x05 and len(params) >= 4:
             self.passive_retries = params[3]
 
-    def _output_byte(self, index):
-        if not self._ready():
-            return 0x00
-        frame = self._out[0][1]
-        return frame[index] if index < len(frame) else 0x00
+    def _thru_timeout_us(self):
+        code = self.thru_timeout_code
+        return 0 if code == 0 else 100 << (code - 1)
 
-    # ---- SPI device side (see buses.py) ------------------------------------------------------
-    def spi_select(self):
-        self._select_us = self.clock.now_us
-        self._op = None
-        self._rx = bytearray()
-        self._read_pos = 0
-
-    def spi_deselect(self):
-        if self.asleep:
-            if self.clock.now_us - self._select_us >= self.wake_us:
-                self.asleep = False
-            return
-        if self.silent:
-            return
-        if self._op == 0x01:
-            self.host_frame(bytes(self._rx))
-        elif self._op == 0x03 and self._ready() and self._read_pos >= len(self._out[0][1]):
-            self._consume_output()
-        self._op = None
-
-    def spi_exchange(self, wire_byte):
-        if self.asleep or self.silent:
-            return 0x00
-        self.update()
-        byte = reverse_bits(wire_byte)
-        if self._op is None:
-            self._op = byte
-            return 0x00
-        if self._op == 0x02:
-            return reverse_bits(0x01 if self._ready() else 0x00)
-        if self._op == 0x01:
-            self._rx.append(byte)
-            return 0x00
-        if self._op == 0x03:
-            out = self._output_byte(self._read_pos)
-            self._read_pos += 1
-            return reverse_bits(out)
-        return 0x00
-
-    # ---- I2C device side -----------------------------------------------------------------
-    def i2c_write(self, buf):
-        if self.silent:
+    def _write_registers(self, params):
+        if len(params) % 3:
             return False
-        self.update()
-        if len(buf):
-            self.host_frame(bytes(buf))
+        for i in range(0, len(params), 3):
+            self.registers[(params[i] << 8) | params[i + 1]] = params[i + 2]
         return True
 
-    def i2c_read_into(self, buf):
-        if self.silent:
-            return False
-        self.update()
-        ready = self._ready()
-        if len(buf):
-            buf[0] = 0x01 if ready else 0x00
-        for i in range(1, len(buf)):
-            buf[i] = self._output_byte(i - 1)
-        if ready and len(buf) - 1 >= len(self._out[0][1]):
-            self._consume_output()
-        return True
+    def _communicate_thru(self, params, now):
+        """InCommunicateThru: the raw frame goes to the tags as the CIU registers say."""
+        framing = self.registers.get(_REG_BIT_FRAMING, 0)
+        status, data = self._raw.exchange(params, framing & 0x07, (framing >> 4) & 0x07,
+                                          bool(self.registers.get(_REG_TX_MODE, 0) & 0x80),
+                                          bool(self.registers.get(_REG_RX_MODE, 0) & 0x80))
+        self.raw_frames.append((params[0] if params else -1, status))
+        self.field_on = True
+        if status == iso14443a.STATUS_TIMEOUT:
+            done = now + self._thru_timeout_us() + 100
+        else:
+            done = now + _THRU_FRAME_US
+        self._queue_reply(bytes([0x43, status]) + data, done)

@@ -1,0 +1,276 @@
+"""TagScan: ISO/IEC 14443-3 type A activation driven by the host, one PN532 command a step.
+
+Why: a tag sent HLTA stays silent to REQA but answers WUPA.  Whether the PN532's own
+InListPassiveTarget sends REQA or WUPA is not documented, and a chip that sends WUPA wakes
+every halted card on the pile, so the newest card is found only if it wins anticollision.
+TagScan sends the frames itself through InCommunicateThru, with the CIU's CRC off and the bit
+framing set by WriteRegister:
+
+    REQA  26 (7 bits)                         -> ATQA, or silence: no awake tag
+    anticollision  SEL NVB [known UID bits]   -> the rest of CLn + BCC, or a collision
+    SELECT  SEL 70 CLn BCC CRC_A              -> SAK (+CRC_A); SAK bit 2: next cascade level
+    HLTA  50 00 CRC_A                         -> no answer: the tag is HALTed
+
+Halted tags never answer REQA (ISO 14443-3, 6.3), so each scan hears only tags that were not
+read yet, whatever the chip's listing does.  A collision (two new cards answer at once)
+is resolved bit by bit: extend the known prefix with a 1 (TxLastBits/RxAlign = known bits
+mod 8); silence means every answering tag has a 0 there, and the walk goes on with the next
+bit.  Each probe is a framing write and one exchange, one probe per UID bit the tags share;
+they are all found, one after the other, in the same scan.
+
+``start()`` sends the first command; then call ``step()`` each time ``pn532.reply_ready()``.
+``step()`` returns ``FOUND`` (``uid``/``uid_len``/``sak`` hold the tag, already halted,
+``found_collided`` says whether another tag answered its REQA too; the scan goes on by itself), ``QUIET`` (a REQA went unanswered: the scan is over) or ``BUSY``.
+Nothing is allocated after ``__init__``.
+"""
+
+from micropython import const
+
+from drivers.pn532 import MAX_UID_LEN, PN532Error
+from drivers.pn532_raw import THRU_OK, THRU_TIMEOUT
+
+BUSY = const(0)
+FOUND = const(1)
+QUIET = const(2)
+
+_REQA = const(0x26)
+_HLTA = const(0x50)
+_CASCADE_TAG = const(0x88)
+_NVB_SELECT = const(0x70)
+_SAK_CASCADE = const(0x04)
+_FRAMING_REQA = const(0x07)     # TxLastBits = 7
+
+_MAX_RESTARTS = const(4)   # garbled or vanished activations per scan before giving up
+
+_S_IDLE = const(0)
+_S_REGS = const(1)      # WriteRegister before REQA
+_S_REQA = const(2)
+_S_FRAMING = const(3)   # WriteRegister CIU_BitFraming before an anticollision/select frame
+_S_ANTICOLL = const(4)
+_S_SELECT = const(5)
+_S_HLTA = const(6)
+
+
+def crc_a(buf, n):
+    """CRC_A (ISO 14443-3 annex B) of ``buf[:n]``: low byte first on air."""
+    crc = 0x6363
+    for i in range(n):
+        b = (buf[i] ^ crc) & 0xFF
+        b = (b ^ (b << 4)) & 0xFF
+        crc = (crc >> 8) ^ (b << 8) ^ (b << 3) ^ (b >> 4)
+    return crc & 0xFFFF
+
+
+class TagScan:
+    def __init__(self, pn532):
+        self.pn532 = pn532
+        self.uid = bytearray(MAX_UID_LEN)
+        self.uid_len = 0
+        self.sak = 0
+        self.probes = 0          # anticollision frames sent (collision resolution cost)
+        self.collisions = 0
+        self.lost = 0            # tags that vanished mid-activation
+        self._frame = bytearray(9)
+        self._reply = bytearray(8)
+        self._cl = bytearray(5)
+        self._state = _S_IDLE
+        self._restarts = 0
+        self.collided = False    # two tags answered the current activation's REQA
+        self.found_collided = False   # ... the activation of the tag just FOUND
+        self._framing = -1       # CIU_BitFraming as last written, -1 unknown
+        self._level = 0
+        self._known = 0          # UID bits of this cascade level already known
+        self._complete = False   # CLn known from a clean answer: SELECT next
+
+    @property
+    def active(self):
+        return self._state != _S_IDLE
+
+    @property
+    def awaiting_reqa(self):
+        """The next reply is a REQA's: an answer starts a tag's activation."""
+        return self._state == _S_REQA
+
+    def start(self):
+        """Begin a scan (CRC off, REQA framing)."""
+        self._restarts = 0
+        self._next_reqa()
+
+    def _restart(self):
+        """The activation failed half way (tag gone, garbled answer): REQA again, or end."""
+        self.lost += 1
+        self._restarts += 1
+        if self._restarts > _MAX_RESTARTS:
+            self._state = _S_IDLE
+            return QUIET
+        self._next_reqa()
+        return BUSY
+
+    def invalidate(self):
+        """The chip's own commands (listing, setup, field) may have changed the CIU."""
+        self._framing = -1
+
+    def _next_reqa(self):
+        self.collided = False
+        if self._framing == _FRAMING_REQA:
+            self._send_reqa()   # registers still set from the last scan: REQA at once
+            return
+        self.pn532.start_raw_mode(_FRAMING_REQA)
+        self._framing = _FRAMING_REQA
+        self._state = _S_REGS
+
+    def stop(self):
+        """End the scan; a command of it may still be pending (abort it before reuse)."""
+        if self._state != _S_IDLE and self._state != _S_REQA:
+            self._framing = -1
+        self._state = _S_IDLE
+
+    def step(self):
+        state = self._state
+        pn = self.pn532
+        if state == _S_REGS:
+            pn.finish_write_register()
+            self._send_reqa()
+            return BUSY
+        if state == _S_FRAMING:
+            pn.finish_write_register()
+            self._send_level_frame()
+            return BUSY
+        n = pn.finish_thru(self._reply)
+        status = pn.thru_status
+        if state == _S_REQA:
+            if status == THRU_TIMEOUT:
+                self._state = _S_IDLE
+                return QUIET
+            if status != THRU_OK:
+                self.collided = True   # different ATQAs: two kinds of tag at once
+            self._level = 0
+            self.uid_len = 0
+            self._begin_level()
+            return BUSY
+        if state == _S_ANTICOLL:
+            return self._anticollision_reply(status, n)
+        if state == _S_SELECT:
+            return self._select_reply(status, n)
+        if state == _S_HLTA:
+            # HLTA is never answered: silence is success.  Go on with the next REQA.
+            self.found_collided = self.collided
+            self._next_reqa()
+            return FOUND
+        raise PN532Error("scan not started")
+
+    # ---- frames ----------------------------------------------------------------------
+    def _send_reqa(self):
+        self._frame[0] = _REQA
+        self.pn532.start_thru(self._frame, 1)
+        self._state = _S_REQA
+
+    def _begin_level(self):
+        self._known = 0
+        self._complete = False
+        self._next_frame()
+
+    def _next_frame(self):
+        """Anticollision (or SELECT once every bit is known), writing the framing first."""
+        want = 0 if self._complete else (self._known & 7) * 0x11
+        if want != self._framing:
+            self.pn532.start_bit_framing(want)
+            self._framing = want
+            self._state = _S_FRAMING
+        else:
+            self._send_level_frame()
+
+    def _send_level_frame(self):
+        frame = self._frame
+        cl = self._cl
+        frame[0] = 0x93 + 2 * self._level
+        known = self._known
+        if self._complete:
+            frame[1] = _NVB_SELECT
+            for i in range(5):
+                frame[2 + i] = cl[i]
+            crc = crc_a(frame, 7)
+            frame[7] = crc & 0xFF
+            frame[8] = crc >> 8
+            self.pn532.start_thru(frame, 9)
+            self._state = _S_SELECT
+            return
+        whole = known >> 3
+        bits = known & 7
+        frame[1] = ((2 + whole) << 4) | bits
+        nbytes = whole + (1 if bits else 0)
+        for i in range(nbytes):
+            frame[2 + i] = cl[i]
+        if bits:
+            frame[1 + nbytes] &= (1 << bits) - 1
+        self.pn532.start_thru(frame, 2 + nbytes)
+        self.probes += 1
+        self._state = _S_ANTICOLL
+
+    def _set_bit(self, k, value):
+        mask = 1 << (k & 7)
+        if value:
+            self._cl[k >> 3] |= mask
+        else:
+            self._cl[k >> 3] &= ~mask & 0xFF
+
+    def _anticollision_reply(self, status, n):
+        known = self._known
+        if status == THRU_OK:
+            whole = known >> 3
+            if n != 5 - whole:
+                return self._restart()
+            cl = self._cl
+            low = (1 << (known & 7)) - 1
+            reply = self._reply
+            cl[whole] = (cl[whole] & low) | (reply[0] & ~low & 0xFF)
+            for i in range(1, n):
+                cl[whole + i] = reply[i]
+            if cl[0] ^ cl[1] ^ cl[2] ^ cl[3] != cl[4]:
+                return self._restart()
+            self._complete = True
+        elif status == THRU_TIMEOUT:
+            if known == 0 or known >= 32:
+                # Every tag that answered has gone: start again with a REQA.
+                return self._restart()
+            # Nobody has a 1 there, so every answering tag has a 0; they still collide
+            # further on (unless they left: then silence goes on to bit 32 and restarts),
+            # so go straight on with a 1 in the next bit.
+            self._set_bit(known - 1, 0)
+            self._set_bit(known, 1)
+            self._known = known + 1
+        else:
+            # Two or more tags differ in a bit after the known ones: try a 1 next.
+            self.collisions += 1
+            self.collided = True
+            self._set_bit(known, 1)
+            self._known = known + 1
+        self._next_frame()
+        return BUSY
+
+    def _select_reply(self, status, n):
+        reply = self._reply
+        if status != THRU_OK or n != 3 or crc_a(reply, 1) != (reply[1] | (reply[2] << 8)):
+            # The tag went away (or a garbled SAK): start again with a REQA.
+            return self._restart()
+        sak = reply[0]
+        cl = self._cl
+        first = 1 if (sak & _SAK_CASCADE and cl[0] == _CASCADE_TAG) else 0
+        for i in range(first, 4):
+            if self.uid_len < MAX_UID_LEN:
+                self.uid[self.uid_len] = cl[i]
+                self.uid_len += 1
+        if sak & _SAK_CASCADE and self._level < 2:
+            self._level += 1
+            self._begin_level()
+            return BUSY
+        self.sak = sak
+        frame = self._frame
+        frame[0] = _HLTA
+        frame[1] = 0x00
+        crc = crc_a(frame, 2)
+        frame[2] = crc & 0xFF
+        frame[3] = crc >> 8
+        self.pn532.start_thru(frame, 4)
+        self._state = _S_HLTA
+        return BUSY

@@ -1,0 +1,94 @@
+"""``spit emu``: an emulated Raspberry Pi Pico running the real MicroPython, its USB serial a pty.
+
+    spit emu --pty /tmp/pico --fs pico.fs &      # a board on /tmp/pico, its flash saved in pico.fs
+    spit flash --port /tmp/pico                  # the real mpremote installs the referee
+    spit console --port /tmp/pico                # the REPL / the live session log
+    spit logs pull --port /tmp/pico              # the session logs
+
+The table around the chip (readers, sensors, buttons) is modelled too (``--table``, default on
+for a board file with readers), so the flashed referee finds its PN532s and can referee
+edges driven from a test.  Ctrl-C (or SIGTERM) stops it; with ``--fs`` the file system is saved
+then, so the next ``spit emu --fs`` boots the flashed board again.
+"""
+
+import argparse
+import signal
+import sys
+
+DESCRIPTION = """Run an emulated Raspberry Pi Pico (RP2040, rp2040js) with the real MicroPython rp2
+firmware, its USB serial on a pseudo-terminal, so `spit flash`, `spit console` and `spit logs pull`
+work against it unchanged (--port PTY). Emulated time follows the wall clock while idle. The board's
+PN532 readers, touch sensors, buttons and LEDs are modelled at the pins (--board)."""
+
+EPILOG = """examples:
+  spit emu --pty /tmp/pico --fs pico.fs          serve until Ctrl-C; the flash is saved in pico.fs
+  spit flash --port /tmp/pico                    (in another terminal) install the referee
+  spit emu --pty /tmp/pico --fs pico.fs          later: boots the flashed referee from pico.fs
+
+The MicroPython image (RPI_PICO v1.26.1 .uf2, micropython.org) and the RP2040 bootrom come from
+--firmware/--bootrom, $SPIT_RP2_FIRMWARE/$SPIT_RP2_BOOTROM, or ../shared/rp2/ beside the project."""
+
+
+def run(args):
+    from host_tools.rp2emu.emulator import EmulatorError, Rp2Emulator
+    from host_tools.rp2emu.serial_pty import SerialPty
+    err = sys.stderr
+    try:
+        emu = Rp2Emulator(args.firmware, args.bootrom, fs_image=args.fs)
+    except EmulatorError as e:
+        err.write("spit emu: %s\n" % e)
+        return 1
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *a: stop.append("term"))
+    link = None
+    try:
+        if args.board != "none":
+            from host_tools.rp2emu.table import Rp2Table
+            try:
+                Rp2Table(emu, args.board)
+            except (OSError, ValueError, KeyError) as e:
+                err.write("spit emu: --board %s: %s\n" % (args.board, e))
+                return 2
+        try:
+            link = SerialPty(emu, args.pty)
+        except OSError as e:
+            err.write("spit emu: --pty %s: %s\n" % (args.pty, e))
+            return 2
+        err.write("spit emu: an emulated Pico (MicroPython rp2) on %s%s; Ctrl-C stops it%s\n" % (
+            link.path, " -> " + link.port if args.pty else "",
+            ", saving its flash to " + args.fs if args.fs else ""))
+        err.flush()
+        try:
+            link.serve(stop=lambda: bool(stop), seconds=args.seconds)
+        except KeyboardInterrupt:
+            pass
+        if args.fs:
+            emu.save_fs(args.fs)
+            err.write("spit emu: saved the flash file system to %s\n" % args.fs)
+    except EmulatorError as e:
+        err.write("spit emu: %s\n" % e)
+        return 1
+    finally:
+        if link is not None:
+            link.close()
+        emu.close()
+    return 0
+
+
+def add_subcommands(subparsers):
+    p = subparsers.add_parser("emu", help="an emulated Pico with the real MicroPython, on a pty",
+                              description=DESCRIPTION, epilog=EPILOG,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--firmware", metavar="UF2", help="MicroPython RPI_PICO image (default: $SPIT_RP2_FIRMWARE "
+                                                     "or ../shared/rp2/RPI_PICO-v1.26.1.uf2)")
+    p.add_argument("--bootrom", metavar="BIN", help="RP2040 B1 bootrom (default: $SPIT_RP2_BOOTROM or "
+                                                    "../shared/rp2/rp2040-bootrom-b1.bin)")
+    p.add_argument("--fs", metavar="IMAGE", help="flash file-system image: booted if it exists, saved on exit")
+    p.add_argument("--pty", metavar="LINK", help="make LINK a symlink to the pty (default: print the pty path)")
+    p.add_argument("--board", default="pico", metavar="NAME",
+                   help="model this board's readers, sensors and buttons at the pins (boards/NAME.json; "
+                        "'none' for a bare chip; default pico)")
+    p.add_argument("--seconds", type=float, metavar="S", help="stop after S seconds of wall time")
+    p.set_defaults(func=run)
+    return p
+

@@ -1,0 +1,222 @@
+"""Our firmware on the real MicroPython: flashed by `spit flash` onto an emulated Pico, refereeing
+edges and PN532 frames driven at its pins (host_tools/rp2emu).
+
+Skipped, with the reason, when the MicroPython image / bootrom (../shared/rp2/ or
+$SPIT_RP2_FIRMWARE / $SPIT_RP2_BOOTROM) or node + rp2040js (scripts/bootstrap.sh) are missing.
+"""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from host_tools.rp2emu.emulator import why_unavailable
+
+REASON = why_unavailable()
+pytestmark = pytest.mark.skipif(REASON is not None, reason=REASON or "")
+
+MS = 1000
+SEC = 1000000
+
+
+def _uid(code):
+    from host_tools.vboard.runner import default_uid
+    from spit.cards import parse_card
+    return default_uid(parse_card(code))
+
+
+class Board:
+    """A flashed emulated Pico (booted from the saved file system) with its table and console."""
+
+    def __init__(self, ruleset="classic", board="pico"):
+        from host_tools.rp2emu.emulator import Rp2Emulator
+        from host_tools.rp2emu.install import flashed_image
+        from host_tools.rp2emu.table import Rp2Table
+        self.image = flashed_image(board, ruleset)
+        self.emu = Rp2Emulator(fs_image=self.image)
+        self.table = Rp2Table(self.emu, board)
+        self.console = []
+        self.verdicts = []       # (emulated us when it came over the console, log object)
+        self.events = []
+        self._partial = b""
+        self.emu.on_serial = self._serial
+        while not self.verdicts and self.table.now_us < 15 * SEC:
+            self.table.run_until(self.table.now_us + 10 * MS)
+        assert self.verdicts, "no session started: %r" % self.console
+        self.t0 = self.table.now_us
+
+    def _serial(self, data):
+        buf = self._partial + data
+        *lines, self._partial = buf.split(b"\n")
+        for raw in lines:
+            line = raw.decode(errors="replace").strip()
+            if line.startswith("{"):
+                obj = json.loads(line)
+                (self.verdicts if "verdict" in obj else self.events).append((self.table.now_us, obj))
+            elif line:
+                self.console.append(line)
+
+    def run_to(self, t_us):
+        self.table.run_until(self.t0 + t_us)
+
+    def land(self, pile, code, t_us, **kw):
+        uid = code if isinstance(code, bytes) else _uid(code)
+        self.table.land_card(pile, uid, self.t0 + t_us, **kw)
+
+    def since(self, i):
+        return [v for _, v in self.verdicts[i:]]
+
+    def pull_log(self):
+        from host_tools.rp2emu.serial_pty import SerialPty
+        import os
+        import tempfile
+        link = SerialPty(self.emu)
+        dest = tempfile.mkdtemp()
+        try:
+            proc = subprocess.Popen([sys.executable, "-m", "host_tools", "logs", "pull", "--port", link.path,
+                                     "--dest", dest], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            link.serve(stop=lambda: proc.poll() is not None, seconds=120)
+            out = proc.communicate()[0].decode()
+            assert proc.returncode == 0, out
+        finally:
+            link.close()
+        from referee.logbook import read_log
+        names = sorted(n for n in os.listdir(dest) if n.endswith(".spitlog"))
+        return read_log(os.path.join(dest, names[-1]))[0]
+
+    def close(self):
+        self.emu.close()
+
+
+@pytest.fixture(scope="module")
+def board():
+    b = Board()
+    yield b
+    b.close()
+
+
+def test_boot_line_and_reader_self_test_over_the_serial_port(board):
+    assert "spit-referee 0.1.0 board=pico" in board.console
+    for p in (0, 1):
+        assert "spit-referee: reader %d: PN532 IC 0x32 firmware 1.6" % p in board.console
+    first = [v["verdict"] for _, v in board.verdicts[:2]]
+    assert first == ["round_start", "countdown"]
+
+
+def test_referee_game_at_the_pins(board):
+    """Spit cards, races at 10 / 3 / 1 ms, a tie, an unknown tag, a dead reader: verdicts on the
+    console, LED frames on the data pin, IRQ time stamps, the device log re-judged."""
+    b = board
+    problems = []              # checked at the end, so one run shows every failing item
+    t = 2600 * MS                      # after the 2 s countdown
+    b.land(0, "5S", t)
+    b.land(1, "9H", t + 40 * MS)
+    b.run_to(t + 300 * MS)
+    spits = [v for v in b.since(0) if v["verdict"] == "spit"]
+    assert [(v["pile"], v["card"]) for v in spits] == [(0, "5S"), (1, "9H")]
+
+    # R-PLAY-5: first touch wins; the loser no longer fits the new top.
+    outcome = {}
+    for dt_ms, first, second in ((10, "6D", "4C"), (3, "7C", "5H"), (1, "8S", "6S")):
+        t += 1000 * MS
+        i = len(b.verdicts)
+        b.land(0, first, t)
+        b.land(0, second, t + dt_ms * MS)
+        b.run_to(t + 400 * MS)
+        got = [(v["verdict"], v.get("card")) for v in b.since(i)]
+        if ("accept", first) in got and ("late", second) in got:
+            outcome[dt_ms] = "right"
+        elif any(v == "tie" for v, _ in got):
+            outcome[dt_ms] = "tie"
+        else:
+            outcome[dt_ms] = "wrong: %r" % got
+    assert outcome[10] == "right"
+    assert all(outcome[d] in ("right", "tie") for d in (3, 1)), outcome
+
+    # A tie: two cards in one sensor edge (R-PLAY-5, tie_window_us).
+    t += 1000 * MS
+    i = len(b.verdicts)
+    top = [v for _, v in b.verdicts if v["verdict"] in ("accept", "spit") and v.get("pile") == 1][-1]["card"]
+    assert top == "9H"
+    b.land(1, "10C", t)
+    b.land(1, "8C", t, touch=False)
+    b.run_to(t + 400 * MS)
+    if "tie" not in [v["verdict"] for v in b.since(i)]:
+        problems.append("two cards in one sensor edge: not a tie: %r" % b.since(i))
+
+    # An unknown tag is flagged and refereeing goes on.
+    t += 1000 * MS
+    i = len(b.verdicts)
+    b.land(0, bytes.fromhex("04DEADBEEF0001"), t)
+    b.run_to(t + 400 * MS)
+    errs = [v for v in b.since(i) if v["verdict"] == "error"]
+    assert errs and errs[0]["reason"] == "unknown_uid"
+    assert any("unknown tag 04DEADBEEF0001" in line for line in b.console)
+    b.table.lift_card(0, bytes.fromhex("04DEADBEEF0001"), b.t0 + t + 500 * MS)   # taken back
+
+    # Reader 1 stops answering: reported; pile 0 keeps refereeing.
+    t += 1000 * MS
+    i = len(b.verdicts)
+    b.table.at(b.t0 + t, lambda: setattr(b.table.emulators[1], "silent", True))
+    b.land(0, "9S", t + 1200 * MS)
+    b.run_to(t + 1800 * MS)
+    got = b.since(i)
+    assert any(v["verdict"] == "error" and v["reason"] == "reader_down" and v["pile"] == 1 for v in got), got
+    assert any(v["verdict"] == "accept" and v["card"] == "9S" for v in got), got
+    b.table.emulators[1].silent = False
+
+    # LED frames: each accept on pile 0 shows green on PILE0, each late orange there.
+    for _, v in b.verdicts:
+        if v["verdict"] in ("accept", "late") and v["pile"] == 0:
+            want = "green" if v["verdict"] == "accept" else "orange"
+            t_v = int(v["t"])
+            after = [f for f in b.table.frames if f["t_us"] - b.t0 >= t_v - 20 * MS][:20]
+            assert any(b.table.zone_colours(f["rgb"])["pile0"] == want for f in after), (v, want)
+
+    # Hard IRQs on the real port: each touch edge is stamped at the emulated time the pin
+    # changed (give or take the IRQ latency), unless interrupts were masked then.
+    lines = b.pull_log()
+    objs = [json.loads(x) for x in lines[1:]]
+    touches = [int(o["t"]) for o in objs if o.get("ev") == "touch" and o.get("pile") == 0]
+    edges = [e for e in b.table.input_edges if e[0] == 26 and e[1] == 0]
+    assert len(touches) >= 8 and len(edges) >= len(touches)
+    offsets = sorted(edge[2] - t_log for edge, t_log in zip(edges, touches))
+    ref = offsets[len(offsets) // 2]
+    for edge, t_log in zip(edges, touches):
+        late = ref - (edge[2] - t_log)
+        masked = [m for m in b.table.masked if m[0] <= edge[2] <= m[0] + m[1]]
+        allowed = 100 + (max(m[0] + m[1] - edge[2] for m in masked) if masked else 0)
+        assert -100 <= late <= allowed, (edge, t_log, late, masked)
+
+    # The device's log re-judges on the PC to the same verdicts (`spit replay`, exit 0).
+    import tempfile
+    path = tempfile.mktemp(suffix=".spitlog")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    proc = subprocess.run([sys.executable, "-m", "host_tools", "replay", path, "--quiet"],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = proc.stdout.decode()
+    assert proc.returncode == 0, out[-2000:]
+    assert "device verdicts: %d logged, 0 mismatches" % len(b.verdicts) in out, out[-500:]
+    assert not problems, problems
+
+
+def test_stalemate_spit_call_with_countdown_leds():
+    """R-STALL: both players press STUCK (bouncing contacts); the spit call and its countdown
+    show on the SPIT zone of the strip."""
+    b = Board()
+    try:
+        b.land(0, "5S", 2600 * MS)
+        b.land(1, "9H", 2640 * MS)
+        b.run_to(3000 * MS)
+        frames_before = len(b.table.frames)
+        b.table.press(0, "stuck", b.t0 + 3500 * MS, hold_us=60 * MS)
+        b.table.press(1, "stuck", b.t0 + 3600 * MS, hold_us=60 * MS)
+        b.run_to(5000 * MS)
+        got = [v["verdict"] for v in b.since(2)]
+        assert got[-4:] == ["stuck", "stuck", "spit_call", "countdown"], got
+        shown = [b.table.zone_colours(f["rgb"]) for f in b.table.frames[frames_before:]]
+        assert any(z["spit"] != "off" for z in shown), "the countdown is not on the SPIT zone"
+    finally:
+        b.close()
