@@ -78,3 +78,24 @@ def test_r_play_5_relist_us_zero_turns_the_read_gap_tie_off():
     t = Table(relist_us=0).begin(spits=("7H", "KS"))
     t.card(0, "6C", 4010).card(0, "8H", 4015).flush()
     assert t.last("tie") is None
+
+
+def test_r_play_5_two_tags_of_one_activation_land_together():
+    # The reader reports two new tags with one time (they answered one activation) and the
+    # sensor made one edge: the same landing time, a tie with dt 0.
+    t = Table().begin(spits=("7H", "KS"))
+    t.touch(0, 4000).card(0, "8H", 4003).card(0, "6C", 4003).flush()
+    tie = t.last("tie")
+    assert tie["card"] == "6C" and tie["winner"] == "8H" and tie["dt_us"] == 0
+
+
+def test_r_play_5_a_second_tag_reported_steps_after_its_activation_is_not_late():
+    # A reader resolving a collision reports the second tag with the activation's time some
+    # loop steps later (here 7 ms, more than reorder_us): the referee still holds for it.
+    t = Table(reorder_us=5000).begin(spits=("QS", "7H"))
+    t.touch(0, 4000).card(0, "KH", 4002)
+    t.advance(4012)                                   # the loop runs on; KH is judged
+    assert t.last("accept")["card"] == "KH"
+    t.card(0, "KD", 4005).advance(4013).flush()       # stamped 4005, delivered at 4012
+    assert t.of("error") == []
+    assert t.last("tie")["card"] == "KD"

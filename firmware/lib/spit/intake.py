@@ -16,10 +16,13 @@ the touch edge that marks the true landing, and readers are serviced one after t
   that read was made, so which touch is whose cannot be told), or it has no touch of its own
   and came within ``relist_us`` of the previous read (a card already in the field when the
   reader listed again: one the touch sensor merged into the previous edge, or a pile without
-  a sensor);
+  a sensor); a touch-less read with exactly the previous read's time (one activation found
+  both tags) shares that read's landing time;
 * keeps events in a small buffer sorted by time and releases one only when the newest time
   seen (the *horizon*) is ``reorder_us`` past it AND no touch earlier than it still waits for
-  its read, so that a later-arriving read of an earlier landing is still judged in order.
+  its read AND, for ``relist_us`` after a pile's last read, it is earlier than that read (a
+  second tag of the same activation may still be reported with the activation's time), so
+  that a later-arriving read of an earlier landing is still judged in order.
   With touch sensors the pending touches do the waiting, so ``reorder_us`` only has to cover
   the servicing skew of the inputs (a few ms) and a verdict follows the read at once;
 * turns a touch that no read claimed within ``touch_match_us`` into a ``no_read`` event.
@@ -56,6 +59,7 @@ _TOUCH_CAP = const(8)    # unmatched touches per pile
 F_LATE = const(1)        # _process flag: arrived after later events were judged
 F_TIED = const(2)        # _process flag: cannot be ordered against the previous landing on its pile
 _PAIRED = const(4)       # _pair: the pile's first touch is this read's landing
+_SHARED = const(8)       # _pair: read in one activation with the previous read: same landing
 
 
 class EventQueue:
@@ -86,6 +90,9 @@ class EventQueue:
         self._touches = 0   # unmatched touches on all piles
         self._read_ms = array("i", [-1] * npiles)   # the last read's own time, per pile
         self._read_us = array("i", [0] * npiles)
+        self._land_ms = array("i", [0] * npiles)    # ... and the landing time it was given
+        self._land_us = array("i", [0] * npiles)
+        self._relist_ms = relist_us // 1000 + 1
         self.horizon_ms = 0
         self.horizon_us = 0
         self._done_ms = 0   # time of the last event handed to _process
@@ -107,7 +114,6 @@ class EventQueue:
         if kind == EV_CARD and 0 <= a < self.npiles:
             flags = self._pair(a, ms, us)
             if flags & _PAIRED:   # the card landed at that touch
-                flags &= F_TIED
                 i = a * _TOUCH_CAP
                 ms = self._tms[i]
                 us = self._tus[i]
@@ -116,6 +122,12 @@ class EventQueue:
                     self._touches -= 1
                 else:
                     self._pop_touch(a)
+            elif flags & _SHARED:
+                ms = self._land_ms[a]
+                us = self._land_us[a]
+            flags &= F_TIED
+            self._land_ms[a] = ms
+            self._land_us[a] = us
         self._insert(kind, ms, us, a, b, c, flags)
         self._release(False)
 
@@ -145,7 +157,13 @@ class EventQueue:
         # been in the field already when that read was made (read in UID order): a tie.
         if rms >= 0:
             dm = ms - rms
-            if 0 <= dm <= self.relist_us // 1000 + 1 and dm * 1000 + us - rus <= self.relist_us:
+            if dm == 0 and us == rus:
+                # Reported with the previous read's time: both answered one activation, so
+                # they landed together as far as anyone can tell (unless that is judged).
+                lms = self._land_ms[pile]
+                if lms > self._done_ms or (lms == self._done_ms and self._land_us[pile] >= self._done_us):
+                    return F_TIED | _SHARED
+            if 0 <= dm <= self._relist_ms and dm * 1000 + us - rus <= self.relist_us:
                 return F_TIED
         return 0
 
@@ -299,6 +317,23 @@ class EventQueue:
         if tus < 0:
             tus += 1000
             tms -= 1
+        # ... and, for relist_us after a pile's last read, before that read: another tag of
+        # the same activation may still come (a reader resolving a collision reports it with
+        # the activation's time, several loop steps later) ...
+        relist = self.relist_us
+        if relist > 0:
+            for p in range(self.npiles):
+                wms = self._read_ms[p]
+                if wms >= 0 and hms - wms <= self._relist_ms:
+                    wus = self._read_us[p]
+                    if (hms - wms) * 1000 + hus - wus < relist:
+                        wus -= 1   # strictly before the read
+                        if wus < 0:
+                            wus += 1000
+                            wms -= 1
+                        if wms < tms or (wms == tms and wus < tus):
+                            tms = wms
+                            tus = wus
         # ... and before every touch still waiting for its read (each pile's first touch is
         # its earliest): that read lands earlier than anything after the touch, so with touch
         # sensors the hold can be short.
