@@ -1,23 +1,31 @@
 """Benchmark: simulated games per second (fast mode) per preset, and replay throughput.
 
-    .venv/bin/python bench/bench_sim.py [GAMES_PER_PRESET]     (default 100)
+    .venv/bin/python bench/bench_sim.py [GAMES_PER_PRESET] [--long 1000000]   (defaults 100, 100000)
 
-Prints tables, asserts nothing.  Replay throughput: ``spit.log.rejudge`` over the session logs
-of many simulated games (JSON parsing included), in input events per second; the verdict lines
-the simulation wrote into the logs are parsed too but not counted as events.
+Prints tables, asserts nothing.
+
+- Replay as users run it: ``spit replay --quiet LOG`` as a whole process (start-up, reading,
+  re-judging, comparing with the device's verdict lines) on one long session
+  (``bench/long_session.py``: input events plus the device's verdicts), in input events per
+  second of wall time, with the process's peak memory (``ru_maxrss``).
+- The core: ``spit.log.rejudge`` over the session logs of many simulated games (JSON parsing
+  included), in input events per second; verdict lines are parsed but not counted as events.
 """
 
 import os
+import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-for p in (os.path.join(ROOT, "firmware", "lib"), ROOT):
+for p in (os.path.join(ROOT, "firmware", "lib"), ROOT, os.path.join(ROOT, "bench")):
     if p not in sys.path:
         sys.path.insert(0, p)
 
 from spit.log import rejudge  # noqa: E402
 from host_tools.sim.run import run_game  # noqa: E402
+from long_session import write_long_session  # noqa: E402
 
 PRESETS = ("classic", "tableau", "family", "own_deck", "speed")
 
@@ -63,10 +71,49 @@ def bench_replay(games):
     print("replay, input events only: %.3f s -> %.0f events/s" % (dt, events / dt))
 
 
+def run_replay_process(path):
+    """``spit replay --quiet PATH`` in a new process: (wall s, CPU s, peak RSS in MB, exit code)."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "host_tools", "replay", "--quiet", path], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status) if hasattr(os, "waitstatus_to_exitcode") else status
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0, proc.returncode
+
+
+def bench_replay_command(sizes, runs=3):
+    print("spit replay --quiet LOG, whole process (best of %d; long sessions from bench/long_session.py)" % runs)
+    print("(CPU s = user + system of the process: what wall time is on an idle machine)")
+    print("%10s %10s %10s %8s %8s %14s %9s %5s" % ("events", "lines", "MB on disk", "wall s", "CPU s",
+                                                   "events/CPU s", "peak MB", "exit"))
+    with tempfile.TemporaryDirectory() as tmp:
+        for events in sizes:
+            path = os.path.join(tmp, "long-%d.spitlog" % events)
+            with open(path, "w", encoding="utf-8") as f:
+                n = write_long_session(f, events)
+            with open(path, "rb") as f:
+                lines = sum(1 for _ in f)
+            best = None
+            for _ in range(runs if events <= 200000 else 1):
+                run = run_replay_process(path)
+                if best is None or run[1] < best[1]:
+                    best = run
+            wall, cpu, rss, code = best
+            print("%10d %10d %10.1f %8.2f %8.2f %14.0f %9.1f %5d" % (n, lines, os.path.getsize(path) / 1e6, wall,
+                                                                     cpu, n / cpu, rss, code))
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    long_events = [100000]
+    if "--long" in argv:
+        i = argv.index("--long")
+        long_events.append(int(argv[i + 1]))
+        argv = argv[:i] + argv[i + 2:]
     n = int(argv[0]) if argv else 100
     print("Python %s" % sys.version.split()[0])
+    bench_replay_command(long_events)
     bench_games(n)
     bench_replay(max(n, 50))
     return 0

@@ -1,15 +1,19 @@
 """The ``spit`` command: one entry point, one subcommand per job.
 
 Installed as the ``spit`` console script (pyproject: ``host_tools.cli:main``); ``python -m host_tools`` runs it
-too.  Subcommands come from their own modules, each with an ``add_subcommands(subparsers)`` (or
-``add_subcommand``) that sets ``func``; ``func(args)`` returns the exit code.  ``spit sim`` is optional: it is
-registered when ``host_tools.cli_sim`` can be imported.
+too.  Subcommands come from the modules in ``SUBCOMMANDS``, each with an ``add_subcommands(subparsers)`` that
+sets ``func``; ``func(args)`` returns the exit code.  To add a command, write such a module and add its
+name to ``SUBCOMMANDS`` (or to ``OPTIONAL_SUBCOMMANDS`` if it may be missing from an install).
 """
 
 import argparse
+import importlib
 import sys
 
-from host_tools import cli_emu, cli_enroll, cli_flash, replay
+from host_tools import replay
+
+SUBCOMMANDS = ("host_tools.cli_flash", "host_tools.cli_emu", "host_tools.cli_enroll", "host_tools.cli_stats")
+OPTIONAL_SUBCOMMANDS = ("host_tools.cli_sim",)   # registered when they import
 
 DESCRIPTION = "Spit referee: PC tools for the card-game referee (flash a board, enroll cards, replay and " \
               "simulate games)."
@@ -22,6 +26,7 @@ EPILOG = """examples:
   spit emu --pty /tmp/pico --fs pico.fs     an emulated Pico (real MicroPython) to flash and test
   spit replay logs/game.spitlog --html g.html
                                             re-judge a game: timeline and a picture
+  spit stats logs/*.spitlog                 per-player statistics over an evening's games
 
 Run `spit COMMAND --help` for the options of one command."""
 
@@ -69,22 +74,40 @@ def build_parser():
     parser.add_argument("--version", action="version", version="spit-referee %s" % version)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
-    try:
-        from host_tools import cli_sim
-    except ImportError:
-        cli_sim = None
-    if cli_sim is not None:
-        cli_sim.add_subcommands(subparsers)
-    cli_flash.add_subcommands(subparsers)
-    cli_emu.add_subcommands(subparsers)
-    cli_enroll.add_subcommands(subparsers)
+    for name in OPTIONAL_SUBCOMMANDS + SUBCOMMANDS:
+        try:
+            module = importlib.import_module(name)
+        except ImportError as e:
+            if name in SUBCOMMANDS or e.name != name:
+                raise
+            continue
+        module.add_subcommands(subparsers)
     add_replay(subparsers)
+    _remember_parsers(parser)
     return parser
+
+
+def _remember_parsers(parser):
+    """Give every (sub)command's namespace its own parser, so a bad flag after ``spit replay`` is
+    answered with ``spit replay``'s usage, not the top-level one."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                sub.set_defaults(_parser=sub)
+                _remember_parsers(sub)
+
+
+def parse_args(parser, argv):
+    """``parser.parse_args`` with unknown arguments reported by the subcommand that got them."""
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        getattr(args, "_parser", parser).error("unrecognized arguments: %s" % " ".join(extra))
+    return args
 
 
 def main(argv=None):
     """Parse ``argv`` (default: the command line), run the subcommand, return its exit code."""
-    args = build_parser().parse_args(argv)
+    args = parse_args(build_parser(), argv)
     try:
         return args.func(args)
     except KeyboardInterrupt:

@@ -1,7 +1,7 @@
 """``spit emu``: an emulated Raspberry Pi Pico running the real MicroPython, its USB serial a pty.
 
-    spit emu --pty /tmp/pico --fs pico.fs &      # a board on /tmp/pico, its flash saved in pico.fs
-    spit flash --port /tmp/pico                  # the real mpremote installs the referee
+    spit emu --pty /tmp/pico --fs pico.fs --cards-out cards.json &   # a board on /tmp/pico
+    spit flash --port /tmp/pico --cards cards.json   # the real mpremote installs the referee
     spit console --port /tmp/pico                # the REPL / the live session log
     spit logs pull --port /tmp/pico              # the session logs
 
@@ -21,36 +21,56 @@ work against it unchanged (--port PTY). Emulated time follows the wall clock whi
 PN532 readers, touch sensors, buttons and LEDs are modelled at the pins (--board)."""
 
 EPILOG = """examples:
-  spit emu --pty /tmp/pico --fs pico.fs          serve until Ctrl-C; the flash is saved in pico.fs
-  spit flash --port /tmp/pico                    (in another terminal) install the referee
+  spit emu --pty /tmp/pico --fs pico.fs --cards-out cards.json
+                                                 serve until Ctrl-C; the flash is saved in pico.fs
+  spit flash --port /tmp/pico --cards cards.json (in another terminal) install the referee
   spit emu --pty /tmp/pico --fs pico.fs          later: boots the flashed referee from pico.fs
 
 The MicroPython image (RPI_PICO v1.26.1 .uf2, micropython.org) and the RP2040 bootrom come from
 --firmware/--bootrom, $SPIT_RP2_FIRMWARE/$SPIT_RP2_BOOTROM, or ../shared/rp2/ beside the project."""
 
 
+def write_cards(path, ruleset):
+    """The emulated table's tag map (the virtual deck: one tag per card) for `spit flash --cards`."""
+    import json
+    from spit.rules import make_ruleset
+    from host_tools.rp2emu.install import default_cards
+    with open(path, "w") as f:
+        json.dump({"cardmap": 1, "cards": default_cards(make_ruleset(ruleset))}, f, indent=1)
+
+
 def run(args):
     from host_tools.rp2emu.emulator import EmulatorError, Rp2Emulator
     from host_tools.rp2emu.serial_pty import SerialPty
     err = sys.stderr
+    if args.cards_out:
+        try:
+            write_cards(args.cards_out, args.ruleset)
+        except (OSError, ValueError) as e:
+            err.write("spit emu: --cards-out %s: %s\n" % (args.cards_out, e))
+            return 2
+        err.write("spit emu: wrote the emulated table's card map to %s (spit flash --cards %s)\n"
+                  % (args.cards_out, args.cards_out))
     try:
         emu = Rp2Emulator(args.firmware, args.bootrom, fs_image=args.fs)
     except EmulatorError as e:
         err.write("spit emu: %s\n" % e)
         return 1
     stop = []
-    signal.signal(signal.SIGTERM, lambda *a: stop.append("term"))
+    for sig in (signal.SIGINT, signal.SIGTERM):     # Ctrl-C or kill: stop, then save the flash
+        signal.signal(sig, lambda *a: stop.append("stop"))
     link = None
+    runner = None
     try:
         if args.board != "none":
             from host_tools.rp2emu.table import Rp2Table
             try:
-                Rp2Table(emu, args.board)
+                runner = Rp2Table(emu, args.board).run_until_ns
             except (OSError, ValueError, KeyError) as e:
                 err.write("spit emu: --board %s: %s\n" % (args.board, e))
                 return 2
         try:
-            link = SerialPty(emu, args.pty)
+            link = SerialPty(emu, args.pty, runner)
         except OSError as e:
             err.write("spit emu: --pty %s: %s\n" % (args.pty, e))
             return 2
@@ -89,6 +109,9 @@ def add_subcommands(subparsers):
                    help="model this board's readers, sensors and buttons at the pins (boards/NAME.json; "
                         "'none' for a bare chip; default pico)")
     p.add_argument("--seconds", type=float, metavar="S", help="stop after S seconds of wall time")
+    p.add_argument("--cards-out", metavar="FILE", help="also write the emulated table's card map (its virtual "
+                                                       "deck's tags) for `spit flash --cards FILE`")
+    p.add_argument("--ruleset", default="classic", help="deck for --cards-out (own_deck: two decks; default classic)")
     p.set_defaults(func=run)
     return p
 

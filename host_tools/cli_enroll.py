@@ -6,6 +6,7 @@ subcommand on its own.
 """
 
 import argparse
+import os
 import re
 import sys
 
@@ -51,6 +52,14 @@ def configure_parser(parser):
     return parser
 
 
+def missing_device(port):
+    """Why nothing can be at ``port`` (a device path that does not exist), or None.  mpremote would
+    only say the port "may be in use by another program"."""
+    if port.startswith("/dev/") and not os.path.exists(port):
+        return "no device at %s: is the board plugged in? (spit flash finds a connected Pico by itself)" % port
+    return None
+
+
 def run_enroll(args, commands=None, echo=print):
     """Run ``spit enroll`` for parsed ``args``; returns the exit code. ``commands``: typed-line source."""
     from host_tools import enroll
@@ -62,6 +71,9 @@ def run_enroll(args, commands=None, echo=print):
         if args.board_port:
             if args.write_tags or args.undo_last:
                 raise enroll.EnrollError("--write-tags and --undo-last need --port (a USB reader)")
+            missing = missing_device(args.board_port)
+            if missing:
+                raise enroll.EnrollError(missing)
             enroll.run_board_enrollment(args.board_port, args.out, args.deck, args.jokers)
             return 0
         enroll.load_card_map(args.out)                      # a bad file fails before touching the reader

@@ -6,9 +6,15 @@ The main CLI (host_tools/cli.py) calls :func:`add_subcommands` on its argparse s
 """
 
 import argparse
+import os
 import sys
 
-from host_tools import board_logs, flash
+try:
+    import spit  # noqa: F401  (installed by pyproject)
+except ImportError:  # running from a checkout: the engine lives in firmware/lib
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "firmware", "lib"))
+
+from spit.rules import make_ruleset, RulesetError  # noqa: E402
 
 PORT_HELP = "serial port of the board, e.g. /dev/ttyACM0 or COM5 (default: auto, the first Pico found)"
 
@@ -18,8 +24,24 @@ def _fail(command, error):
     return 1
 
 
-def run_flash(args):
+def check_ruleset(ruleset):
+    """``--ruleset NAME|FILE`` must name a ruleset the engine knows, with valid options: else the board
+    would boot into an error.  Raises FlashError."""
+    from host_tools import flash
+    config = flash.ruleset_config(ruleset)
     try:
+        make_ruleset(config["ruleset"], config.get("options"))
+    except RulesetError as e:
+        raise flash.FlashError("--ruleset %s: %s" % (ruleset, e))
+
+
+# host_tools.flash and board_logs are imported when a board command runs, so that `spit replay`
+# and `spit sim` start without them.
+
+def run_flash(args):
+    from host_tools import flash
+    try:
+        check_ruleset(args.ruleset)
         flash.flash(args)
     except flash.FlashError as e:
         return _fail("flash", e)
@@ -27,6 +49,7 @@ def run_flash(args):
 
 
 def run_logs_pull(args):
+    from host_tools import board_logs, flash
     try:
         board_logs.pull_logs(args.port, args.dest)
     except flash.FlashError as e:
@@ -35,6 +58,7 @@ def run_logs_pull(args):
 
 
 def run_console(args):
+    from host_tools import board_logs, flash
     try:
         board_logs.console(args.port)
     except flash.FlashError as e:

@@ -7,6 +7,8 @@ illegal and late cards, game length, winner split).
 """
 
 import argparse
+import contextlib
+import io
 import os
 import sys
 import time
@@ -111,6 +113,41 @@ def _mmss(t_us):
     return "%d:%02d" % (s // 60, s % 60)
 
 
+def permille(text):
+    """argparse type for ``--misread``: an integer 0..1000."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected a whole number of reads per 1000, got %r" % text)
+    if not 0 <= value <= 1000:
+        raise argparse.ArgumentTypeError("must be 0..1000 (reads per 1000 that fail), got %d" % value)
+    return value
+
+
+def game_path(path, seed, games):
+    """``--log x.spitlog`` with ``--games N``: one file per game, ``x-SEED.spitlog``."""
+    if games is None:
+        return path
+    root, ext = os.path.splitext(path)
+    return "%s-%d%s" % (root, seed, ext)
+
+
+def _check_outputs(args, err):
+    """Say before playing if a --log/--html file cannot be written (for each game's name)."""
+    from host_tools.replay import check_writable
+    games = args.games if args.games is not None else 1
+    for path in (args.log or (None if args.games else "spit-sim.spitlog"),
+                 args.html or (None if args.games else "spit-sim.html")):
+        if path is None:
+            continue
+        for seed in (args.seed, args.seed + games - 1):
+            why = check_writable(game_path(path, seed, args.games))
+            if why:
+                err.write("spit sim: %s\n" % why)
+                return False
+    return True
+
+
 def _port_factory(mode):
     if mode == "fast":
         return None
@@ -145,6 +182,11 @@ def run(args, out=None, err=None):
     except ImportError as e:
         err.write("spit sim: --mode %s cannot run here: %s\n" % (args.mode, e))
         return 1
+    if args.games is not None and args.games < 1:
+        err.write("spit sim: --games must be at least 1\n")
+        return 2
+    if not _check_outputs(args, err):
+        return 1
     from host_tools.sim.ports import SensorModel
     sensors = SensorModel(misread_pm=args.misread)
     progress = Progress(err, args.quiet)
@@ -163,18 +205,41 @@ def run(args, out=None, err=None):
 
 def _batch(args, rules, options, skills, sensors, factory, progress, out):
     from host_tools.sim.stats import run_batch, table
-    if args.games < 1:
-        sys.stderr.write("spit sim: --games must be at least 1\n")
-        return 2
-    summary = run_batch(rules, None, args.games, seed=args.seed, skills=skills, sensors=sensors,
-                        port_factory=factory, progress=progress.games)
+    written = []
+
+    def keep_files(result, seed):
+        """--games N with --log/--html: each game's log and page, named after its seed."""
+        if args.log:
+            path = game_path(args.log, seed, args.games)
+            _write_log(path, result.lines)
+            written.append(path)
+        if args.html:
+            from host_tools import replay, replay_html
+            path = game_path(args.html, seed, args.games)
+            replay_html.write(path, replay.rejudge_lines(result.lines), title="seed %d" % seed)
+            written.append(path)
+
+    keep = keep_files if (args.log or args.html) else None
+    quiet_firmware = io.StringIO()
+    with contextlib.redirect_stdout(quiet_firmware):   # firmware mode: no boot banner per game in the table
+        summary = run_batch(rules, None, args.games, seed=args.seed, skills=skills, sensors=sensors,
+                            port_factory=factory, progress=progress.games, on_result=keep)
     progress.done()
     opts = ", ".join("%s=%s" % (k, options[k]) for k in sorted(options)) or "none"
     out.write("spit sim: %d games, ruleset %s, options: %s, seeds %d..%d, %s mode\n" % (
         args.games, rules.name, opts, args.seed, args.seed + args.games - 1, args.mode))
     for line in table(summary, skills):
         out.write(line + "\n")
+    if written:
+        out.write("wrote %d files: %s\n" % (len(written), " ".join(written) if len(written) <= 6 else
+                                                "%s ... %s" % (written[0], written[-1])))
     return 0
+
+
+def _write_log(path, lines):
+    with open(path, "w", encoding="utf-8") as f:
+        for line in lines:
+            f.write(line + "\n")
 
 
 def _report_game(args, result, out, err):
@@ -182,9 +247,7 @@ def _report_game(args, result, out, err):
     lines = result.lines
     log_path = args.log or "spit-sim.spitlog"
     try:
-        with open(log_path, "w") as f:
-            for line in lines:
-                f.write(line + "\n")
+        _write_log(log_path, lines)
     except OSError as e:
         err.write("spit sim: %s: cannot write: %s\n" % (log_path, e.strerror or e))
         return 1
@@ -208,8 +271,7 @@ def _report_game(args, result, out, err):
     out.write("simulated %s of play (seed %d); wrote %s\n" % (_mmss(result.length_us), args.seed, log_path))
     html_path = args.html or "spit-sim.html"
     try:
-        with open(html_path, "w", encoding="utf-8") as f:
-            f.write(replay_html.render(rep, title=os.path.basename(log_path)))
+        replay_html.write(html_path, rep, title=os.path.basename(log_path))
     except OSError as e:
         err.write("spit sim: %s: cannot write: %s\n" % (html_path, e.strerror or e))
         return 1
@@ -222,8 +284,10 @@ def configure_parser(p):
     p.add_argument("--ruleset", default="classic", help="preset: %s (default classic)" % ", ".join(sorted(PRESETS)))
     p.add_argument("--option", action="append", metavar="KEY=VALUE", help="ruleset option (repeatable)")
     p.add_argument("--seed", type=int, default=1, help="deal and bot behaviour; same seed, same game (default 1)")
-    p.add_argument("--log", metavar="OUT", help="session log to write (default spit-sim.spitlog)")
-    p.add_argument("--html", metavar="OUT", help="HTML page to write (default spit-sim.html)")
+    p.add_argument("--log", metavar="OUT", help="session log to write (default spit-sim.spitlog; with --games N "
+                                                "one per game, OUT-SEED.spitlog)")
+    p.add_argument("--html", metavar="OUT", help="HTML page to write (default spit-sim.html; with --games N one "
+                                                 "per game, OUT-SEED.html)")
     p.add_argument("--mode", choices=("fast", "firmware", "rp2"), default="fast",
                    help="fast: the rules engine directly; firmware: the real firmware on the virtual board; "
                         "rp2: the firmware flashed onto an emulated Pico running the real MicroPython")
@@ -231,7 +295,7 @@ def configure_parser(p):
                    help="stop the game after N seconds of simulated play (default: play it out, 90 min at most)")
     p.add_argument("--skills", default="quick,steady", help="the two bots' skills: quick, steady, novice "
                                                               "(default quick,steady)")
-    p.add_argument("--misread", type=int, default=0, metavar="PERMILLE",
+    p.add_argument("--misread", type=permille, default=0, metavar="PERMILLE",
                    help="NFC reads that fail, per mille (default 0)")
     p.add_argument("--quiet", "-q", action="store_true", help="no timeline and no per-round progress")
     p.set_defaults(func=run)

@@ -1,16 +1,19 @@
 """``spit replay LOG``: re-judge a session log with the shared rules engine and explain it.
 
-The log (docs/log-format.md) is fed line by line to :class:`spit.log.Rejudge`, the same code
-the referee runs on the board.  The result is shown as a readable timeline (default), as JSON
-Lines (``--json``, the log's verdict vocabulary in canonical key order) and/or as one
-self-contained HTML page (``--html OUT``, see :mod:`host_tools.replay_html`).  Verdicts the
-device wrote into the log are compared with the re-judged ones.
+The log (docs/log-format.md) is streamed line by line through the engine's own log reader
+(:class:`host_tools.replay_stream.StreamJudge`, the referee the board runs), and every verdict
+is handed on as it is made: to the timeline (default), to JSON Lines (``--json``, the log's
+verdict vocabulary in canonical key order), to the round counts, and to the comparison with the
+verdicts the device wrote into the log.  Nothing per line is kept unless the HTML page
+(``--html OUT``, :mod:`host_tools.replay_html`) needs it, so a log of a million events replays in
+constant memory.
 
-Exit codes: 0 ok, 1 the log cannot be replayed (missing, unreadable, empty), 2 bad usage,
-3 the device's verdicts differ from the re-judge, 4 the log has bad lines (replayed anyway).
+Exit codes: 0 ok, 1 the log cannot be replayed (missing, unreadable, empty, binary), 2 bad
+usage, 3 the device's verdicts differ from the re-judge, 4 the log has bad lines (replayed anyway).
 """
 
-import difflib
+import gc
+import io
 import os
 import sys
 import time
@@ -21,26 +24,20 @@ except ImportError:  # running from a checkout: the engine lives in firmware/lib
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                     "firmware", "lib"))
 
-from spit.cards import parse_card, format_card, CardError
-from spit.log import Rejudge
-try:
-    from spit.notation import items_json   # the engine's canonical verdict JSON
-except ImportError:  # engines before spit.notation existed
-    from spit.verdicts import items_json
+from spit.notation import items_json
+from host_tools.replay_stream import StreamJudge, Matcher, shown
+from host_tools.replay_text import Timeline, RoundTally, describe, summary, mismatch_text, timeline  # noqa: F401
+from host_tools.replay_text import fmt_time, fmt_ms, plural, REASON_WORDS, ERROR_WORDS  # noqa: F401
 
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_MISMATCH = 3
 EXIT_BAD_LINES = 4
 
-# Verdicts only the firmware can produce (nothing in the log's events shows them again).
-DEVICE_ONLY_ERRORS = ("unknown_uid", "reader_down", "overflow")
-PILE_VERDICTS = ("spit", "accept", "illegal", "late", "tie", "early", "undo", "resync")
-CARD_FIELDS = ("card", "top", "winner")
 PROGRESS_EVERY = 20000
-
-REASON_WORDS = {"out": "went out", "blocked": "nobody can play (blocked)", "timer": "the timer ran out",
-                "points": "points target reached", "streak": "rounds in a row", "no_cards": "no cards left"}
+KEEP_PROBLEMS = 200        # bad lines kept for the page (all are printed)
+KEEP_MISMATCHES = 200      # mismatches kept for the page (all are printed)
+BINARY_PROBE = 4096
 
 
 class ReplayError(Exception):
@@ -48,287 +45,190 @@ class ReplayError(Exception):
 
 
 class Replay:
-    """A re-judged log: ``records`` = [(line_no, t, kind, fields)] plus the raw ``Rejudge``."""
+    """What a replay found.  ``records`` (``[(line, t, kind, fields)]``) and ``verdicts``
+    (``[(line, items)]``) are filled only when asked for (the HTML page, tests); counts are always
+    there.  ``problems``/``mismatches`` hold the first few; ``n_problems``/``n_mismatches`` count all."""
 
-    def __init__(self, rejudge, problems):
-        self.rejudge = rejudge
-        self.problems = problems
-        self.records = [(line, items[0][1], items[1][1], dict(items[2:])) for line, items in rejudge.verdicts]
-        self.npiles = rejudge.referee.npiles if rejudge.referee is not None else 2
-        self.mismatches = compare(rejudge.device_verdicts, rejudge.verdicts)
-        self.rounds, self.game = analyse(self.records, rejudge.referee)
+    def __init__(self, keep=False):
+        self.keep = keep
+        self.records = [] if keep else None
+        self.verdicts = [] if keep else None
+        self.tally = RoundTally()
+        self.problems = []
+        self.n_problems = 0
+        self.mismatches = []
+        self.n_mismatches = 0
+        self.device_verdicts = 0
+        self.cut_off = 0
+        self.truncated = None      # the cut-off last line, if the log ends mid-line
+        self.header_problem = None
+        self.referee = None
+        self.lines = 0
+        self.npiles = 2
+        self.inputs = [] if keep else None   # (t, kind, a, b, c) of every input event (spit.intake EV_*)
 
+    @property
+    def rounds(self):
+        return self.tally.rounds
 
-class RoundStats:
-    """Counts for one round, for the summary line and the HTML table."""
+    @property
+    def game(self):
+        return self.tally.game
 
-    def __init__(self, number, start, cards):
-        self.number = number
-        self.start = start
-        self.end = start
-        self.cards_start = cards
-        self.cards_after = None
-        self.plays = self.races = self.late = self.ties = self.illegal = 0
-        self.early = self.spit_calls = self.errors = 0
-        self.end_reason = None
-        self.out_player = None
-        self.piles_won = []   # (player, pile, size)
+    @property
+    def rejudge(self):
+        """The name callers used before streaming (``replay.rejudge.verdicts``, ``.referee``)."""
+        return self
 
+    @property
+    def rules_name(self):
+        return self.referee.rules.name if self.referee is not None else "?"
 
-def analyse(records, referee):
-    """Per-round statistics and the game result ``(winner, reason)`` or None."""
-    rounds = []
-    game = None
-    cur = None
-    for _line, t, kind, f in records:
-        if kind == "round_start":
-            if cur is not None and cur.cards_start is None:   # only log errors before the first round
-                rounds.pop()
-                errors = cur.errors
-            else:
-                errors = 0
-                if cur is not None and cur.cards_after is None:
-                    cur.cards_after = (f["cards0"], f["cards1"])
-            cur = RoundStats(f["round"], t, (f["cards0"], f["cards1"]))
-            cur.errors = errors
-            rounds.append(cur)
-            continue
-        if cur is None:
-            cur = RoundStats(1, 0, None)
-            rounds.append(cur)
-        cur.end = max(cur.end, t)
-        if kind == "accept":
-            cur.plays += 1
-            cur.races += "dt_us" in f
-        elif kind == "late":
-            cur.races += 1
-            cur.late += 1
-        elif kind == "tie":
-            cur.ties += 1
-        elif kind == "illegal":
-            cur.illegal += 1
-        elif kind == "early":
-            cur.early += 1
-        elif kind == "spit_call":
-            cur.spit_calls += 1
-        elif kind == "error":
-            cur.errors += 1
-        elif kind == "round_end":
-            cur.end_reason = f["reason"]
-            cur.out_player = f.get("player")
-        elif kind == "pile_won":
-            cur.piles_won.append((f["player"], f["pile"], f["size"]))
-        elif kind == "game_over":
-            game = (f["winner"], f["reason"])
-    if cur is not None and cur.cards_after is None and cur.piles_won and referee is not None:
-        cur.cards_after = (referee.cards[0], referee.cards[1])
-    return rounds, game
+    def add_problem(self, line, message):
+        self.n_problems += 1
+        if len(self.problems) < KEEP_PROBLEMS:
+            self.problems.append((line, message))
+
+    def add_mismatch(self, line, device, rejudge):
+        self.n_mismatches += 1
+        if len(self.mismatches) < KEEP_MISMATCHES:
+            self.mismatches.append((line, device, rejudge))
 
 
-# --- reading and re-judging ---
+def replay_lines(lines, keep=False, on_items=None, on_problem=None, on_mismatch=None, on_header=None,
+                 progress=None, total=None):
+    """Stream ``lines`` (an iterable of text lines, with or without their newline) through the
+    referee; returns a :class:`Replay`.  ``on_items(line, items)``: every verdict in the log's
+    vocabulary; ``on_problem(line, message)``; ``on_mismatch(line, device, rejudge)``;
+    ``progress(done, total)`` every PROGRESS_EVERY lines (``total`` may be None)."""
+    rep = Replay(keep)
 
-def read_log(path):
-    """The log's lines (``-`` reads stdin) and whether its last line is cut off."""
+    def problem(line, message):
+        rep.add_problem(line, message)
+        if on_problem is not None:
+            on_problem(line, message)
+
+    def mismatch(line, device, rejudge):
+        rep.add_mismatch(line, device, rejudge)
+        if on_mismatch is not None:
+            on_mismatch(line, device, rejudge)
+
+    items_sinks = [f for f in (on_items, _keeper(rep) if keep else None) if f is not None]
+    if len(items_sinks) == 2:
+        first, second = items_sinks
+
+        def both(line, items):
+            first(line, items)
+            second(line, items)
+        items_sink = both
+    else:
+        items_sink = items_sinks[0] if items_sinks else None
+    matcher = Matcher(mismatch)
+    judge = StreamJudge(matcher, on_verdict=rep.tally.add, on_items=items_sink, on_problem=problem,
+                        on_input=(lambda t, kind, a, b, c: rep.inputs.append((t, kind, a, b, c)))
+                        if keep else None, on_header=on_header)
+    gc_was = gc.isenabled()
+    gc.disable()   # streaming leaves no garbage cycles; the collector would only walk live objects
+    try:
+        last = judge.feed_lines(lines, None if progress is None else (lambda n: progress(n, total)),
+                                PROGRESS_EVERY)
+        if judge.unterminated is not None and rep.problems and rep.problems[-1][0] == judge.line_no:
+            rep.truncated = judge.unterminated
+        judge.finish()
+    finally:
+        if gc_was:
+            gc.enable()
+    if judge.referee is None and not rep.problems:
+        rep.add_problem(max(judge.line_no, 1), "empty log: no header")
+    rep.referee = judge.referee
+    rep.lines = judge.line_no
+    rep.npiles = judge.referee.npiles if judge.referee is not None else 2
+    rep.device_verdicts = matcher.device_lines
+    rep.cut_off = matcher.cut_off
+    rep.header_problem = judge.header_problem
+    rep.tally.close(judge.referee)
+    return rep
+
+
+def _keeper(rep):
+    def keep(line, items):
+        rep.verdicts.append((line, items))
+        rep.records.append((line, items[0][1], items[1][1], dict(items[2:])))
+    return keep
+
+
+def rejudge_lines(lines, truncated=False, progress=None):
+    """Re-judge a list of log lines (no newlines) and keep every verdict: for ``spit sim`` and
+    tests.  ``truncated``: the last line was cut off mid-line."""
+    it = [line + "\n" for line in lines]
+    if truncated and it:
+        it[-1] = lines[-1]
+    return replay_lines(it, keep=True, progress=progress, total=len(lines))
+
+
+# --- opening a log ---
+
+def open_log(path):
+    """A text stream of the log (``-``: stdin), checked to be text; raises ReplayError."""
     try:
         if path == "-":
-            data = sys.stdin.buffer.read()
+            raw = sys.stdin.buffer
         else:
-            with open(path, "rb") as f:
-                data = f.read()
+            raw = open(path, "rb")
     except FileNotFoundError:
         raise ReplayError("%s: no such file" % path)
     except IsADirectoryError:
         raise ReplayError("%s: is a directory, not a log file" % path)
     except OSError as e:
         raise ReplayError("%s: cannot read: %s" % (path, e.strerror or e))
-    text = data.decode("utf-8", errors="replace")
-    if not text.strip():
+    try:
+        head = raw.peek(BINARY_PROBE)[:BINARY_PROBE] if hasattr(raw, "peek") else b""
+    except OSError as e:
+        raise ReplayError("%s: cannot read: %s" % (path, e.strerror or e))
+    if not head.strip() and path != "-":
+        raw.close()
         raise ReplayError("%s: empty log (no header line)" % path)
-    lines = text.split("\n")
-    truncated = lines[-1] != ""
-    if not truncated:
-        lines.pop()
-    return lines, truncated
+    why = binary_reason(head)
+    if why:
+        if path != "-":
+            raw.close()
+        raise ReplayError("%s: not a session log: %s" % (path, why))
+    return io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="\n")
 
 
-def rejudge_lines(lines, truncated=False, progress=None):
-    """Feed ``lines`` to the engine; returns a :class:`Replay`.  ``progress(done, total)``
-    is called every PROGRESS_EVERY lines."""
-    r = Rejudge()
-    total = len(lines)
-    for i, line in enumerate(lines):
-        if progress is not None and i % PROGRESS_EVERY == 0 and i:
-            progress(i, total)
-        r.feed_line(line)
-    r.finish()
-    problems = list(r.problems)
-    if truncated and problems and problems[-1][0] == total and lines[-1].strip():
-        problems[-1] = (total, "truncated last line (the log ends mid-line): %s" % lines[-1][:40])
-    return Replay(r, problems)
-
-
-# --- device verdicts vs the re-judge ---
-
-def _normalise(fields):
-    """A device or re-judged verdict as a comparable, printable string (no ``t``)."""
-    parts = [str(fields.get("verdict"))]
-    for key in sorted(k for k in fields if k not in ("t", "verdict")):
-        v = fields[key]
-        if key in CARD_FIELDS and isinstance(v, str):
-            try:
-                v = format_card(parse_card(v))
-            except CardError:
-                pass
-        parts.append("%s=%s" % (key, v))
-    return " ".join(parts)
-
-
-def compare(device_verdicts, verdicts):
-    """``[(line_no, device_text or None, rejudge_text or None)]`` for every difference, in time order.
-
-    Verdicts are matched by ``t`` and, within one ``t``, by their order (a diff).  Errors
-    about the log file itself and firmware-only errors are not compared."""
-    if not device_verdicts:
-        return []
-    by_t = {}
-    for line, obj in device_verdicts:
-        if obj.get("verdict") == "error" and obj.get("reason") in DEVICE_ONLY_ERRORS:
-            continue
-        by_t.setdefault(obj.get("t"), ([], []))[0].append((line, _normalise(obj)))
-    for line, items in verdicts:
-        if items[1][1] == "error" and items[-1][0] == "line":
-            continue
-        by_t.setdefault(items[0][1], ([], []))[1].append((line, _normalise(dict(items))))
-    out = []
-    for t in sorted(by_t, key=lambda k: (not isinstance(k, int), k if isinstance(k, int) else 0)):
-        dev, rj = by_t[t]
-        matcher = difflib.SequenceMatcher(None, [d[1] for d in dev], [r[1] for r in rj], autojunk=False)
-        for op, i1, i2, j1, j2 in matcher.get_opcodes():
-            if op == "equal":
-                continue
-            for k in range(max(i2 - i1, j2 - j1)):
-                d = dev[i1 + k] if i1 + k < i2 else None
-                r = rj[j1 + k] if j1 + k < j2 else None
-                line = d[0] if d else r[0]
-                out.append((line, d[1] if d else None, r[1] if r else None))
-    return out
-
-
-def mismatch_text(m):
-    line, dev, rj = m
-    return "MISMATCH line %d: device said %s, re-judge says %s" % (
-        line, dev or "nothing", rj or "nothing")
-
-
-# --- the text timeline ---
-
-def fmt_time(t_us):
-    ms = t_us // 1000
-    return "%d:%02d.%03d" % (ms // 60000, ms // 1000 % 60, ms % 1000)
-
-
-def fmt_ms(us):
-    return "%.1f ms" % (us / 1000.0)
-
-
-def describe(kind, f):
-    """One verdict in words (without time and tops)."""
-    pile = "pile %s  " % f["pile"] if "pile" in f and kind in PILE_VERDICTS else ""
-    card = f.get("card", "")
-    if kind == "accept":
-        who = "  by player %d" % f["player"] if "player" in f else ""
-        race = "  (race: +%s, fits too)" % fmt_ms(f["dt_us"]) if "dt_us" in f else ""
-        return "%sACCEPT %s%s%s" % (pile, card, who, race)
-    if kind == "spit":
-        return "%sSPIT %s  (player %s's spit card)" % (pile, card, f.get("player", "?"))
-    if kind == "illegal":
-        return "%sILLEGAL %s  (%s)" % (pile, card, "does not fit %s" % f["top"] if "top" in f else "empty pile")
-    if kind == "late":
-        return "%sLATE %s  (+%s behind %s)" % (pile, card, fmt_ms(f["dt_us"]), f["top"])
-    if kind == "tie":
-        return "%sTIE %s vs %s  (+%s: %s stays underneath)" % (pile, card, f["winner"], fmt_ms(f["dt_us"]),
-                                                               f["winner"])
-    if kind == "early":
-        return "%sEARLY %s  (before the spit cards)" % (pile, card)
-    if kind == "undo":
-        return "%sUNDO %s taken back" % (pile, card)
-    if kind == "resync":
-        return "%sTOP is %s  (correction)" % (pile, card)
-    if kind == "round_start":
-        single = "  (single spit pile)" if "single_pile" in f else ""
-        return "ROUND %d starts  cards %d | %d%s" % (f["round"], f["cards0"], f["cards1"], single)
-    if kind == "countdown":
-        return "countdown %.1f s" % (f["ms"] / 1000.0)
-    if kind == "stuck":
-        return "player %d STUCK" % f["player"]
-    if kind == "spit_call":
-        return "SPIT CALL  both stuck: countdown, then spit cards (%d pile%s)" % (
-            f["piles"], "" if f["piles"] == 1 else "s")
-    if kind == "recycle":
-        return "RECYCLE  %d center cards become side piles" % f["cards"]
-    if kind == "round_end":
-        who = "player %d " % f["player"] if "player" in f else ("a player " if f["reason"] == "out" else "")
-        return "ROUND %s ENDS  %s%s" % (f.get("round", "?"), who, REASON_WORDS.get(f["reason"], f["reason"]))
-    if kind == "pile_won":
-        return "player %d takes pile %d  (%d cards)" % (f["player"], f["pile"], f["size"])
-    if kind == "question":
-        if f.get("ask") == "went_out":
-            return "QUESTION  player %d: did you go out? (1 yes, 0 no)" % f["player"]
-        return "QUESTION  player %d: how many stock cards left? (0..%d)" % (f["player"], f["max"])
-    if kind == "score":
-        return "player %d score %d" % (f["player"], f["score"])
-    if kind == "game_over":
-        who = "a draw" if f["winner"] < 0 else "player %d wins" % f["winner"]
-        return "GAME OVER  %s (%s)" % (who, REASON_WORDS.get(f["reason"], f["reason"]))
-    if kind == "error":
-        extra = "".join("  %s %s" % (k, f[k]) for k in ("pile", "player", "value") if k in f)
-        where = "  (log line %d)" % f["line"] if "line" in f else ""
-        return "ERROR %s%s%s" % (f["reason"], extra, where)
-    return "%s %s" % (kind.upper(), " ".join("%s=%s" % kv for kv in f.items()))
-
-
-def timeline(replay):
-    """The timeline lines: time, the verdict in words, the pile tops after pile verdicts."""
-    tops = [None] * replay.npiles
-    out = []
-    for _line, t, kind, f in replay.records:
-        if kind == "round_start":
-            tops = [None] * replay.npiles
-        elif kind in ("spit", "accept", "resync") and 0 <= f["pile"] < len(tops):
-            tops[f["pile"]] = f["card"]
-        elif kind == "undo" and 0 <= f["pile"] < len(tops):
-            tops[f["pile"]] = f.get("top")
-        text = describe(kind, f)
-        if kind in PILE_VERDICTS and kind != "tie":
-            text = "%-44s tops: %s" % (text, " | ".join(c or "--" for c in tops))
-        out.append("%8s  %s" % (fmt_time(t), text))
-    return out
-
-
-def summary(replay):
-    """The closing summary lines."""
-    rs = replay.rounds
-
-    def total(attr):
-        return sum(getattr(r, attr) for r in rs)
-
-    lines = ["summary: %d round%s, %d plays, %d races (%d late), %d ties, %d illegal, %d early, "
-             "%d spit calls, %d errors" % (len(rs), "" if len(rs) == 1 else "s", total("plays"), total("races"),
-                                           total("late"), total("ties"), total("illegal"), total("early"),
-                                           total("spit_calls"), total("errors"))]
-    if replay.game is not None:
-        winner, reason = replay.game
-        who = "a draw" if winner < 0 else "player %d" % winner
-        lines.append("winner: %s (%s)" % (who, REASON_WORDS.get(reason, reason)))
-    elif rs:
-        lines.append("no winner yet: the log ends in round %d" % rs[-1].number)
-    if replay.rejudge.device_verdicts:
-        lines.append("device verdicts: %d logged, %d mismatch%s" % (
-            len(replay.rejudge.device_verdicts), len(replay.mismatches), "" if len(replay.mismatches) == 1 else "es"))
-    return lines
+def binary_reason(head):
+    """Why ``head`` (the file's first bytes) is not a text log, or None."""
+    if b"\0" in head or any(b < 32 and b not in (9, 10, 12, 13) for b in head[:512]):
+        kind = "binary data"
+    else:
+        try:
+            head.decode("utf-8")
+            return None
+        except UnicodeDecodeError as e:
+            if e.start >= len(head) - 3 and e.reason == "unexpected end of data":
+                return None   # a character cut by the probe's end
+            kind = "not UTF-8 text (byte 0x%02x at offset %d)" % (head[e.start], e.start)
+    magic = {b"PK\x03\x04": "a zip archive", b"\x1f\x8b": "gzip data", b"\x89PNG": "a PNG image",
+             b"\x7fELF": "a program", b"%PDF": "a PDF document", b"M\xceb": "MicroPython bytecode (.mpy)"}
+    what = next((name for m, name in magic.items() if head.startswith(m)), None)
+    start = " ".join("%02x" % b for b in head[:8])
+    return "it is %s, not JSON Lines text (starts with bytes %s%s)" % (
+        kind, start, "; looks like %s" % what if what else "")
 
 
 # --- the command ---
+
+def check_writable(path):
+    """None if ``path`` can be written, else why not (one line): checked before a long replay."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        return "%s: is a directory" % path
+    if not os.path.isdir(folder):
+        return "%s: cannot write: no such folder %s" % (path, folder)
+    if os.path.exists(path) and not os.access(path, os.W_OK) or not os.access(folder, os.W_OK):
+        return "%s: cannot write: permission denied" % path
+    return None
+
 
 def _progress_printer(stream, name):
     if not stream.isatty():
@@ -337,7 +237,7 @@ def _progress_printer(stream, name):
 
     def show(done, total):
         if time.monotonic() - start > 1.0:
-            stream.write("\rspit replay: %s: %d/%d lines (%d%%)" % (name, done, total, 100 * done // total))
+            stream.write("\rspit replay: %s: %d lines%s" % (name, done, " of ~%d" % total if total else ""))
             stream.flush()
     return show
 
@@ -347,48 +247,84 @@ def run(args, out=None, err=None):
     out = out or sys.stdout
     err = err or sys.stderr
     try:
-        lines, truncated = read_log(args.log)
+        stream = open_log(args.log)
     except ReplayError as e:
         err.write("spit replay: %s\n" % e)
         return EXIT_ERROR
+    if args.html:
+        why = check_writable(args.html)
+        if why:
+            err.write("spit replay: %s\n" % why)
+            return EXIT_ERROR
+    report = err if args.json else out
+    timeline = None if (args.json or args.quiet) else Timeline()
+
+    def on_items(_line, items):
+        if args.json:
+            out.write(items_json(items) + "\n")
+        else:
+            out.write(timeline.line(items) + "\n")
+
+    held = []   # bad lines before the header: printed only if a header follows (else: no log at all)
+
+    def on_problem(line, message):
+        if held is not None and not header_seen:
+            held.append((line, message))
+            return
+        err.write("%s: line %d: %s\n" % (args.log, line, message))
+
+    header_seen = []
+
+    def on_header(referee):
+        header_seen.append(referee)
+        if timeline is not None:
+            timeline.set_table(referee)
+        for line, message in held:
+            on_problem(line, message)
+
+    def on_mismatch(line, device, rejudge):
+        report.write(mismatch_text((line, device, rejudge)) + "\n")
+
     progress = _progress_printer(err, args.log)
-    replay = rejudge_lines(lines, truncated, progress)
+    try:
+        with stream:
+            rep = replay_lines(stream, keep=bool(args.html),
+                               on_items=on_items if (args.json or timeline is not None) else None,
+                               on_problem=on_problem, on_mismatch=on_mismatch, progress=progress,
+                               on_header=on_header)
+    except BrokenPipeError:
+        raise   # `spit replay --json LOG | head`: cli.main ends quietly
+    except OSError as e:
+        err.write("spit replay: %s: cannot read: %s\n" % (args.log, e.strerror or e))
+        return EXIT_ERROR
     if progress is not None:
         err.write("\r\033[K")
-    if replay.rejudge.referee is None:
-        first = replay.problems[0] if replay.problems else (1, "no header line")
+    if rep.referee is None and rep.lines == 0:
+        err.write("spit replay: %s: empty log (no header line)\n" % args.log)
+        return EXIT_ERROR
+    if rep.referee is None:
+        first = rep.problems[0] if rep.problems else (1, "no header line")
         err.write("spit replay: %s: not a session log: line %d: %s\n" % (args.log, first[0], first[1]))
         return EXIT_ERROR
-    for line_no, message in replay.problems:
-        err.write("%s: line %d: %s\n" % (args.log, line_no, message))
-    if args.json:
-        for _line, items in replay.rejudge.verdicts:
-            out.write(items_json(items) + "\n")
-    elif not args.quiet:
-        for text in timeline(replay):
-            out.write(text + "\n")
+    if rep.cut_off:
+        err.write("%s: the log ends before the device wrote its last %s (cut off?): not counted as "
+                  "disagreements\n" % (args.log, plural(rep.cut_off, "verdict")))
+    if timeline is not None:
         out.write("\n")
-    report = err if args.json else out
-    for m in replay.mismatches:
-        report.write(mismatch_text(m) + "\n")
     if not args.json:
-        for text in summary(replay):
+        for text in summary(rep):
             out.write(text + "\n")
     if args.html:
         from host_tools import replay_html
-        if progress is not None and len(replay.records) > PROGRESS_EVERY:
-            err.write("spit replay: writing %s ...\r" % args.html)
-            err.flush()
         try:
-            with open(args.html, "w", encoding="utf-8") as f:
-                f.write(replay_html.render(replay, title=os.path.basename(args.log)))
+            replay_html.write(args.html, rep, title=os.path.basename(args.log))
         except OSError as e:
             err.write("spit replay: %s: cannot write: %s\n" % (args.html, e.strerror or e))
             return EXIT_ERROR
         if not args.json:
             out.write("wrote %s\n" % args.html)
-    if replay.mismatches:
+    if rep.n_mismatches:
         return EXIT_MISMATCH
-    if replay.problems:
+    if rep.n_problems:
         return EXIT_BAD_LINES
     return EXIT_OK

@@ -140,7 +140,7 @@ def test_flash_source_replaces_mpy_modules(board, firmware, boards, tmp_path, ca
 
 def test_flash_ruleset_file_and_card_map(board, firmware, boards, tmp_path, capsys):
     ruleset = tmp_path / "house.json"
-    ruleset.write_text(json.dumps({"ruleset": "own-deck", "options": {"piles": 3}}))
+    ruleset.write_text(json.dumps({"ruleset": "own_deck", "options": {"row": 3}}))
     cards = tmp_path / "cards.json"
     cards.write_text(json.dumps({"cardmap": 1, "cards": {"04A1B2C3D4E5F6": "QH"}}))
     args = flash_args(board, firmware, boards, tmp_path, "--cards", str(cards))
@@ -148,7 +148,7 @@ def test_flash_ruleset_file_and_card_map(board, firmware, boards, tmp_path, caps
     code, _, err = run_cli(capsys, *args)
     assert code == 0, err
     with open(os.path.join(board.root, "ruleset.json")) as f:
-        assert json.load(f) == {"ruleset": "own-deck", "options": {"piles": 3}}
+        assert json.load(f) == {"ruleset": "own_deck", "options": {"row": 3}}
     with open(os.path.join(board.root, "cards.json")) as f:
         assert json.load(f)["cards"] == {"04A1B2C3D4E5F6": "QH"}
 

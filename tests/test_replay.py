@@ -84,12 +84,12 @@ def test_timeline_of_a_small_log(tmp_path):
     assert lines[0].split() == ["0:00.000", "ROUND", "1", "starts", "cards", "26", "|", "26"]
     assert re.search(r"^ *0:01\.600  pile 0  SPIT 7H .* tops: 7H \| --$", out, re.M)
     assert re.search(r"^ *0:02\.000  pile 0  ACCEPT 8H +tops: 8H \| KS$", out, re.M)
-    assert "0:02.000  pile 0  TIE 8C vs 8H  (+0.3 ms: 8H stays underneath)" in out
+    assert "0:02.000  pile 0  TIE 8C vs 8H  (+0.3 ms: 8H landed first and stays on top; 8C is judged against it)" in out
     assert re.search(r"0:02\.000  pile 0  LATE 8C  \(\+0\.3 ms behind 8H\) +tops: 8H \| KS", out)
     assert re.search(r"0:02\.400  pile 1  ILLEGAL 5D  \(does not fit KS\) +tops: 8H \| KS", out)
     assert re.search(r"0:02\.500  pile 1  ACCEPT QD +tops: 8H \| QD", out)
     assert re.search(r"0:02\.600  pile 1  ACCEPT KC  \(race: \+100\.0 ms, fits too\) +tops: 8H \| KC", out)
-    assert "summary: 1 round, 3 plays, 2 races (1 late), 1 ties, 1 illegal, 0 early, 0 spit calls, 0 errors" in out
+    assert "summary: 1 round, 3 plays, 2 races (1 late), 1 tie, 1 illegal, 0 early, 0 spit calls, 0 errors" in out
     assert "no winner yet: the log ends in round 1" in out
 
 
@@ -210,7 +210,7 @@ def test_malformed_and_unknown_cards_are_reported_and_replay_continues(tmp_path)
     assert re.match(r".*game\.spitlog: line 4: not valid JSON", errs[0])
     assert errs[1].endswith("game.spitlog: line 7: unknown card code 'ZZ'")
     assert re.match(r".*game\.spitlog: line 8: unknown event 'wiggle'", errs[2])
-    assert "ERROR unknown_card  pile 0  (log line 7)" in out
+    assert "ERROR unknown_card: a card code that names no card  pile 0  (log line 7)" in out
     assert "ACCEPT KC" in out   # the replay went on to the end
 
 
@@ -240,7 +240,8 @@ def test_empty_file_and_directory(tmp_path):
     garbage = write_log(tmp_path, ["PK\x03\x04 not a log"], name="x.zip")
     code, out, err = run(["replay", garbage])
     assert (code, out) == (1, "")
-    assert err == "spit replay: %s: not a session log: line 1: not valid JSON: PK\x03\x04 not a log\n" % garbage
+    assert err == ("spit replay: %s: not a session log: it is binary data, not JSON Lines text (starts with bytes "
+                   "50 4b 03 04 20 6e 6f 74; looks like a zip archive)\n" % garbage)
 
 
 def test_progress_only_on_a_tty(tmp_path):
@@ -382,3 +383,35 @@ def test_html_renders_in_headless_chromium(tmp_path):
     def near(target):
         return any(all(abs(c[i] - target[i]) < 30 for i in range(3)) for c in colours)
     assert near((0x2e, 0x9d, 0x4a)) and near((0xf0, 0x8c, 0x00))
+
+
+def test_a_race_delta_t_one_microsecond_off_is_a_mismatch(tmp_path):
+    """Device verdict texts are compared with the re-judge's; a race's dt_us is part of the text."""
+    device = [items_json(items) for _line, items in rejudge(SMALL).verdicts]
+    late = next(i for i, line in enumerate(device) if '"late"' in line)
+    device[late] = device[late].replace('"dt_us": 300', '"dt_us": 301')
+    code, out, _ = run(["replay", "--quiet", write_log(tmp_path, SMALL + device)])
+    assert code == replay.EXIT_MISMATCH
+    assert [m for m in out.splitlines() if m.startswith("MISMATCH")] == [
+        "MISMATCH line %d: device said late card=8C dt_us=301 pile=0 top=8H, re-judge says late card=8C dt_us=300 "
+        "pile=0 top=8H" % (len(SMALL) + late + 1)]
+
+
+def test_long_logs_replay_in_constant_memory(tmp_path):
+    """The replay keeps no per-line state: memory is bounded caches (parsed event texts, verdict texts)
+    plus a few hundred bytes per round, far from the log's size (30k events: 2.7 MB of log)."""
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    from long_session import write_long_session
+    import tracemalloc
+    peaks = []
+    for events in (3000, 30000):
+        path = tmp_path / ("long-%d.spitlog" % events)
+        with open(path, "w", encoding="utf-8") as f:
+            write_long_session(f, events)
+        tracemalloc.start()
+        with open(path, encoding="utf-8") as f:
+            rep = replay.replay_lines(f)
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+        assert rep.n_mismatches == 0 and rep.device_verdicts > events // 3
+    assert peaks[1] < 2000000 and peaks[1] < 6 * peaks[0], peaks

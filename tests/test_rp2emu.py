@@ -71,7 +71,7 @@ class Board:
         from host_tools.rp2emu.serial_pty import SerialPty
         import os
         import tempfile
-        link = SerialPty(self.emu)
+        link = SerialPty(self.emu, runner=self.table.run_until_ns)
         dest = tempfile.mkdtemp()
         try:
             proc = subprocess.Popen([sys.executable, "-m", "host_tools", "logs", "pull", "--port", link.path,
@@ -224,3 +224,58 @@ def test_stalemate_spit_call_with_countdown_leds():
         assert any(z["spit"] != "off" for z in shown), "the countdown is not on the SPIT zone"
     finally:
         b.close()
+
+
+def test_spit_emu_flash_then_reboot_from_the_saved_file_system(tmp_path):
+    """As a newcomer runs it: `spit emu` on a pty, `spit flash --port` (the real mpremote),
+    Ctrl-C saves the flash; `spit emu --fs` boots the flashed referee, which finds its readers."""
+    import os
+    import select
+    import signal
+    import time
+    link = str(tmp_path / "pico")
+    image = str(tmp_path / "pico.fs")
+    cards = str(tmp_path / "cards.json")
+
+    def start_emu():
+        proc = subprocess.Popen([sys.executable, "-m", "host_tools", "emu", "--pty", link, "--fs", image,
+                                 "--cards-out", cards], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        for _ in range(100):
+            if os.path.islink(link):
+                return proc
+            time.sleep(0.1)
+        proc.kill()
+        raise AssertionError(proc.communicate()[0].decode())
+
+    def stop_emu(proc):
+        proc.send_signal(signal.SIGINT)
+        out = proc.communicate(timeout=60)[0].decode()
+        assert proc.returncode == 0, out
+        return out
+
+    emu = start_emu()
+    try:
+        flash = subprocess.run([sys.executable, "-m", "host_tools", "flash", "--port", link, "--cards", cards],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
+        assert flash.returncode == 0, flash.stdout.decode()[-1500:]
+        assert "spit-referee 0.1.0 board=pico" in flash.stdout.decode()
+    finally:
+        out = stop_emu(emu)
+    assert "saved the flash file system to %s" % image in out
+    emu = start_emu()
+    try:
+        fd = os.open(link, os.O_RDONLY | os.O_NONBLOCK)
+        seen = b""
+        deadline = time.monotonic() + 120
+        while b"reader 1: PN532" not in seen and time.monotonic() < deadline:
+            select.select([fd], [], [], 0.5)
+            try:
+                seen += os.read(fd, 4096)
+            except BlockingIOError:
+                pass
+        os.close(fd)
+    finally:
+        stop_emu(emu)
+    text = seen.decode(errors="replace")
+    assert "spit-referee 0.1.0 board=pico" in text, text
+    assert "spit-referee: reader 0: PN532 IC 0x32 firmware 1.6" in text, text

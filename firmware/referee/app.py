@@ -73,6 +73,7 @@ class App:
         self.echo = echo          # echo(line): live session log on the console (None: off)
         self.own_deck = False
         self.status = None        # status LED pin
+        self.loop_pin = None      # scope probe: high while a step runs (board.json loop_pin)
         self.leds = None
         self.buzzer = None
         self.inputs = []
@@ -183,6 +184,7 @@ class App:
             self._uids = [{} for _ in self.readers]   # per pile: card -> UID read
             self._to_forget = [[] for _ in self.readers]   # rejected UIDs, forgotten soon
             self.leds = board_hw.build_leds(board)
+            self.loop_pin = board_hw.loop_pin(board)
             self.buzzer = board_hw.build_buzzer(board)
         except (ValueError, TypeError, OSError, AttributeError) as e:
             raise BootError("board", "board.json: a device failed to initialise: %s" % e,
@@ -266,8 +268,14 @@ class App:
     # ---- the loop -----------------------------------------------------------------------
     def run_forever(self):
         ring = self.ring
+        probe = self.loop_pin
         while True:
-            self.step()
+            if probe is not None:
+                probe.value(1)
+                self.step()
+                probe.value(0)
+            else:
+                self.step()
             if not len(ring):
                 # Nothing waiting: sleep (WFE) until the next tick. Edges are stamped by
                 # hard IRQs meanwhile, so this adds at most a millisecond before they are

@@ -241,7 +241,8 @@ def validate(d, label="board.json"):
     """Validate a parsed board dict; returns the normalised board or raises BoardError."""
     ck = _Checker(label)
     ck.obj(d, "", ("board", "name", "piles", "nfc", "players"),
-           ("description", "touch", "leds", "buzzer", "status_led", "debounce_ms", "stable_ms", "reorder_us"))
+           ("description", "touch", "leds", "buzzer", "status_led", "debounce_ms", "stable_ms", "reorder_us",
+            "loop_pin"))
     if d["board"] != 1:
         ck.fail("board", "unsupported board file version %s (this firmware reads 1)" % json.dumps(d["board"]))
     if type(d["name"]) is not str or not d["name"]:
@@ -258,6 +259,9 @@ def validate(d, label="board.json"):
     out["stable_ms"] = stable
     st = d.get("status_led")
     out["status_led"] = None if st is None else ck.pin(st, "status_led", allow_led=True)
+    # Optional scope probe: high while the firmware loop works on a step (loop period, step time).
+    lp = d.get("loop_pin")
+    out["loop_pin"] = None if lp is None else ck.pin(lp, "loop_pin")
     out["nfc"] = _check_nfc(ck, d["nfc"], piles)
     touch = d.get("touch")
     out["touch"] = [None] * piles

@@ -193,3 +193,12 @@ def status_led(board=None):
         return Pin(gpio, Pin.OUT, value=0)
     except (ValueError, TypeError):  # e.g. Pico W, where the LED hangs off the radio chip
         return None
+
+
+def loop_pin(board):
+    """The board's optional ``loop_pin`` (high while a loop step runs), or None."""
+    gpio = board.get("loop_pin")
+    if gpio is None:
+        return None
+    from machine import Pin
+    return Pin(gpio, Pin.OUT, value=0)

@@ -435,6 +435,7 @@ class Board {
         clock.tick(cycles * cycleNs);
       }
       if (this.pioNext <= clock.nanos) this.stepPIO(clock.nanos);
+      if (this.heap && this.heap.next <= clock.nanos) this.sampleHeap(clock.nanos);
       this.trackMask();
       if (this.resetRequested) this.restart();
       if ((++i & 0xfff) === 0) {
@@ -443,6 +444,32 @@ class Board {
       }
     }
     this.trackMask();
+  }
+
+  // ---- MicroPython's heap, read from its allocation table (2 bits per 16-byte block) ------
+  heapInUse() {
+    const h = this.heap;
+    const sram = this.mcu.sram;
+    const base = h.atb - 0x20000000;
+    let used = 0;
+    const bytes = h.blocks >> 2;
+    for (let i = 0; i < bytes; i++) {
+      const b = sram[base + i];
+      if (!b) continue;
+      // each 2-bit entry: 0 free, 1 head, 2 tail, 3 mark
+      used += ((b & 3) !== 0) + (((b >> 2) & 3) !== 0) + (((b >> 4) & 3) !== 0) + (((b >> 6) & 3) !== 0);
+    }
+    return used * 16;
+  }
+
+  sampleHeap(now) {
+    const h = this.heap;
+    const used = this.heapInUse();
+    if (used > h.peak) h.peak = used;
+    if (used > h.last) h.allocated += used - h.last;
+    h.last = used;
+    h.samples++;
+    h.next = now + h.every;
   }
 
   trackMask() {
@@ -503,6 +530,17 @@ class Board {
         case 'ws2812': if (!this.ws2812Pins.has(m.pin)) { this.ws2812Pins.add(m.pin); this.decodeWS2812(m.pin); } break;
         case 'pwm': if (!this.pwmPins.has(m.pin)) { this.pwmPins.add(m.pin); this.watchPWM(m.pin); } break;
         case 'save_fs': fs.writeFileSync(m.path, Buffer.from(this.mcu.flash.subarray(FS_OFFSET, FS_OFFSET + FS_SIZE))); emit({ e: 'saved', path: m.path }); break;
+        case 'heap_probe':
+          this.heap = { atb: m.atb, blocks: m.blocks, every: m.every_ns || 100000, peak: 0, last: 0, allocated: 0, samples: 0, next: 0 };
+          this.heap.last = this.heapInUse();
+          break;
+        case 'heap': {
+          const h = this.heap;
+          const now = h ? this.heapInUse() : -1;
+          emit({ e: 'heap', now, peak: h ? Math.max(h.peak, now) : -1, allocated: h ? h.allocated : 0, samples: h ? h.samples : 0 });
+          if (h && m.reset) { h.peak = now; h.allocated = 0; h.samples = 0; h.last = now; }
+          break;
+        }
         case 'stats': emit({ e: 'stats', t: Math.round(this.mcu.clock.nanos), resets: this.resets, ...this.stats }); break;
         case 'run':
           if (until !== 'run') throw new Error('run inside a synchronous event');

@@ -169,6 +169,22 @@ class Rp2Emulator:
                 return path
             self._dispatch(ev)
 
+    def heap_probe(self, atb, blocks, every_us=100):
+        """Sample MicroPython's heap in use every ``every_us`` of emulated time from its
+        allocation table at ``atb`` (``blocks`` 16-byte blocks): see ``heap()``."""
+        self._send(c="heap_probe", atb=atb, blocks=blocks, every_ns=every_us * 1000)
+
+    def heap(self, reset=False):
+        """``{"now", "peak", "allocated", "samples"}``: bytes in use now, the high-water mark
+        and the sum of the increases (bytes allocated) since the probe started or was reset."""
+        self._send(c="heap", reset=bool(reset))
+        self._flush()
+        while True:
+            ev = self._event()
+            if ev["e"] == "heap":
+                return ev
+            self._dispatch(ev)
+
     def stats(self):
         self._send(c="stats")
         self._flush()

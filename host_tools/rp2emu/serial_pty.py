@@ -21,8 +21,10 @@ SLICE_MS = 20          # emulator run slices between pty checks (wall time)
 
 
 class SerialPty:
-    def __init__(self, emu, link=None):
+    def __init__(self, emu, link=None, runner=None):
         self.emu = emu
+        # runner(t_ns, wall_ms): what moves emulated time (a table's, so its devices act on time)
+        self.runner = runner or emu.run_until
         self.master, self._slave = os.openpty()
         tty.setraw(self.master)
         tty.setraw(self._slave)
@@ -86,7 +88,7 @@ class SerialPty:
             target = emu0 + int((now - wall0 + SLICE_MS / 1000.0) * 1e9)
             if target > emu.now_ns:
                 before = time.monotonic()
-                emu.run_until(target, wall_ms=SLICE_MS)
+                self.runner(target, wall_ms=SLICE_MS)
                 if time.monotonic() - before >= SLICE_MS / 1000.0 * 0.9:
                     # The chip is busy and the emulator slower than real time: let emulated
                     # time lag instead of catching up in a burst.

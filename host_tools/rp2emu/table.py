@@ -17,6 +17,7 @@ Times here are emulated microseconds since the chip powered on (``now_us``).
 
 import json
 import os
+import time
 
 from host_tools.vboard.pn532_emulator import PN532Emulator
 
@@ -176,8 +177,10 @@ class Rp2Table:
             i -= 1
         agenda.insert(i, item)
 
-    def run_until(self, t_us):
-        """Run the chip to ``t_us``, applying the world's actions and the readers' replies on time."""
+    def run_until(self, t_us, wall_ms=None):
+        """Run the chip to ``t_us``, applying the world's actions and the readers' replies on
+        time (or for at most ``wall_ms`` of wall time: `spit emu` follows the wall clock)."""
+        deadline = time.monotonic() + wall_ms / 1000.0 if wall_ms else None
         while True:
             nxt = t_us
             if self._agenda and self._agenda[0][0] < nxt:
@@ -187,13 +190,20 @@ class Rp2Table:
                 if e is not None and e < nxt:
                     nxt = e
             if nxt > self.now_us:
-                self.emu.run_until(nxt * US)
+                left = None
+                if deadline is not None:
+                    left = max(1, int((deadline - time.monotonic()) * 1000))
+                self.emu.run_until(nxt * US, wall_ms=left)
             for em in self.emulators:
                 em.update()
             while self._agenda and self._agenda[0][0] <= self.now_us:
                 self._agenda.pop(0)[2]()
-            if self.now_us >= t_us:
+            if self.now_us >= t_us or (deadline is not None and time.monotonic() >= deadline):
                 return
+
+    def run_until_ns(self, t_ns, wall_ms=None):
+        """``run_until`` in nanoseconds (the runner `SerialPty` takes)."""
+        self.run_until(-(-t_ns // US), wall_ms)
 
     # ---- the world ---------------------------------------------------------------------------
     def drive(self, spec, active, at_us, bounce=False):

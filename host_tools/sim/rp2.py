@@ -147,7 +147,7 @@ class Rp2Port(FirmwarePort):
         """Run to ``t``, then pull the session log with `spit logs pull` and keep the newest."""
         from host_tools.rp2emu.serial_pty import SerialPty
         self.sync(t)
-        link = SerialPty(self.emu)
+        link = SerialPty(self.emu, runner=self.table.run_until_ns)
         dest = tempfile.mkdtemp(prefix="spit-rp2-logs-")
         try:
             argv = [sys.executable, "-m", "host_tools", "logs", "pull", "--port", link.path, "--dest", dest]

@@ -55,12 +55,16 @@ class Summary:
         return sum(v) / len(v) if v else 0.0
 
 
-def run_batch(ruleset, options, games, seed=1, skills=("quick", "steady"), label=None, progress=None, **kw):
-    """Play ``games`` games (seeds ``seed``, ``seed + 1`` ...); returns a :class:`Summary`."""
+def run_batch(ruleset, options, games, seed=1, skills=("quick", "steady"), label=None, progress=None,
+              on_result=None, **kw):
+    """Play ``games`` games (seeds ``seed``, ``seed + 1`` ...); returns a :class:`Summary`.
+    ``on_result(result, seed)`` gets each game with its session log (kept only when it is set)."""
     summary = Summary(label or (ruleset if isinstance(ruleset, str) else ruleset.name))
     for i in range(games):
-        result = run_game(ruleset, options, seed=seed + i, skills=skills, keep_log=False, **kw)
+        result = run_game(ruleset, options, seed=seed + i, skills=skills, keep_log=on_result is not None, **kw)
         summary.add(result)
+        if on_result is not None:
+            on_result(result, seed + i)
         if progress is not None:
             progress(i + 1, games)
     return summary

@@ -1,0 +1,351 @@
+"""The referee measured on the real MicroPython, on an emulated RP2040, from its pins.
+
+    .venv/bin/python bench/bench_rp2.py                 # every preset, a 3-pile game, races (long: see below)
+    .venv/bin/python bench/bench_rp2.py --presets speed --seconds 40 --races 2
+    .venv/bin/python bench/bench_rp2.py --json          # the same figures as one JSON object
+
+Our firmware is flashed with `spit flash` (mpremote on a pty) onto MicroPython v1.26.1 (rp2,
+RPI_PICO) running on rp2040js, with the bench's board file (boards/pico.json plus a
+``loop_pin`` probe on GP0).  Bots play whole games through the pins (host_tools/sim, rp2 mode);
+every figure is emulated time seen at the pins or in the chip's RAM:
+
+* landing -> LED: the touch sensor's edge to the start of the first WS2812 frame (decoded from
+  the data pin) whose pile zone shows the verdict's colour; landings whose zone already showed
+  that colour are not measurable and are counted apart;
+* read -> LED: the card event's time stamp (the reader's report) to that frame;
+* loop period and step time: the loop_pin's rising edges and high time;
+* interrupts masked: PRIMASK spans seen by the emulator, by cause (a WS2812 frame inside: leds;
+  a flash erase/program inside: flash);
+* heap: MicroPython's allocation table read from RAM every 100 us (no code on the board):
+  high-water of the heap in use, and the bytes allocated per landing (sum of the increases);
+* races: two cards on one pile dt apart (touch edges + tags), counted right / tie / wrong as the
+  players would (a tie is not right);
+* .mpy size per board, compiled as `spit flash` compiles it.
+
+The emulator does not model flash wait states or XIP cache misses (code runs from flash on a
+real Pico), so a real chip is slower than these figures; it runs 3-6x slower than real time on
+this machine, so a whole classic game takes minutes of wall time.
+"""
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPO)
+import host_tools.rp2emu  # noqa: E402,F401 (firmware/ on sys.path)
+
+MS = 1000
+COLOUR = {"accept": "green", "illegal": "red", "late": "orange", "tie": "purple", "early": "blue",
+          "spit": "white"}
+PRESETS = ("classic", "tableau", "family", "own_deck", "speed")
+RACE_DTS_MS = (1, 2, 3, 5, 10, 20)
+LOOP_PIN = 0
+
+
+def pct(values, q):
+    if not values:
+        return None
+    s = sorted(values)
+    return s[min(len(s) - 1, int(round(q / 100.0 * (len(s) - 1))))]
+
+
+def triple(values):
+    return {"p50": pct(values, 50), "p99": pct(values, 99), "max": max(values) if values else None}
+
+
+def bench_board(piles):
+    """boards/pico(_3pile).json plus the loop probe, as a file `spit flash` can take."""
+    name = "pico_3pile" if piles == 3 else "pico"
+    with open(os.path.join(REPO, "boards", name + ".json")) as f:
+        board = json.load(f)
+    board["loop_pin"] = LOOP_PIN
+    board["name"] = name + "_bench"
+    out = os.path.join(REPO, "build", "rp2emu", "boards")
+    os.makedirs(out, exist_ok=True)
+    path = os.path.join(out, name + "_bench.json")
+    with open(path, "w") as f:
+        json.dump(board, f, indent=1)
+    return path
+
+
+# ---- whole games -------------------------------------------------------------------------------
+def play(preset, options, seconds, say):
+    from spit.rules import make_ruleset
+    from host_tools.sim.run import run_game
+    from host_tools.sim.rp2 import Rp2Port
+    from host_tools.rp2emu.heap import locate
+    rules = make_ruleset(preset, options)
+    board = bench_board(rules.piles)
+    atb, blocks = locate()
+    holder = {}
+
+    class BenchPort(Rp2Port):
+        def __init__(self, sim, rules, counts):
+            Rp2Port.__init__(self, sim, rules, counts, board=board, progress=say)
+            self.landings = []
+            self.emu.watch_pins([LOOP_PIN])
+            self.emu.heap_probe(atb, blocks)
+            self.heap_boot = self.emu.heap(reset=True)
+            holder["port"] = self
+
+        def land(self, sim, t, pile, card, player):
+            self.landings.append((pile, self.t0 + t))
+            return Rp2Port.land(self, sim, t, pile, card, player)
+
+        def close(self, t):
+            self.sync(t)
+            self.heap_game = self.emu.heap()
+            Rp2Port.close(self, t)
+
+    wall = time.monotonic()
+    result = run_game(rules, seed=1, port_factory=lambda sim, c, rng, extra: BenchPort(sim, sim.rules, c),
+                      max_minutes=seconds / 60.0 if seconds else 90)
+    port = holder["port"]
+    return analyse(port, result, time.monotonic() - wall)
+
+
+def analyse(port, result, wall_s):
+    from host_tools.rp2emu.leds import zone_colours
+    table = port.table
+    board = table.board
+    objs = [json.loads(x) for x in result.lines[1:] if x.startswith("{")]
+    # Session time -> emulated time: the median offset of touch edges and their logged stamps.
+    touch_pins = {spec["pin"]: p for p, spec in enumerate(board.get("touch", [])) if spec}
+    falling = {}
+    for pin, level, t in table.input_edges:
+        if pin in touch_pins and level == 0:
+            falling.setdefault(touch_pins[pin], []).append(t)
+    offsets = []
+    logged = {}
+    for o in objs:
+        if o.get("ev") == "touch":
+            logged.setdefault(o["pile"], []).append(int(o["t"]))
+    for p in logged:
+        for edge, t in zip(falling.get(p, []), logged[p]):
+            offsets.append(edge - t)
+    offset = pct(offsets, 50) or port.t0
+    frames = table.frames
+    shown = [(f["t_us"], zone_colours(board, f["rgb"])) for f in frames]
+
+    def first_frame(pile, colour, after):
+        zone = "pile%d" % pile
+        before = None
+        for t, z in shown:
+            if t < after:
+                before = z.get(zone)
+                continue
+            if before == colour:
+                return "ambiguous"
+            if z.get(zone) == colour:
+                return t
+        return None
+
+    landing_led, read_led, ambiguous, unseen = [], [], 0, 0
+    cards = [o for o in objs if o.get("ev") == "card"]
+    verdicts = [o for o in objs if o.get("verdict") in COLOUR]
+    used = set()
+    for pile, t_land in port.landings:
+        # The first card event on this pile after the landing, and its verdict.
+        card = next((c for c in cards if c["pile"] == pile and int(c["t"]) + offset >= t_land - 1000
+                     and id(c) not in used), None)
+        if card is None:
+            unseen += 1
+            continue
+        used.add(id(card))
+        v = next((v for v in verdicts if v.get("pile") == pile and v.get("card") == card["card"]
+                  and int(v["t"]) >= int(card["t"]) - 5 * MS), None)
+        if v is None:
+            unseen += 1
+            continue
+        t_led = first_frame(pile, COLOUR[v["verdict"]], t_land)
+        if t_led == "ambiguous":
+            ambiguous += 1
+        elif t_led is None:
+            unseen += 1
+        else:
+            landing_led.append((t_led - t_land) / 1000.0)
+            read_led.append((t_led - (int(card["t"]) + offset)) / 1000.0)
+    rises = [t for pin, level, t in table.pin_edges if pin == LOOP_PIN and level == 1]
+    falls = [t for pin, level, t in table.pin_edges if pin == LOOP_PIN and level == 0]
+    periods = [(b - a) / 1000.0 for a, b in zip(rises, rises[1:])]
+    steps = [(f - r) / 1000.0 for r, f in zip(rises, falls) if f >= r]
+    masked = {"leds": [m[1] / 1000.0 for m in table.masked if m[2] == "leds"],
+              "flash": [m[1] / 1000.0 for m in table.masked if m[2] == "flash"]}
+    n = len(port.landings)
+    return {"landings": n, "measured": len(landing_led), "ambiguous": ambiguous, "unseen": unseen,
+            "landing_to_led_ms": landing_led, "read_to_led_ms": read_led, "loop_ms": periods, "step_ms": steps,
+            "masked_ms": masked, "heap_peak": port.heap_game["peak"], "heap_boot": port.heap_boot["now"],
+            "alloc_per_landing": port.heap_game["allocated"] / float(max(1, n)),
+            "finished": result.finished, "length_s": result.length_us / 1e6, "wall_s": wall_s,
+            "notes": [x for x in result.notes if not x.startswith("unfinished")]}
+
+
+# ---- races on one pile -------------------------------------------------------------------------
+def races(per_dt, say):
+    """``{dt_ms: {right, tie, wrong}}`` for two cards dt apart on pile 0 (touch + tag each)."""
+    sys.path.insert(0, os.path.join(REPO, "tests"))
+    from test_rp2emu import Board
+    from spit.cards import parse_card, format_card, rank_of
+    from host_tools.vboard.runner import default_uid
+    out = {}
+    board = Board()
+    try:
+        used = set()
+
+        def card(rank):
+            for suit in "SHDC":
+                code = {1: "A", 11: "J", 12: "Q", 13: "K"}.get(rank, str(rank)) + suit
+                if code not in used:
+                    used.add(code)
+                    return code
+            return None
+
+        t = 2600 * MS
+        top = card(5)
+        board.land(0, top, t)
+        board.land(1, card(9), t + 40 * MS)
+        board.run_to(t + 300 * MS)
+        for dt in RACE_DTS_MS:
+            out[dt] = {"right": 0, "tie": 0, "wrong": 0}
+        for _ in range(per_dt):
+            for dt in RACE_DTS_MS:
+                r = rank_of(parse_card(top))
+                up = r % 13 + 1
+                down = (r - 2) % 13 + 1
+                first, second = card(up), card(down)
+                if first is None or second is None:
+                    break
+                t += 700 * MS
+                i = len(board.verdicts)
+                board.land(0, first, t)
+                board.land(0, second, t + dt * MS)
+                board.run_to(t + 500 * MS)
+                got = [(v["verdict"], v.get("card")) for v in board.since(i)]
+                if ("accept", first) in got and ("late", second) in got:
+                    out[dt]["right"] += 1
+                    top = first
+                elif any(k == "tie" for k, _ in got):
+                    out[dt]["tie"] += 1
+                    acc = [c for k, c in got if k == "accept"]
+                    top = acc[-1] if acc else first
+                else:
+                    out[dt]["wrong"] += 1
+                    acc = [c for k, c in got if k == "accept"]
+                    top = acc[-1] if acc else second
+        say("races: %r" % out)
+    finally:
+        board.close()
+    return out
+
+
+# ---- .mpy per board ----------------------------------------------------------------------------
+def mpy_sizes():
+    from host_tools import flash
+    sizes = {}
+    fw = os.path.join(REPO, "firmware")
+    files = flash.collect_firmware(fw)
+    for name in ("pico", "pico_3pile", "pico_i2c"):
+        with open(os.path.join(REPO, "boards", name + ".json")) as f:
+            board = json.load(f)
+        manifest, _skipped = flash.board_manifest(fw, board, files)
+        uploads = flash.plan_uploads(manifest, False)
+        with tempfile.TemporaryDirectory() as d:
+            flash.build(fw, d, uploads, flash.Progress(open(os.devnull, "w")))
+            total = 0
+            for base, _dirs, names in os.walk(d):
+                total += sum(os.path.getsize(os.path.join(base, n)) for n in names)
+        sizes[name] = total
+    return sizes
+
+
+def fmt(x, unit=""):
+    return "-" if x is None else ("%.2f%s" % (x, unit) if isinstance(x, float) else "%s%s" % (x, unit))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--presets", default=",".join(PRESETS) + ",classic:piles=3")
+    ap.add_argument("--seconds", type=float, default=0, help="cut each game after N s of play (0: whole games)")
+    ap.add_argument("--races", type=int, default=4, help="races per dt (default 4)")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    from host_tools.rp2emu.emulator import why_unavailable
+    reason = why_unavailable()
+    if reason:
+        sys.exit("bench_rp2: %s" % reason)
+
+    def say(text):
+        sys.stderr.write("bench_rp2: %s\n" % text)
+        sys.stderr.flush()
+
+    say("games on the emulated Pico run 3-6x slower than real time; whole games of every preset take "
+        "tens of minutes (--presets / --seconds to cut)")
+    games = {}
+    for spec in args.presets.split(","):
+        preset, _, opt = spec.partition(":")
+        options = {}
+        if opt:
+            k, v = opt.split("=")
+            options[k] = int(v) if v.isdigit() else v
+        say("playing %s on the emulated Pico" % spec)
+        games[spec] = play(preset, options, args.seconds, say)
+        g = games[spec]
+        say("%s: %d landings, %.0f s of play in %.0f s wall" % (spec, g["landings"], g["length_s"], g["wall_s"]))
+    race = races(args.races, say) if args.races else {}
+    sizes = mpy_sizes()
+    all_landing = [x for g in games.values() for x in g["landing_to_led_ms"]]
+    all_read = [x for g in games.values() for x in g["read_to_led_ms"]]
+    all_loop = [x for g in games.values() for x in g["loop_ms"]]
+    all_step = [x for g in games.values() for x in g["step_ms"]]
+    leds = [x for g in games.values() for x in g["masked_ms"]["leds"]]
+    fl = [x for g in games.values() for x in g["masked_ms"]["flash"]]
+    figures = {
+        "landing_to_led_ms": triple(all_landing),
+        "read_to_led_ms": triple(all_read),
+        "loop_ms": triple(all_loop),
+        "step_ms": triple(all_step),
+        "peak_heap_bytes": {k: g["heap_peak"] for k, g in games.items()},
+        "heap_after_boot_bytes": {k: g["heap_boot"] for k, g in games.items()},
+        "alloc_per_landing_bytes": {k: round(g["alloc_per_landing"], 1) for k, g in games.items()},
+        "race": {str(k): v for k, v in race.items()},
+        "irq_masked_ms": {"leds": max(leds) if leds else 0.0, "flash": max(fl) if fl else 0.0,
+                          "leds_total": sum(leds), "flash_total": sum(fl)},
+        "mpy_bytes": sizes,
+        "landings": {k: {"all": g["landings"], "measured": g["measured"], "ambiguous": g["ambiguous"],
+                         "unseen": g["unseen"]} for k, g in games.items()},
+        "games": {k: {"finished": g["finished"], "play_s": round(g["length_s"], 1), "wall_s": round(g["wall_s"], 1),
+                      "disagreements": len(g["notes"])} for k, g in games.items()},
+    }
+    if args.json:
+        print(json.dumps(figures, indent=1))
+        return 0
+    print("MicroPython v1.26.1 rp2 on an emulated RP2040 (rp2040js, 125 MHz, no flash wait states), from the pins")
+    print("%-42s %10s %10s %10s" % ("figure", "p50", "p99", "max"))
+    for key, label in (("landing_to_led_ms", "landing (touch edge) -> LED frame, ms"),
+                       ("read_to_led_ms", "read (card event) -> LED frame, ms"),
+                       ("loop_ms", "loop period, ms"), ("step_ms", "loop step (busy), ms")):
+        f = figures[key]
+        print("%-42s %10s %10s %10s" % (label, fmt(f["p50"]), fmt(f["p99"]), fmt(f["max"])))
+    print("interrupts masked per write: leds %.3f ms (total %.1f ms), flash %.1f ms (total %.1f ms)" % (
+        figures["irq_masked_ms"]["leds"], figures["irq_masked_ms"]["leds_total"],
+        figures["irq_masked_ms"]["flash"], figures["irq_masked_ms"]["flash_total"]))
+    print("%-18s %9s %9s %11s %9s %9s %8s %8s %6s" % ("game", "landings", "measured", "heap boot", "heap peak",
+                                                      "B/landing", "play s", "wall s", "disagr"))
+    for k, g in games.items():
+        print("%-18s %9d %9d %11d %9d %9.1f %8.1f %8.1f %6d" % (k, g["landings"], g["measured"], g["heap_boot"],
+                                                               g["heap_peak"], g["alloc_per_landing"],
+                                                               g["length_s"], g["wall_s"], len(g["notes"])))
+    if race:
+        print("race on one pile      " + "".join("%9s" % ("%d ms" % d) for d in RACE_DTS_MS))
+        for k in ("right", "tie", "wrong"):
+            print("%-21s" % k + "".join("%9d" % race[d][k] for d in RACE_DTS_MS))
+    print(".mpy per board (as spit flash compiles): " + ", ".join("%s %d B" % kv for kv in sizes.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

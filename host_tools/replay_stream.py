@@ -1,0 +1,442 @@
+"""Streaming re-judge of a session log: judge and compare as lines arrive, keep nothing per line.
+
+:class:`StreamJudge` is :class:`spit.log.Rejudge` (the engine's own log reader) with its three
+collecting points turned into callbacks: the referee's verdicts, bad lines and the device's
+verdict lines go straight to their consumers instead of into lists, so memory does not grow
+with the log.  Device verdict lines that the device wrote in the log's canonical form (it always
+does, with ``spit.notation.items_json``) are matched by their text without being parsed.
+
+:class:`Matcher` pairs the device's verdicts with the re-judged ones by ``t``.  A time that has
+both sides equal is forgotten at once; what is left over at a time more than ``HORIZON_US``
+behind the newest event is compared field by field (cards normalised, order kept, a diff) and
+reported as mismatches.  Only unmatched verdicts are ever held.
+"""
+
+import difflib
+import json
+import re
+from collections import deque
+
+from spit import verdicts as V
+from spit.cards import parse_card, format_card, CardError
+from spit.log import Rejudge, parse_header, parse_event, LogError
+from spit.intake import EV_TICK
+from spit.referee import Referee
+from spit.rules import make_ruleset, RulesetError
+from spit.notation import verdict_items, items_json, ERROR_NAMES
+
+# Verdicts only the firmware can produce (nothing in the log's events shows them again).
+DEVICE_ONLY_ERRORS = ("unknown_uid", "reader_down", "overflow")
+CARD_FIELDS = ("card", "top", "winner")
+HORIZON_US = 60 * 1000000   # a verdict this far behind the newest event is settled
+SETTLE_EVERY = 2048         # lines between settling old times
+TEXT_MEMO_MAX = 20000       # parsed event and verdict texts kept for reuse (a bounded cache)
+# Verdict fields that change from one verdict to the next (dt_us, a round number): position in
+# the referee's (a, b, c, d), see spit.notation._FIELDS.
+_OPEN_FIELD = {V.V_ACCEPT: 3, V.V_TIE: 3, V.V_LATE: 2, V.V_ROUND_START: 0, V.V_COUNTDOWN: 1, V.V_ROUND_END: 2}
+_SENTINEL = 1987654321      # an int no verdict field holds, marking the open field in a template
+# A line as the writers write it: '{"t": N, ' then an event's or a verdict's fields.
+_CANONICAL = re.compile(r'\{"t": (0|[1-9][0-9]*), (("verdict": )?.*\})\s*\Z', re.S)
+
+
+def shown(text, limit=60):
+    """A piece of a bad line, safe to print: control characters and non-ASCII escaped."""
+    cut = text[:limit]
+    return ascii(cut)[1:-1] + ("..." if len(text) > limit else "")
+
+
+def normalise(fields):
+    """A device or re-judged verdict as a comparable, printable string (no ``t``)."""
+    parts = [str(fields.get("verdict"))]
+    for key in sorted(k for k in fields if k not in ("t", "verdict")):
+        v = fields[key]
+        if key in CARD_FIELDS and isinstance(v, str):
+            try:
+                v = format_card(parse_card(v))
+            except CardError:
+                pass
+        parts.append("%s=%s" % (key, v))
+    return " ".join(parts)
+
+
+class Matcher:
+    """Device verdicts vs re-judged ones, settled per ``t``.
+
+    ``report(line, device_text or None, rejudge_text or None)`` is called for each difference;
+    ``cut_off`` counts re-judged verdicts later than the device's last logged verdict, left over
+    at the end: the device writes its verdicts in the order it judges them, so those are what a
+    log that ends early (power cut, full flash) lacks, not disagreements."""
+
+    def __init__(self, report):
+        self.report = report
+        # Re-judged verdicts not yet matched, in emission order: (t, line, text, items). The
+        # device writes its verdicts in the same order, so a device line normally matches the head.
+        self.fifo = deque()
+        self.pending = {}        # t -> ([(line, text, obj)], [(line, text, items)]) when out of step
+        self.device_lines = 0
+        self.last_device_t = -1
+        self.cut_off = 0
+
+    def device(self, t, line, text, obj=None):
+        """A device verdict line: ``text`` is its part after ``{"t": N, `` (canonical form), or
+        None with the parsed ``obj``."""
+        self.device_lines += 1
+        if isinstance(t, int) and t > self.last_device_t:
+            self.last_device_t = t
+        fifo = self.fifo
+        if fifo and not self.pending:
+            head = fifo[0]
+            if head[0] == t and head[2] == text and text is not None:
+                fifo.popleft()
+                return
+        self._drain()
+        b = self.pending.get(t)
+        if b is None:
+            self.pending[t] = ([(line, text, obj)], [])
+            return
+        rj = b[1]
+        if rj and not b[0] and text is not None and rj[0][1] == text:
+            del rj[0]
+            if not rj:
+                del self.pending[t]
+            return
+        b[0].append((line, text, obj))
+
+    def rejudged(self, t, line, text, items):
+        """``items``: the verdict as log items, or the referee's raw tuple (turned into items only
+        if it is left over)."""
+        if not self.pending:
+            self.fifo.append((t, line, text, items))
+            return
+        b = self.pending.get(t)
+        if b is None:
+            self.fifo.append((t, line, text, items))
+            return
+        dev = b[0]
+        if dev and not b[1] and dev[0][1] == text:
+            del dev[0]
+            if not dev:
+                del self.pending[t]
+            return
+        b[1].append((line, text, items))
+
+    def _drain(self):
+        """Move the unmatched re-judged verdicts into the per-time buckets."""
+        pending = self.pending
+        for t, line, text, items in self.fifo:
+            b = pending.get(t)
+            if b is None:
+                pending[t] = ([], [(line, text, items)])
+            else:
+                b[1].append((line, text, items))
+        self.fifo.clear()
+
+    def settle(self, before_t, final=False):
+        """Compare every time older than ``before_t`` (all of them when ``final``)."""
+        self._drain()
+        if final:
+            due = list(self.pending)
+        else:
+            due = [t for t in self.pending if isinstance(t, int) and t < before_t]
+        due.sort(key=lambda k: (not isinstance(k, int), k if isinstance(k, int) else 0))
+        for t in due:
+            dev, rj = self.pending.pop(t)
+            self._settle_one(t, dev, rj, final)
+
+    def _settle_one(self, t, dev, rj, final):
+        if not self.device_lines:
+            return   # a log without device verdicts: nothing to compare
+        dev_texts = []
+        for line, text, obj in dev:
+            if obj is None:
+                try:
+                    obj = json.loads('{"t": %d, %s' % (t, text))
+                except ValueError:
+                    obj = {"verdict": "(unreadable line: %s)" % shown(text)}
+            if not isinstance(obj, dict):
+                obj = {"verdict": "(not an object: %s)" % shown(str(obj))}
+            if obj.get("verdict") == "error" and obj.get("reason") in DEVICE_ONLY_ERRORS:
+                continue
+            dev_texts.append((line, normalise(obj)))
+        rj_texts = []
+        for line, _text, items in rj:
+            if isinstance(items, tuple):
+                items = verdict_items(*items)
+            if final and isinstance(t, int) and t > self.last_device_t:
+                self.cut_off += 1   # judged after the device's last written verdict: the log ends first
+                continue
+            rj_texts.append((line, normalise(dict(items))))
+        matcher = difflib.SequenceMatcher(None, [d[1] for d in dev_texts], [r[1] for r in rj_texts],
+                                          autojunk=False)
+        for op, i1, i2, j1, j2 in matcher.get_opcodes():
+            if op == "equal":
+                continue
+            for k in range(max(i2 - i1, j2 - j1)):
+                d = dev_texts[i1 + k] if i1 + k < i2 else None
+                r = rj_texts[j1 + k] if j1 + k < j2 else None
+                self.report(d[0] if d else r[0], d[1] if d else None, r[1] if r else None)
+
+
+class StreamJudge(Rejudge):
+    """Re-judge line by line and hand everything on at once.
+
+    Callbacks (any may be None): ``on_verdict(line, t, code, a, b, c, d)`` for every referee
+    verdict, ``on_items(line, items)`` with the verdict in the log's vocabulary (built only when
+    set), ``on_header(referee)`` once the rules are known, ``on_problem(line, message)`` for a
+    bad line, ``on_input(t, kind, a, b, c)`` for every input event judged (``spit.log.parse_event``'s
+    values).  A :class:`Matcher` gets both sides for comparison."""
+
+    def __init__(self, matcher=None, on_verdict=None, on_items=None, on_problem=None, on_input=None,
+                 on_header=None):
+        Rejudge.__init__(self)
+        self.on_header = on_header
+        self.matcher = matcher
+        self.on_verdict = on_verdict
+        self.on_items = on_items
+        self.on_problem = on_problem
+        self.on_input = on_input
+        self.header_problem = None
+        self.max_t = 0
+        self._texts = {}
+        self._events = {}
+        self.unterminated = None   # the log's last line, if it has no newline
+        self._next_settle = SETTLE_EVERY
+        self._sink = self._make_sink()
+
+    # --- Rejudge's collecting points, as callbacks ---
+
+    def _make_sink(self):
+        """The referee's verdict sink (Rejudge's ``_sink``, set on the instance so the referee gets
+        it): a closure over the callbacks, called for every verdict."""
+        on_verdict, on_items, matcher = self.on_verdict, self.on_items, self.matcher
+        texts, text_of = self._texts, self._text
+        fifo = matcher.fifo if matcher is not None else None
+
+        def sink(code, ms, us, a, b, c, d):
+            t = ms * 1000 + us
+            line = self.line_no
+            if on_verdict is not None:
+                on_verdict(line, t, code, a, b, c, d)
+            items = None
+            if on_items is not None:
+                items = verdict_items(code, ms, us, a, b, c, d)
+                on_items(line, items)
+            if matcher is not None:
+                tail = texts.get((code, a, b, c, d))
+                if tail is None:
+                    tail = text_of(code, a, b, c, d)
+                if matcher.pending:
+                    matcher.rejudged(t, line, tail, items or (code, ms, us, a, b, c, d))
+                else:
+                    fifo.append((t, line, tail, items or (code, ms, us, a, b, c, d)))
+        return sink
+
+    def _text(self, code, a, b, c, d):
+        """The canonical text of a verdict after ``{"t": N, ``.  A race's ``dt_us`` and a round
+        number differ from verdict to verdict: for those the text is kept as a template with that
+        field left open, so races and rounds cost a format instead of a JSON rendering."""
+        texts = self._texts
+        if len(texts) >= TEXT_MEMO_MAX:
+            texts.clear()
+        open_field = _OPEN_FIELD.get(code)
+        values = [a, b, c, d]
+        if open_field is None or values[open_field] < 0:
+            tail = items_json(verdict_items(code, 0, 0, a, b, c, d))[len('{"t": 0, '):]
+            texts[(code, a, b, c, d)] = tail
+            return tail
+        value = values[open_field]
+        values[open_field] = _SENTINEL
+        key = (code, values[0], values[1], values[2], values[3], None)
+        template = texts.get(key)
+        if template is None:
+            text = items_json(verdict_items(code, 0, 0, values[0], values[1], values[2], values[3]))
+            template = text[len('{"t": 0, '):].replace("%", "%%").replace(str(_SENTINEL), "%d", 1)
+            texts[key] = template
+        return template % value
+
+    def _bad(self, reason, message, pile=-1, value=-1):
+        if self.unterminated is not None and self.unterminated.strip():
+            message = "truncated last line (the log ends mid-line): %s" % shown(self.unterminated.strip())
+        if self.referee is None:   # before the header: only a problem (this may be no log at all)
+            if self.on_problem is not None:
+                self.on_problem(self.line_no, message)
+            return
+        items = [("t", self.last_t), ("verdict", "error"), ("reason", ERROR_NAMES[reason])]
+        if pile >= 0:
+            items.append(("pile", pile))
+        items.append(("line", self.line_no))
+        if self.on_problem is not None:
+            self.on_problem(self.line_no, message)
+        if self.on_verdict is not None:
+            self.on_verdict(self.line_no, self.last_t, V.V_ERROR, reason, pile, -1, -1)
+        if self.on_items is not None:
+            self.on_items(self.line_no, items)
+
+    @property
+    def verdicts(self):
+        raise AttributeError("StreamJudge keeps no verdicts: use its callbacks")
+
+    # --- lines ---
+
+    def feed_line(self, line):
+        if self.referee is None:
+            self._feed_first(line)
+            if self.referee is not None and self.on_header is not None:
+                self.on_header(self.referee)
+            return
+        Rejudge.feed_line(self, line)
+
+    def feed_lines(self, lines, progress=None, every=20000):
+        """Feed an iterable of lines (``feed_line`` for each, in one tight loop: the per-line
+        cost is what bounds a long replay); returns the last line.  ``progress(done)`` is called
+        every ``every`` lines."""
+        last = None
+        lines = iter(lines)
+        for line in lines:
+            last = line
+            self.feed_line(line)
+            if self.referee is not None:
+                break
+        if self.referee is None:
+            return last
+        if self.matcher is None:
+            for line in lines:
+                last = line
+                self.feed_line(line)
+            return last
+        events = self._events
+        matcher = self.matcher
+        fifo = matcher.fifo
+        popleft = fifo.popleft
+        device = matcher.device
+        feed_line = self.feed_line
+        learn = self._learn
+        canonical = _CANONICAL.match
+        on_input = self.on_input
+        feed = self.referee.feed
+        advance = self.referee.advance
+        n = self.line_no
+        max_t = self.max_t
+        for line in lines:
+            last = line
+            n += 1
+            if progress is not None and n % every == 1:
+                progress(n - 1)
+            m = canonical(line)
+            if m is not None:
+                digits, tail, is_verdict = m.groups()
+                t = int(digits)
+                if is_verdict:
+                    # Matcher.device's usual case, inlined: the device line is the next re-judged one.
+                    if fifo and not matcher.pending:
+                        head = fifo[0]
+                        if head[0] == t and head[2] == tail:
+                            popleft()
+                            matcher.device_lines += 1
+                            if t > matcher.last_device_t:
+                                matcher.last_device_t = t
+                            continue
+                    self.line_no = n
+                    device(t, n, tail)
+                    continue
+                event = events.get(tail)
+                if event is None:
+                    event = learn(tail)
+                if event:   # Rejudge.feed_line_obj for a line parsed before
+                    self.line_no = n
+                    self.last_t = t
+                    if t > max_t:
+                        max_t = t
+                    kind, a, b, c = event
+                    if on_input is not None:
+                        on_input(t, kind, a, b, c)
+                    ms, us = divmod(t, 1000)
+                    if kind == EV_TICK:
+                        advance(ms, us)
+                    else:
+                        feed(kind, ms, us, a, b, c)
+                    if n >= self._next_settle:
+                        self._next_settle = n + SETTLE_EVERY
+                        matcher.settle(max_t - HORIZON_US)
+                    continue
+            self.line_no = n - 1
+            if line[-1:] != "\n":
+                self.unterminated = line   # only the last line of a file can end without a newline
+            self.max_t = max_t
+            feed_line(line)
+            max_t = self.max_t
+        self.max_t = max_t
+        return last
+
+    def _learn(self, tail):
+        """The parsed event for a line's text after ``t``, or False if only the slow path can
+        say what is wrong with it (or it needs the whole object)."""
+        event = False
+        try:
+            obj = json.loads('{"t": 0, ' + tail)
+        except ValueError:
+            obj = None
+        if isinstance(obj, dict) and obj.get("t") == 0 and "verdict" not in obj:
+            try:
+                kind, _ms, _us, a, b, c = parse_event(obj)
+            except (LogError, CardError):
+                pass
+            else:
+                event = (kind, a, b, c)
+        if len(self._events) >= TEXT_MEMO_MAX:
+            self._events.clear()
+        self._events[tail] = event
+        return event
+
+    def _feed_first(self, line):
+        """Lines up to the header.  Text that is not JSON is a bad line; the first JSON line must
+        be the header, and if it is not, the log is re-judged with the classic rules and that line
+        is used as what it is (an event or a device verdict)."""
+        text = line.strip()
+        if not text:
+            self.line_no += 1
+            return
+        try:
+            obj = json.loads(text)
+        except ValueError:
+            self.line_no += 1
+            self._bad(V.E_MALFORMED, "not valid JSON: %s" % shown(text))
+            return
+        try:
+            parse_header(obj)
+        except (LogError, RulesetError) as e:
+            self.line_no += 1
+            self.header_problem = "no valid header (%s): re-judged with the classic rules and 26 | 26 cards, " \
+                                  "so verdicts may differ from the device's" % e
+            self._bad(V.E_MALFORMED, self.header_problem)
+            self.referee = Referee(make_ruleset("classic"), None, self._sink)
+            if isinstance(obj, dict):
+                self.feed_line_obj(obj)
+            return
+        Rejudge.feed_line(self, text)
+
+    def feed_line_obj(self, obj):
+        if isinstance(obj, dict):
+            if "verdict" in obj:
+                if self.matcher is not None:
+                    self.matcher.device(obj.get("t"), self.line_no, None, obj)
+                return
+            t = obj.get("t")
+            if isinstance(t, int) and not isinstance(t, bool) and t > self.max_t:
+                self.max_t = t
+            if self.on_input is not None:
+                try:
+                    kind, _ms, _us, a, b, c = parse_event(obj)
+                except (LogError, CardError):
+                    pass
+                else:
+                    self.on_input(obj["t"], kind, a, b, c)
+        Rejudge.feed_line_obj(self, obj)
+        if self.matcher is not None and self.line_no >= self._next_settle:
+            self._next_settle = self.line_no + SETTLE_EVERY
+            self.matcher.settle(self.max_t - HORIZON_US)
+
+    def finish(self):
+        Rejudge.finish(self)
+        if self.matcher is not None:
+            self.matcher.settle(0, final=True)

@@ -1,0 +1,188 @@
+"""Per-player statistics of re-judged games: what players ask after a game (or a league evening).
+
+From a replay that kept its verdicts (``host_tools.replay.replay_lines(..., keep=True)``):
+
+- reaction time: from the last change of any center pile (a spit card or an accepted card, by
+  anyone) to the player's next accepted card; gaps over ``MAX_REACTION_US`` (a stall, a countdown)
+  are not reactions and are left out;
+- races won and lost: a ``late`` card lost to the card on top of its pile (R-PLAY-5); an accepted
+  card with ``dt_us`` raced and fitted too (counted as a race won by neither, "close calls");
+- ties, illegal and early plays, STUCK presses (the calls for a spit), rounds won, games won.
+
+The log says who played a card only where the game needs it: own-deck games (R-OWN-1, every card
+event names its player), spit cards (the spitter), STUCK presses and slaps.  Everything else is
+counted under "unknown", never guessed.
+"""
+
+from spit.cards import format_card
+from spit.intake import EV_CARD
+
+MAX_REACTION_US = 10 * 1000000
+UNKNOWN = -1
+
+
+class PlayerStats:
+    """Counts for one player (0, 1) or for cards nobody can be named for (``UNKNOWN``)."""
+
+    FIELDS = ("plays", "spit_cards", "races_won", "races_lost", "close_calls", "ties", "illegal", "early",
+              "stuck", "rounds_won", "games_won")
+
+    def __init__(self, player):
+        self.player = player
+        self.reactions_us = []
+        for name in self.FIELDS:
+            setattr(self, name, 0)
+
+    def add(self, other):
+        self.reactions_us.extend(other.reactions_us)
+        for name in self.FIELDS:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    def median_ms(self):
+        return _percentile(self.reactions_us, 50)
+
+    def p90_ms(self):
+        return _percentile(self.reactions_us, 90)
+
+
+def _percentile(values, pct):
+    if not values:
+        return None
+    v = sorted(values)
+    return v[min(len(v) - 1, (len(v) * pct) // 100)] / 1000.0
+
+
+class GameStats:
+    """Per-player statistics of one replay: ``players[0]``, ``players[1]``, ``unknown``."""
+
+    def __init__(self, replay):
+        self.players = [PlayerStats(0), PlayerStats(1)]
+        self.unknown = PlayerStats(UNKNOWN)
+        self.rounds = len(replay.rounds)
+        self.ruleset = replay.rules_name
+        self.winner = replay.game[0] if replay.game is not None else None
+        self.finished = replay.game is not None
+        self.owner_of = {}      # record index -> player who played that verdict's card (where known)
+        self._owners = {}
+        for _t, kind, pile, card, player in replay.inputs:
+            if kind == EV_CARD and player >= 0:
+                self._owners.setdefault((pile, format_card(card)), []).append(player)
+        self._walk(replay)
+
+    def of(self, player):
+        return self.players[player] if player in (0, 1) else self.unknown
+
+    def _owner(self, f, take=True):
+        """The player of the card in a verdict, from its own field or the card event that named it."""
+        owners = self._owners.get((f.get("pile"), f.get("card")))
+        if f.get("player") in (0, 1):
+            who = f["player"]
+            if take and owners:
+                owners.pop(0)
+        elif not owners:
+            who = UNKNOWN
+        else:
+            who = owners.pop(0) if take else owners[0]
+        if who != UNKNOWN:
+            self.owner_of[self._i] = who
+        return who
+
+    def _walk(self, replay):
+        top_owner = {}          # pile -> player of its top card
+        last_change = None      # t of the last change of any center pile
+        for i, (_line, t, kind, f) in enumerate(replay.records):
+            self._i = i
+            if kind == "round_start":
+                top_owner = {}
+                last_change = None
+            elif kind == "spit":
+                who = self._owner(f)
+                self.of(who).spit_cards += 1
+                top_owner[f["pile"]] = who
+                last_change = t
+            elif kind == "accept":
+                who = self._owner(f)
+                st = self.of(who)
+                st.plays += 1
+                if "dt_us" in f:
+                    st.close_calls += 1
+                if who != UNKNOWN and last_change is not None and t - last_change <= MAX_REACTION_US:
+                    st.reactions_us.append(t - last_change)
+                top_owner[f["pile"]] = who
+                last_change = t
+            elif kind == "late":
+                self.of(self._owner(f)).races_lost += 1
+                self.of(top_owner.get(f["pile"], UNKNOWN)).races_won += 1
+            elif kind == "tie":
+                self.of(self._owner(f, take=False)).ties += 1
+            elif kind == "illegal":
+                self.of(self._owner(f)).illegal += 1
+            elif kind == "early":
+                self.of(self._owner(f)).early += 1
+            elif kind == "stuck":
+                self.of(f["player"]).stuck += 1
+            elif kind in ("resync", "undo"):
+                last_change = t
+            elif kind == "round_end" and f.get("player") in (0, 1):
+                self.players[f["player"]].rounds_won += 1
+            elif kind == "game_over" and f.get("winner") in (0, 1):
+                self.players[f["winner"]].games_won += 1
+
+
+class Evening:
+    """Several games added up (``spit stats LOG...``)."""
+
+    def __init__(self):
+        self.players = [PlayerStats(0), PlayerStats(1)]
+        self.unknown = PlayerStats(UNKNOWN)
+        self.games = 0
+        self.finished = 0
+        self.rounds = 0
+        self.rulesets = {}
+
+    def add(self, game):
+        self.games += 1
+        self.finished += game.finished
+        self.rounds += game.rounds
+        self.rulesets[game.ruleset] = self.rulesets.get(game.ruleset, 0) + 1
+        for mine, theirs in zip(self.players + [self.unknown], game.players + [game.unknown]):
+            mine.add(theirs)
+
+
+ROWS = (
+    ("games won", lambda s: s.games_won),
+    ("rounds won (went out)", lambda s: s.rounds_won),
+    ("cards played (named)", lambda s: s.plays),
+    ("spit cards", lambda s: s.spit_cards),
+    ("reaction median", lambda s: _ms(s.median_ms())),
+    ("reaction 90th percentile", lambda s: _ms(s.p90_ms())),
+    ("reactions measured", lambda s: len(s.reactions_us)),
+    ("races won / lost", lambda s: "%d / %d" % (s.races_won, s.races_lost)),
+    ("close calls (raced, fit too)", lambda s: s.close_calls),
+    ("ties", lambda s: s.ties),
+    ("illegal plays", lambda s: s.illegal),
+    ("early plays", lambda s: s.early),
+    ("STUCK presses (spit calls)", lambda s: s.stuck),
+)
+
+
+def _ms(v):
+    return "-" if v is None else "%d ms" % round(v)
+
+
+def table(evening):
+    """The terminal table, as lines."""
+    kinds = ", ".join("%s %d" % (k, evening.rulesets[k]) for k in sorted(evening.rulesets))
+    out = ["%d game%s (%s), %d finished, %d rounds" % (evening.games, "" if evening.games == 1 else "s", kinds,
+                                                      evening.finished, evening.rounds)]
+    cols = evening.players + [evening.unknown]
+    out.append("%-30s %12s %12s %12s" % ("", "player 0", "player 1", "not named"))
+    for name, value in ROWS:
+        cells = [str(value(s)) for s in cols]
+        if name in ("games won", "rounds won (went out)", "STUCK presses (spit calls)", "spit cards"):
+            cells[2] = ""
+        out.append("%-30s %12s %12s %12s" % (name, cells[0], cells[1], cells[2]))
+    if not any(s.plays for s in evening.players):
+        out.append("(these logs do not say who played each card: only own-deck games do; spit cards, STUCK and "
+                   "slaps are always named)")
+    return out
