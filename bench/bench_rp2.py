@@ -242,6 +242,37 @@ def races(per_dt, say):
     return out
 
 
+# ---- the engine alone, on the chip -------------------------------------------------------------
+def engine_on_chip(say):
+    """bench/engine_workload.py run on the emulated Pico by `mpremote run` (engine modules from
+    the flashed board): ``(us per landing, bytes allocated per landing)``."""
+    import subprocess
+    from host_tools.rp2emu.emulator import Rp2Emulator
+    from host_tools.rp2emu.install import flashed_image
+    from host_tools.rp2emu.serial_pty import SerialPty
+    from host_tools.rp2emu.table import Rp2Table
+    with Rp2Emulator(fs_image=flashed_image("pico", "classic")) as emu:
+        table = Rp2Table(emu, "pico")
+        link = SerialPty(emu, runner=table.run_until_ns)
+        try:
+            table.run_until(1500 * MS)
+            proc = subprocess.Popen([sys.executable, "-m", "mpremote", "connect", link.path, "run",
+                                     os.path.join(REPO, "bench", "engine_workload.py")],
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            link.serve(stop=lambda: proc.poll() is not None, seconds=900)
+            out = proc.communicate()[0].decode(errors="replace")
+        finally:
+            link.close()
+    for line in out.splitlines():
+        if line.startswith("steady "):
+            med_ns, alloc, events = (int(x) for x in line.split()[1:4])
+            say("engine on the chip: %.3f ms per landing, %d B allocated over %d landings"
+                % (med_ns / 1e6, alloc, events))
+            return med_ns / 1e6, alloc / float(max(1, events))
+    say("engine workload failed on the chip: %s" % out.strip()[-300:])
+    return None, None
+
+
 # ---- .mpy per board ----------------------------------------------------------------------------
 def mpy_sizes():
     from host_tools import flash
@@ -296,6 +327,7 @@ def main(argv=None):
         g = games[spec]
         say("%s: %d landings, %.0f s of play in %.0f s wall" % (spec, g["landings"], g["length_s"], g["wall_s"]))
     race = races(args.races, say) if args.races else {}
+    engine_ms, engine_alloc = engine_on_chip(say)
     sizes = mpy_sizes()
     all_landing = [x for g in games.values() for x in g["landing_to_led_ms"]]
     all_read = [x for g in games.values() for x in g["read_to_led_ms"]]
@@ -315,6 +347,8 @@ def main(argv=None):
         "irq_masked_ms": {"leds": max(leds) if leds else 0.0, "flash": max(fl) if fl else 0.0,
                           "leds_total": sum(leds), "flash_total": sum(fl)},
         "mpy_bytes": sizes,
+        "engine_ms_per_landing": engine_ms,
+        "engine_alloc_per_landing_bytes": engine_alloc,
         "landings": {k: {"all": g["landings"], "measured": g["measured"], "ambiguous": g["ambiguous"],
                          "unseen": g["unseen"]} for k, g in games.items()},
         "games": {k: {"finished": g["finished"], "play_s": round(g["length_s"], 1), "wall_s": round(g["wall_s"], 1),
@@ -344,6 +378,25 @@ def main(argv=None):
         for k in ("right", "tie", "wrong"):
             print("%-21s" % k + "".join("%9d" % race[d][k] for d in RACE_DTS_MS))
     print(".mpy per board (as spit flash compiles): " + ", ".join("%s %d B" % kv for kv in sizes.items()))
+    print("engine alone on the chip (engine_workload.py by mpremote run): %s ms per landing, %s B allocated"
+          % (fmt(engine_ms), fmt(engine_alloc)))
+    print()
+    print("issue 8 targets")
+    lm, lp, hs = figures["landing_to_led_ms"], figures["loop_ms"], figures["step_ms"]
+    peak = max(figures["peak_heap_bytes"].values()) if games else None
+    alloc = max(figures["alloc_per_landing_bytes"].values()) if games else None
+    rows = (("landing -> LED p50 / p99 / max (ms)", "%s / %s / %s" % (fmt(lm["p50"]), fmt(lm["p99"]), fmt(lm["max"])),
+             "<= 10 / 20 / 30", lm["p50"] is not None and lm["p50"] <= 10 and lm["p99"] <= 20 and lm["max"] <= 30),
+            ("loop period p99 (ms)", fmt(lp["p99"]), "<= 5", lp["p99"] is not None and lp["p99"] <= 5),
+            ("loop step max (ms)", fmt(hs["max"]), "<= 5", hs["max"] is not None and hs["max"] <= 5),
+            ("engine per landing on the chip (ms)", fmt(engine_ms), "<= 0.5", engine_ms is not None and engine_ms <= 0.5),
+            ("heap allocated per landing, firmware loop (B)", fmt(alloc), "0", alloc == 0),
+            ("heap in use at its peak (B)", fmt(peak), "<= 114688", peak is not None and peak <= 112 * 1024),
+            ("interrupts masked per LED write (ms)", "%.3f" % figures["irq_masked_ms"]["leds"], "<= 0.1",
+             figures["irq_masked_ms"]["leds"] <= 0.1),
+            (".mpy per board (B)", fmt(max(sizes.values())), "<= 61440", max(sizes.values()) <= 60 * 1024))
+    for label, value, target, ok in rows:
+        print("%-46s %-22s %-16s %s" % (label, value, target, "met" if ok else "NOT met"))
     return 0
 
 

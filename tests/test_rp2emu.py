@@ -166,16 +166,17 @@ def test_referee_game_at_the_pins(board):
     assert any(v["verdict"] == "accept" and v["card"] == "9S" for v in got), got
     b.table.emulators[1].silent = False
 
-    # LED frames: each accept on pile 0 shows green on PILE0, each late orange there, from the
-    # loop step that gave the verdict (table time it came over the console; verdict "t" is
-    # session time).  A verdict followed in the same step by another one on pile 0 (an accept
-    # and the tie of a card that landed with it) is drawn over before any frame: skipped.
-    for k, (at, v) in enumerate(b.verdicts):
-        if v["verdict"] in ("accept", "late") and v["pile"] == 0:
-            if any(a2 == at and v2.get("pile") == 0 for a2, v2 in b.verdicts[k + 1:]):
-                continue
+    # LED frames: each accept on pile 0 shows green on PILE0, each late orange there.
+    # (A verdict followed within 20 ms by another on the same pile is drawn over in the same
+    # frame: the later one is what the players see.)
+    pile0 = [v for _, v in b.verdicts if v.get("pile") == 0 and v["verdict"] in ("accept", "late", "tie")]
+    for k, v in enumerate(pile0):
+        if k + 1 < len(pile0) and int(pile0[k + 1]["t"]) - int(v["t"]) < 20 * MS:
+            continue
+        if v["verdict"] in ("accept", "late"):
             want = "green" if v["verdict"] == "accept" else "orange"
-            after = [f for f in b.table.frames if f["t_us"] >= at - 20 * MS][:20]
+            t_v = int(v["t"])
+            after = [f for f in b.table.frames if f["t_us"] - b.t0 >= t_v - 20 * MS][:20]
             assert any(b.table.zone_colours(f["rgb"])["pile0"] == want for f in after), (v, want)
 
     # Hard IRQs on the real port: each touch edge is stamped at the emulated time the pin

@@ -6,10 +6,15 @@ Two mechanisms, per source:
   edge only starts a candidate.  ``accept`` holds it (returns False); every further edge of
   that source restarts the quiet time.  Once the input has had no edge for ``stable_us``,
   ``pop_due(now)`` reads the level (``is_active()``): at the candidate's level the event is
-  released with the time of its *first* edge (``ticks``), otherwise it was a glitch and is
-  dropped.  So a spike shorter than ``stable_us`` is never a press, and a bouncing press is
-  one press, stamped when the contact first closed.  Keep ``stable_us`` below the referee's
-  ``reorder_us``: a held event reaches the referee that much later than its time stamp.
+  released with the time of its *first* edge (``ticks``); at the other level it is released
+  the other way round if that level is new (the level last released differs), otherwise it
+  was a glitch and is dropped.  So a spike shorter than ``stable_us`` is never a press, and a
+  bouncing press is one press, stamped when the contact first closed.  The candidate's
+  direction comes from the level the IRQ handler sampled, which is wrong when the handler
+  ran late, mid-bounce (interrupts masked by a WS2812 write or a flash erase): the settled
+  level decides then, so neither the press nor the release is lost.  Keep ``stable_us``
+  below the referee's ``reorder_us``: a held event reaches the referee that much later than
+  its time stamp.
 * **Lockout window** (``window_us``, every source): after an accepted event, events of the
   same source inside the window are dropped (contact bounce on either edge).  Touch sensors
   use only this, with a short window: their first edge *is* the landing time.
@@ -51,6 +56,7 @@ class Debouncer:
         self._first = array("i", bytes(4 * n_sources))
         self._quiet_from = array("i", bytes(4 * n_sources))
         self._candidate = array("i", [-1] * n_sources)
+        self._level = bytearray(n_sources)   # stable-level sources: last level released
         self._pending = 0
         self.ticks = 0      # time of the event pop_due() returned last
         self.dropped = 0    # bounces dropped so far
@@ -66,6 +72,7 @@ class Debouncer:
         i = source & _SOURCE_MASK
         self._stable[i] = stable_us
         self._level_fns[i] = is_active if stable_us > 0 else None
+        self._level[i] = 1 if stable_us > 0 and is_active() else 0
 
     def accept(self, source, ticks):
         """True if the event is a real edge now; False if it is a bounce, an unknown source,
@@ -114,11 +121,17 @@ class Debouncer:
                 continue
             self._candidate[i] = -1
             self._pending -= 1
-            want_active = not source & _RELEASE
             is_active = self._level_fns[i]
-            if is_active is None or is_active() != want_active:
+            if is_active is None:
                 self.glitches += 1
                 continue
+            level = 1 if is_active() else 0
+            if level != (0 if source & _RELEASE else 1):
+                if level == self._level[i]:
+                    self.glitches += 1     # back at the level it had: a glitch
+                    continue
+                source = i if level else i | _RELEASE   # the IRQ sampled mid-bounce
+            self._level[i] = level
             first = self._first[i]
             self._seen[i] = 1
             self._last[i] = first

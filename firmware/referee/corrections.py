@@ -27,6 +27,10 @@ from spit.intents import LedIntents, YELLOW, CYAN, PULSE, BLINK, N_ZONES
 from spit.referee import PH_QUESTION
 
 _HOLD_MS = const(2000)
+# A button seen up with no release edge yet: its edge may still wait in the input ring (it
+# came after the loop drained it; a step can take milliseconds, a log flush tens of them).
+# Only a release missing this long was lost (ring overflow).
+_LOST_RELEASE_MS = const(250)
 _IDLE_CLOSE_MS = const(10000)
 _STACK = const(32)
 
@@ -40,6 +44,7 @@ class Corrections:
         self.referee = None
         self.down = [False, False]
         self.down_ms = [0, 0]
+        self.up_ms = [-1, -1]          # session ms a held button was first seen up (-1: not)
         self.gesture = [False, False]  # this hold took part in the gesture: not a STUCK
         self._armed = True             # both released since the last gesture
         self.menu = False
@@ -78,6 +83,7 @@ class Corrections:
         if pressed:
             self.down[player] = True
             self.down_ms[player] = ms
+            self.up_ms[player] = -1
             self.gesture[player] = False
             return
         if not self.down[player]:
@@ -133,8 +139,14 @@ class Corrections:
     def tick(self, ms):
         """Gesture and menu timeout; call every loop iteration with the session ms."""
         for p in range(2):
-            if self.down[p] and not self.is_held(p):
-                # The release edge was lost (bounce): treat it as released now.
+            if not self.down[p]:
+                continue
+            if self.is_held(p):
+                self.up_ms[p] = -1
+            elif self.up_ms[p] < 0:
+                self.up_ms[p] = ms             # its release edge should follow soon
+            elif ms - self.up_ms[p] >= _LOST_RELEASE_MS:
+                # The release edge was lost: the hold ends here, and it was no STUCK.
                 self.down[p] = False
                 self.gesture[p] = True
                 if not self.down[1 - p]:

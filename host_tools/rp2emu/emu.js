@@ -28,12 +28,12 @@
 'use strict';
 
 const fs = require('fs');
-const { RP2040, USBCDC, GPIOPinState } = require('rp2040js');
-
-const FLASH_BASE = 0x10000000;
+const { RP2040, USBCDC } = require('rp2040js');
+const { readLine, emit, flushOut } = require('./channel.js');
+const { FLASH_BASE, loadUF2, romFunction, letters } = require('./images.js');
+const { decodeWS2812, watchPWM } = require('./pins.js');
 const FS_OFFSET = 0xa0000;           // MicroPython RPI_PICO v1.26.1: littlefs starts here ...
 const FS_SIZE = 352 * 4096;          // ... 352 blocks of 4 KiB, up to the end of the 2 MB flash
-const FUNCSEL_PWM = 4;
 const DEBUG = !!process.env.SPIT_EMU_DEBUG;
 
 function parseArgs(argv) {
@@ -51,81 +51,6 @@ function parseArgs(argv) {
   if (!opts.firmware || !opts.bootrom) throw new Error('--firmware and --bootrom are required');
   return opts;
 }
-
-// ---- the stdin/stdout channel ---------------------------------------------------------------
-const inBuf = Buffer.alloc(65536);
-let pending = '';
-function readLine() {
-  for (;;) {
-    const nl = pending.indexOf('\n');
-    if (nl >= 0) {
-      const line = pending.slice(0, nl);
-      pending = pending.slice(nl + 1);
-      return line;
-    }
-    let n;
-    try {
-      n = fs.readSync(0, inBuf, 0, inBuf.length, null);
-    } catch (e) {
-      if (e.code === 'EAGAIN') { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1); continue; }
-      if (e.code === 'EOF') return null;
-      throw e;
-    }
-    if (n === 0) return null;
-    pending += inBuf.toString('latin1', 0, n);
-  }
-}
-
-let outChunks = [];
-function emit(obj) {
-  outChunks.push(JSON.stringify(obj));
-  if (outChunks.length >= 64) flushOut();
-}
-function flushOut() {
-  if (!outChunks.length) return;
-  const data = outChunks.join('\n') + '\n';
-  outChunks = [];
-  let off = 0;
-  const buf = Buffer.from(data, 'latin1');
-  while (off < buf.length) {
-    try {
-      off += fs.writeSync(1, buf, off);
-    } catch (e) {
-      if (e.code !== 'EAGAIN') throw e;
-    }
-  }
-}
-
-// ---- images ------------------------------------------------------------------------------------
-function loadUF2(path, flash) {
-  const data = fs.readFileSync(path);
-  let blocks = 0;
-  for (let off = 0; off + 512 <= data.length; off += 512) {
-    if (data.readUInt32LE(off) !== 0x0a324655 || data.readUInt32LE(off + 4) !== 0x9e5d5157) {
-      throw new Error(path + ': not a UF2 file (bad magic in block ' + (off / 512) + ')');
-    }
-    const addr = data.readUInt32LE(off + 12);
-    const size = data.readUInt32LE(off + 16);
-    if (addr < FLASH_BASE || addr + size > FLASH_BASE + flash.length) continue;
-    flash.set(data.subarray(off + 32, off + 32 + size), addr - FLASH_BASE);
-    blocks++;
-  }
-  if (!blocks) throw new Error(path + ': no flash blocks in this UF2 file');
-}
-
-function romFunction(bootrom, code) {
-  // The B1 bootrom: a 16-bit pointer at 0x14 to a table of (16-bit code, 16-bit address)
-  // pairs ending with code 0; codes are two ASCII letters, first letter in the low byte.
-  let p = bootrom.readUInt16LE(0x14);
-  for (;;) {
-    const c = bootrom.readUInt16LE(p);
-    if (!c) return null;
-    if (c === code) return bootrom.readUInt16LE(p + 2) & ~1;
-    p += 4;
-  }
-}
-
-function letters(s) { return s.charCodeAt(0) | (s.charCodeAt(1) << 8); }
 
 // ---- the chip ----------------------------------------------------------------------------------
 class Board {
@@ -175,8 +100,8 @@ class Board {
     this.setupPIO();
     this.setupSPI();
     for (const p of this.watchPins) this.watchPin(p);
-    for (const p of this.ws2812Pins) this.decodeWS2812(p);
-    for (const p of this.pwmPins) this.watchPWM(p);
+    for (const p of this.ws2812Pins) decodeWS2812(this, p);
+    for (const p of this.pwmPins) watchPWM(this, p);
     // Pad pull-ups are not modelled: the harness drives pulled-up inputs itself.
     this.primaskSince = -1;
     this.flashInMask = false;
@@ -346,73 +271,6 @@ class Board {
     });
   }
 
-  decodeWS2812(p) {
-    // WS2812: a bit is a high pulse (0: ~0.4 us, 1: ~0.8 us) in a 1.25 us slot; a low of more
-    // than 50 us ends a frame. Bytes come G, R, B per pixel.
-    const pin = this.mcu.gpio[p];
-    const clock = this.mcu.clock;
-    let high = false, rise = 0, start = -1, bits = [], last = 0, maskedAll = true;
-    const finish = () => {
-      if (start < 0) return;
-      const rgb = [];
-      const nbytes = Math.floor(bits.length / 8);
-      for (let i = 0; i < nbytes; i++) {
-        let v = 0;
-        for (let b = 0; b < 8; b++) v = (v << 1) | bits[i * 8 + b];
-        rgb.push(v);
-      }
-      for (let i = 0; i + 2 < rgb.length; i += 3) { const g = rgb[i]; rgb[i] = rgb[i + 1]; rgb[i + 1] = g; }
-      this.stats.wsFrames++;
-      emit({ e: 'ws', pin: p, t: Math.round(start), end: Math.round(last), bits: bits.length,
-             masked: maskedAll, rgb: Buffer.from(rgb).toString('hex') });
-      start = -1; bits = []; maskedAll = true;
-    };
-    const endAlarm = clock.createAlarm(finish);
-    pin.addListener(() => {
-      const level = pin.outputValue && pin.outputEnable;
-      const now = clock.nanos;
-      if (level && !high) {
-        if (start >= 0 && now - last > 50000) finish();
-        if (start < 0) start = now;
-        rise = now;
-        if (!this.mcu.core.PM) maskedAll = false;
-      } else if (!level && high) {
-        bits.push(now - rise > 600 ? 1 : 0);
-        last = now;
-        this.wsInMask = this.wsInMask || this.mcu.core.PM;
-        endAlarm.schedule(60000);
-      }
-      high = level;
-    });
-  }
-
-  watchPWM(p) {
-    const mcu = this.mcu;
-    const pwm = mcu.pwm;
-    const slice = (p >> 1) & 7;
-    const channelB = p & 1;
-    let last = '';
-    const check = () => {
-      const ch = pwm.channels[slice];
-      const pin = mcu.gpio[p];
-      const on = pin.functionSelect === FUNCSEL_PWM && !!(ch.csr & 1);
-      const top = ch.top + 1;
-      const cc = channelB ? (ch.cc >>> 16) : (ch.cc & 0xffff);
-      const freq = on ? mcu.clkSys / (ch.timer.prescaler * top) : 0;
-      const duty = on ? Math.min(1, cc / top) : 0;
-      const key = on && duty > 0 ? freq.toFixed(1) + '/' + duty.toFixed(3) : 'off';
-      if (key !== last) {
-        last = key;
-        emit({ e: 'pwm', pin: p, t: Math.round(mcu.clock.nanos), freq: on && duty > 0 ? freq : 0, duty });
-      }
-    };
-    const write = pwm.writeUint32.bind(pwm);
-    pwm.writeUint32 = (offset, value) => { write(offset, value); check(); };
-    const io = mcu.peripherals[0x40014];
-    const ioWrite = io.writeUint32.bind(io);
-    io.writeUint32 = (offset, value) => { ioWrite(offset, value); check(); };
-  }
-
   // ---- running --------------------------------------------------------------------------------
   run(untilNs, wallMs) {
     const mcu = this.mcu;
@@ -527,8 +385,8 @@ class Board {
         case 'serial': this.serialWrite(Buffer.from(m.hex, 'hex')); break;
         case 'watch': for (const p of m.pins) { if (!this.watchPins.has(p)) { this.watchPins.add(p); this.watchPin(p); } } break;
         case 'spi_device': this.spiDevices.push({ bus: m.bus, cs: new Set(m.cs) }); break;
-        case 'ws2812': if (!this.ws2812Pins.has(m.pin)) { this.ws2812Pins.add(m.pin); this.decodeWS2812(m.pin); } break;
-        case 'pwm': if (!this.pwmPins.has(m.pin)) { this.pwmPins.add(m.pin); this.watchPWM(m.pin); } break;
+        case 'ws2812': if (!this.ws2812Pins.has(m.pin)) { this.ws2812Pins.add(m.pin); decodeWS2812(this, m.pin); } break;
+        case 'pwm': if (!this.pwmPins.has(m.pin)) { this.pwmPins.add(m.pin); watchPWM(this, m.pin); } break;
         case 'save_fs': fs.writeFileSync(m.path, Buffer.from(this.mcu.flash.subarray(FS_OFFSET, FS_OFFSET + FS_SIZE))); emit({ e: 'saved', path: m.path }); break;
         case 'heap_probe':
           this.heap = { atb: m.atb, blocks: m.blocks, every: m.every_ns || 100000, peak: 0, last: 0, allocated: 0, samples: 0, next: 0 };
