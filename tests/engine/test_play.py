@@ -15,7 +15,7 @@ def test_r_play_1_countdown_then_spit_cards_start_the_piles():
 
 def test_r_play_2_no_turns_same_player_and_both_piles_at_once():
     t = Table().begin()
-    t.card(0, "8H", 3000, player=0).card(1, "QS", 3000, player=1).card(0, "9H", 3050, player=0).flush()
+    t.card(0, "8H", 3000, player=0).card(1, "QS", 3000, player=1).card(0, "9H", 3100, player=0).flush()
     assert [v["verdict"] for v in t.tail(3)] == ["accept", "accept", "accept"]
     assert t.tops() == ["9H", "QS"]
 
@@ -107,6 +107,6 @@ def test_r_play_5_two_landings_in_one_touch_edge_are_a_tie_not_a_guess():
 
 def test_r_play_5_without_touch_sensors_the_read_time_stands():
     t = Table().begin()
-    t.card(0, "8H", 3012).card(0, "6C", 3031).flush()   # further apart than relist_us
+    t.card(0, "8H", 3012).card(0, "6C", 3092).flush()   # further apart than relist_us
     assert t.last("tie") is None
-    assert t.last()["verdict"] == "late" and t.last()["dt_us"] == 19000
+    assert t.last()["verdict"] == "late" and t.last()["dt_us"] == 80000
