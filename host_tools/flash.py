@@ -2,8 +2,8 @@
 
 Steps (``--dry-run`` prints the mpremote command lines instead of running them):
 
-1. Take the board's manifest (``board_manifest``): every file below ``firmware/`` except the host-only engine
-   modules (``lib/spit/log.py``, ``describe.py``) and the drivers of other boards (``pn532_spi``/``pn532_i2c`` by
+1. Take the board's manifest (``board_manifest``): every file below ``firmware/`` except the host-only
+   modules (``lib/spit/log.py``, ``describe.py``, ``referee/logread.py``) and the drivers of other boards (``pn532_spi``/``pn532_i2c`` by
    the board's ``nfc.bus``, ``led_strip``/``gpio_leds`` by its ``leds.type``), unless a kept module imports them.
    Compile each ``.py`` of it into the build dir (default ``build/mpy/``), keeping the tree:
    ``lib/spit/*.mpy``, ``drivers/*.mpy``, ``referee/*.mpy``. Top-level files such as ``main.py`` stay ``.py``
@@ -158,9 +158,9 @@ def collect_firmware(firmware_dir):
 
 # -- the board's manifest ----------------------------------------------------------------------------------------
 
-# Engine modules only the PC uses (log parsing/re-judging, rule descriptions).  Kept anyway while a device module
-# imports them (anywhere in its code), so a device import never breaks.
-HOST_ONLY = ("lib/spit/log.py", "lib/spit/describe.py")
+# Modules only the PC uses (log parsing/re-judging, rule descriptions, reading logs back).  Kept anyway while a
+# device module imports them (anywhere in its code), so a device import never breaks.
+HOST_ONLY = ("lib/spit/log.py", "lib/spit/describe.py", "referee/logread.py")
 # Board-specific drivers: (file, board section, key, value that needs it).  The firmware imports them lazily
 # (referee/app.py ``_make_pn532``, referee/board_hw.py ``build_leds``), so a board gets only its own; one is kept
 # anyway while a kept module imports it at module level (drivers/gpio_leds.py imports drivers/led_strip.py).
@@ -168,6 +168,7 @@ BOARD_DRIVERS = (
     ("drivers/pn532_spi.py", "nfc", "bus", "spi"),
     ("drivers/pn532_i2c.py", "nfc", "bus", "i2c"),
     ("drivers/led_strip.py", "leds", "type", "neopixel"),
+    ("drivers/ws2812_pio.py", "leds", "type", "neopixel"),
     ("drivers/gpio_leds.py", "leds", "type", "gpio"),
 )
 
@@ -214,14 +215,14 @@ def board_manifest(firmware_dir, board_data, firmware_files=None):
     """What goes on a board: ``(files, skipped)``.
 
     ``files``: the relative paths of ``firmware/`` to install, sorted.  ``skipped``: ``{path: reason}`` for the
-    host-only engine modules and the other boards' drivers (see HOST_ONLY and BOARD_DRIVERS).  A board file
+    host-only modules and the other boards' drivers (see HOST_ONLY and BOARD_DRIVERS).  A board file
     without the ``nfc`` or ``leds`` section keeps all drivers of that kind."""
     files = collect_firmware(firmware_dir) if firmware_files is None else list(firmware_files)
     present = set(files)
     skipped = {}
     for rel in HOST_ONLY:
         if rel in present:
-            skipped[rel] = "host-only engine module"
+            skipped[rel] = "host-only module"
     data = board_data if isinstance(board_data, dict) else {}
     for rel, section, key, value in BOARD_DRIVERS:
         conf = data.get(section)
@@ -303,7 +304,8 @@ def build(firmware_dir, build_dir, uploads, progress):
         if compiled:
             progress.step(index, len(uploads), "compile " + rel)
             compiler = compiler or mpy_cross_command()
-            proc = subprocess.run(compiler + ["-o", out, "-s", rel, src],
+            # -s: the module's path on the board, not this checkout's (no build paths in the .mpy).
+            proc = subprocess.run(compiler + ["-march=armv6m", "-o", out, "-s", rel, src],
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             if proc.returncode != 0:
                 detail = proc.stdout.strip().splitlines()

@@ -1,4 +1,7 @@
-"""Compile every .py under firmware/ with mpy-cross -march=armv6m; print a size table."""
+"""Compile every .py under firmware/ with mpy-cross -march=armv6m -s <path on the board>; print the total.
+
+``-s`` names the source as the board sees it (``drivers/led_strip.py``), as `spit flash` does, so the
+.mpy holds no path of this checkout and its size does not depend on where the repository lives."""
 import os
 import subprocess
 import sys
@@ -23,7 +26,8 @@ def main():
                 src = os.path.join(dirpath, name)
                 dst = os.path.join(out, "%d.mpy" % count)
                 count += 1
-                r = subprocess.run([mpy_cross, "-march=armv6m", "-o", dst, src],
+                on_board = os.path.relpath(src, fw).replace(os.sep, "/")
+                r = subprocess.run([mpy_cross, "-march=armv6m", "-o", dst, "-s", on_board, src],
                                    capture_output=True, text=True)
                 rel = os.path.relpath(src, ROOT)
                 if r.returncode != 0:

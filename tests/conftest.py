@@ -11,7 +11,7 @@ for p in (os.path.join(ROOT, "firmware", "lib"), os.path.join(ROOT, "firmware"),
 
 @pytest.fixture
 def vb():
-    """Virtual board: fake machine/neopixel/micropython and a clock 5 ms before a 2**30 wrap as ``time``."""
+    """Virtual board: fake machine/rp2/micropython and a clock 5 ms before a 2**30 wrap as ``time``."""
     from host_tools.vboard.clock import VirtualClock
     from host_tools.vboard.install import install
     from host_tools.vboard.pins import Pin

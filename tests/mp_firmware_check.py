@@ -5,7 +5,14 @@ Run from the repository root:
 Boots firmware/main.py unchanged with the clock just below a 2**30 wrap, plays a scripted
 game (hard IRQ handlers run under heap_lock), and checks the LEDs, the race order across the
 wrap, a reader fault and that the device's verdict lines equal spit.log.rejudge of the log.
-Prints "mp_firmware_check: OK" and exits 0, or exits 1.
+
+Then the allocation proof: a second game where every ``App.poll()`` (inputs, card map,
+engine, LED intents and frames, log records, buzzer) runs under ``micropython.heap_lock()``
+while cards land (accepted, illegal, a race lost, spit calls and countdowns, slaps), so one
+allocated byte raises MemoryError.  The reader drivers (nfc_reader/pn532, another issue) run
+outside the lock and what they allocate is printed per landing; the card they deliver goes
+through the locked landing path.  A negative control (an allocating verdict hook) must be
+caught.  Prints "mp_firmware_check: OK" and exits 0, or exits 1.
 """
 
 import json
@@ -62,10 +69,59 @@ def main():
         check(any(v.get("reason") == "reader_down" for v in verdict_lines(lines)), "NACK flagged")
     finally:
         t.close()
+    locked_game()
     if failures:
         print("mp_firmware_check: %d failures" % len(failures))
         sys.exit(1)
     print("mp_firmware_check: OK")
+
+
+def locked_game():
+    from host_tools.vboard import heapgate
+    t = VirtualTable(start_us=(1 << 30) - 2_500_000, lock_heap="app")
+    try:
+        app = t.app
+        landings = 0
+        at = 2_000_000
+        # Pile 0 climbs from 7H, pile 1 from KS down; a few illegal cards and one lost race.
+        for p0, p1 in (("8H", "QS"), ("9H", "JS"), ("2C", "TS"), ("TH", "9S"), ("JH", "4D"),
+                       ("QH", "8S"), ("KH", "7S"), ("AH", "6S")):
+            t.land_card(0, p0, at)
+            t.land_card(1, p1, at + 40_000)
+            at += 300_000
+            landings += 2
+        t.land_card(0, "7H", 1_000_000)
+        t.land_card(1, "KS", 1_050_000)
+        landings += 2
+        t.land_card(0, "2H", at)           # a race on pile 0: 2H first, 2D 1 ms later
+        t.land_card(0, "2D", at + 1_000)
+        landings += 2
+        t.press(0, ("slap", 0), at + 200_000)
+        t.press(0, "stuck", at + 400_000)  # both stuck: a spit call and a countdown
+        t.press(1, "stuck", at + 450_000)
+        t.land_card(1, "5S", at + 4_000_000)
+        landings += 1
+        t.run_until(at + 4_500_000)
+        check(Pin.irq_errors == [], "hard IRQ handlers allocate nothing: %r" % (Pin.irq_errors,))
+        v = [o["verdict"] for o in t.log_objects() if "verdict" in o]
+        check(v.count("accept") >= 12 and "illegal" in v and "late" in v and "spit_call" in v,
+              "the locked game was refereed: %r" % (v,))
+        check(app.readers[0].cards + app.readers[1].cards == landings,
+              "every landing read: %d of %d" % (app.readers[0].cards + app.readers[1].cards, landings))
+        print("locked game: %d landings, %d steps with App.poll() under heap_lock, %d verdicts; "
+              "reader drivers (outside the lock) allocated %d B = %d B per landing"
+              % (landings, t.steps, len(v), heapgate.gated_bytes[0], heapgate.gated_bytes[0] // landings))
+        # Negative control: an allocation in the loop must be caught.
+        app.buzzer.update = lambda ms: [ms]
+        caught = False
+        try:
+            t.run_until(t.now_us + 300_000)
+        except MemoryError:
+            caught = True
+        check(caught, "negative control: an allocating verdict hook under the step lock is caught")
+    finally:
+        heapgate.unlock_step()
+        t.close()
 
 
 main()

@@ -294,7 +294,7 @@ def test_build_leds_and_buzzer(vb):
 
     b = load_board(os.path.join(ROOT, "boards", "pico.json"))
     strip = build_leds(b)
-    assert isinstance(strip, LedStrip) and strip.n == 16 and strip.np.pin.id == 28
+    assert isinstance(strip, LedStrip) and strip.n == 16 and strip.strip.sm.kw["sideset_base"].id == 28
     bz = build_buzzer(b)
     assert isinstance(bz, Buzzer) and bz.pwm.pin.id == 15 and not bz.pwm.sounding()
     assert status_led(b).id == 25

@@ -257,6 +257,15 @@ def test_flash_real_firmware(board, boards, tmp_path, capsys):
     assert not [f for f in files if f.endswith(".py") and f != "main.py"]
     answer = mpremote(board.port, "exec", "import spit; print(spit.__version__)")
     assert answer.strip() == version
+    # mpy-cross -s: each .mpy names its source by its path on the board, never this checkout's.
+    build = tmp_path / "build"
+    mpys = sorted(build.rglob("*.mpy"))
+    assert mpys
+    for mpy in mpys:
+        data = mpy.read_bytes()
+        assert firmware_dir.encode() not in data and REPO.encode() not in data, mpy
+    ws = (build / "drivers" / "ws2812_pio.mpy").read_bytes()
+    assert b"drivers/ws2812_pio.py" in ws
 
 
 # -- logs pull ---------------------------------------------------------------------------------------------------
@@ -308,16 +317,18 @@ def _real_board(name):
 @pytest.mark.skipif(not os.path.isfile(os.path.join(REPO, "boards/pico_i2c.json")), reason="no real boards")
 def test_manifest_picks_the_boards_drivers_and_skips_host_modules():
     spi, skipped = flash.board_manifest(REAL_FIRMWARE, _real_board("pico"))
-    assert "drivers/pn532_spi.py" in spi and "drivers/led_strip.py" in spi
+    assert "drivers/pn532_spi.py" in spi and "drivers/led_strip.py" in spi and "drivers/ws2812_pio.py" in spi
     assert "drivers/pn532_i2c.py" not in spi and "drivers/gpio_leds.py" not in spi
     assert skipped["drivers/pn532_i2c.py"] == "board nfc bus is spi"
     assert "lib/spit/describe.py" not in spi and "lib/spit/notation.py" in spi
+    assert "referee/logread.py" not in spi and "referee/logbook.py" in spi   # the board only writes logs
     assert "main.py" in spi and "lib/spit/__init__.py" in spi
     i2c, _ = flash.board_manifest(REAL_FIRMWARE, _real_board("pico_i2c"))
     assert "drivers/pn532_i2c.py" in i2c and "drivers/pn532_spi.py" not in i2c
     # gpio_leds shares led_patterns with led_strip; the strip renderer stays off a GPIO-LED board.
     assert "drivers/gpio_leds.py" in i2c and "drivers/led_patterns.py" in i2c
     assert "drivers/led_strip.py" not in i2c and "drivers/led_patterns.py" in spi
+    assert "drivers/ws2812_pio.py" not in i2c
     # spit.log stays on the board exactly while a device module still imports it.
     device_imports_log = any(
         module == "spit.log" or module.startswith("spit.log.")
@@ -339,7 +350,7 @@ def test_manifest_keeps_what_device_code_imports(firmware):
     board = {"nfc": {"bus": "i2c"}, "leds": {"type": "gpio"}}
     files, skipped = flash.board_manifest(firmware, board)
     assert "lib/spit/log.py" in files            # imported by the app: needed on the board after all
-    assert skipped == {"lib/spit/describe.py": "host-only engine module",
+    assert skipped == {"lib/spit/describe.py": "host-only module",
                        "drivers/pn532_spi.py": "board nfc bus is i2c"}  # lazy import: only the board's own
     assert "drivers/led_strip.py" in files        # module-level import by gpio_leds
     # A board file without nfc/leds sections keeps every driver.
@@ -361,8 +372,12 @@ def test_flash_copies_exactly_the_manifest(board, tmp_path, capsys, board_name, 
     assert files == expected | {"board.json", "ruleset.json"}
     assert "drivers/%s.mpy" % own in files and "drivers/%s.mpy" % other not in files
     assert "lib/spit/describe.mpy" not in files
-    # The firmware imports on the board from what was copied: main (the stub), the app, every driver.
-    modules = [flash.module_name(rel) for rel in manifest if rel.endswith(".py")]
+    # The firmware imports on the board from what was copied: main (the stub), the app, every driver
+    # (but those that need the chip's rp2 module at import, e.g. the PIO WS2812 driver: the fake
+    # board is the unix port).
+    modules = [flash.module_name(rel) for rel in manifest if rel.endswith(".py")
+               and ("rp2", True) not in flash.module_imports(os.path.join(REAL_FIRMWARE, rel))]
+    assert ("drivers.ws2812_pio" in modules) is False
     answer = mpremote(board.port, "exec", "import sys\nfor m in %r:\n    __import__(m)\n"
                       "print('imported', len(%r), 'main' in sys.modules)" % (modules, modules))
     assert answer.split() == ["imported", str(len(modules)), "True"]

@@ -23,12 +23,23 @@ class FakeIntents:
 
 
 def make_strip(vb, brightness=255, zones=ZONES):
-    import neopixel
+    """A LedStrip on the PIO driver; returns (what the strip shows, the LedStrip)."""
     from machine import Pin
+    from rp2 import Ws2812View
     from drivers.led_strip import LedStrip
+    from drivers.ws2812_pio import Ws2812Pio
 
-    np = neopixel.NeoPixel(Pin(28, Pin.OUT), 16)
-    return np, LedStrip(np, zones, brightness=brightness)
+    class ClockedStrip(LedStrip):
+        """Renders at session ms ``now_ms`` with the virtual clock moved there (the strip's
+        latch gap is timed by the clock)."""
+
+        def render(self, intents, now_ms):
+            vb.clock.advance_to_us(max(vb.clock.now_us, t0 + now_ms * 1000))
+            return LedStrip.render(self, intents, now_ms)
+
+    t0 = vb.clock.now_us + 1000
+    out = Ws2812Pio(Pin(28, Pin.OUT), 16)
+    return Ws2812View(out.sm, 16), ClockedStrip(out, zones, brightness=brightness)
 
 
 def test_constants_mirror_the_contract(vb):
@@ -54,11 +65,10 @@ def test_solid_zone_and_write_only_on_change(vb):
     for t in range(11, 2000, 7):  # nothing changes: no writes, no pixel sets
         assert not strip.render(it, t)
     assert np.writes == 2
-    sets = np.sets
     it.set(1, C_RED)
     assert strip.render(it, 2000)
     assert np.lit() == [2, 3, 4, 5, 8, 9, 10, 11] and np.shown[8] == (255, 0, 0)
-    assert np.sets - sets == 4  # only the changed pixels were set
+    assert np.shown[2] == (0, 255, 0)
     assert np.writes == 3
 
 
@@ -171,7 +181,7 @@ def test_brightness_scales_palette_and_fill(vb):
     assert np.shown[0] == (64, 64, 64)
     strip.fill(C_MAGENTA)
     assert len(np.lit()) == 16 and np.shown[15] == (64, 0, 40)
-    strip.render(it, 1)  # fill forces a full redraw from the intents
+    strip.render(it, 5)  # fill forces a full redraw from the intents
     assert np.lit() == [0, 1]
     strip.off()
     assert np.lit() == []
@@ -296,3 +306,91 @@ def test_ids_match_the_engine_intents_and_render_them(vb):
     assert np.lit() == [8, 9, 10, 11] and np.shown[8] == (255, 0, 0)
     strip.render(li, 2000)
     assert np.lit() == []
+
+
+def test_a_frame_changed_during_the_latch_gap_waits_for_the_next_render(vb):
+    """A frame put before the previous one latched would be lost: render keeps it (pending)
+    and the next render after the gap sends it, without waiting in between."""
+    from drivers.led_patterns import C_GREEN, C_RED
+
+    np, strip = make_strip(vb)
+    it = FakeIntents()
+    it.set(0, C_GREEN)
+    assert strip.render(it, 0) and np.writes == 1
+    it.set(1, C_RED)
+    t = vb.clock.now_us
+    assert not LedStripRender(strip, it, 0) and strip.pending   # 16 x 30 + 300 us not yet over
+    assert vb.clock.now_us == t and np.writes == 1                # did not wait
+    assert strip.render(it, 1) and not strip.pending
+    assert np.lit() == [2, 3, 4, 5, 8, 9, 10, 11]
+
+
+def LedStripRender(strip, intents, now_ms):
+    from drivers.led_strip import LedStrip
+    return LedStrip.render(strip, intents, now_ms)   # without moving the clock
+
+
+# ---------------------------------------------------------------- PIO WS2812 program
+def test_ws2812_pio_program_bit_timing(vb):
+    """The PIO program's waveform: 10 cycles per bit at 8 MHz (1.25 us), a 0 is 0.375 us high,
+    a 1 is 0.875 us high (WS2812B: T0H 0.4 +- 0.15 us, T1H 0.8 +- 0.15 us); the line rests low."""
+    import rp2
+    from drivers.ws2812_pio import ws2812_program, _SM_FREQ
+
+    assert _SM_FREQ == 8_000_000
+    opts = ws2812_program.options
+    assert opts["autopull"] and opts["pull_thresh"] == 24 and opts["out_shiftdir"] == rp2.PIO.SHIFT_RIGHT
+    assert opts["sideset_init"] == rp2.PIO.OUT_LOW
+    ns = 1e9 / _SM_FREQ
+
+    def runs(levels):
+        out = []
+        for lv in levels:
+            if out and out[-1][0] == lv:
+                out[-1][1] += 1
+            else:
+                out.append([lv, 1])
+        return out
+
+    for bits in ([0], [1], [1, 0, 1, 1, 0, 0], [0, 1] * 12):
+        levels = rp2.run_bits(ws2812_program, bits)
+        # The first 3 cycles are the low tail after the previous bit; then bit after bit.
+        per_bit = levels[3:] + [0, 0]   # the rest cycle is the next tail's first
+        assert len(per_bit) == 10 * len(bits)
+        for i, b in enumerate(bits):
+            cyc = per_bit[10 * i:10 * i + 10]
+            high = runs(cyc)
+            assert high[0][0] == 1 and len(high) == 2, cyc   # high, then low
+            t_high = high[0][1] * ns
+            assert (650 <= t_high <= 950) if b else (250 <= t_high <= 550), (bits, i, t_high)
+        assert levels[-1] == 0   # waits with the line low (the latch gap)
+
+
+def test_ws2812_pio_words_dma_and_latch(vb):
+    """One word per pixel, G7..B0 least significant bit first (the machine shifts right), so
+    every word is a small int; a DMA channel paced by the machine's TX DREQ feeds the FIFO;
+    a frame waits for the previous frame's latch (n x 30 us + 300 us); no bitstream."""
+    import machine
+    from machine import Pin
+    from rp2 import Ws2812View
+    from drivers.ws2812_pio import Ws2812Pio
+    from array import array
+
+    calls = []
+    machine.bitstream = lambda *a: calls.append(a)   # must never be used
+    try:
+        out = Ws2812Pio(Pin(28, Pin.OUT), 4)
+        assert out.sm.active() and out.dma is not None
+        red, green, blue = out.word(255, 0, 0), out.word(0, 255, 0), out.word(0, 0, 1)
+        assert green == 0xFF and red == 0xFF00 and blue == 0x800000   # B0 is the last bit out
+        assert max(out.word(255, 255, 255), red, green, blue) < 1 << 24
+        t0 = vb.clock.now_us
+        out.write(array("I", [red, green, blue, 0]))
+        assert out.dma.configs == 1 and out.sm.puts == 1
+        assert Ws2812View(out.sm, 4).shown == [(255, 0, 0), (0, 255, 0), (0, 0, 1), (0, 0, 0)]
+        assert vb.clock.now_us == t0 and not out.ready()   # the first frame goes at once
+        out.write(array("I", [0, 0, 0, 0]))
+        assert vb.clock.now_us - t0 == 4 * 30 + 300
+    finally:
+        del machine.bitstream
+    assert calls == []

@@ -81,7 +81,7 @@ class Board:
             assert proc.returncode == 0, out
         finally:
             link.close()
-        from referee.logbook import read_log
+        from referee.logread import read_log
         names = sorted(n for n in os.listdir(dest) if n.endswith(".spitlog"))
         return read_log(os.path.join(dest, names[-1]))[0]
 

@@ -48,6 +48,7 @@ class GpioLeds:
         self._animated = False
         self._force = True
         self.writes = 0
+        self.pending = False   # (LedStrip interface: GPIO writes never wait)
         for i in range(n):
             self._pins[i].value(1 - self._on)
 

@@ -38,6 +38,7 @@ Z_PLAYER0 = const(4)
 Z_PLAYER1 = const(5)
 Z_RESULT = const(6)
 N_ZONES = const(7)
+ALL_ZONES = const(0x7F)   # bit mask of every zone
 
 
 _BLINK_PERIOD = const(500)
@@ -97,14 +98,16 @@ class IntentTracker:
         self.changes = -1
 
     def sync(self, intents, now_ms):
-        """Copy intents if ``changes`` moved; returns True if anything was copied."""
+        """Copy intents if ``changes`` moved; returns the bit mask of the zones whose intent
+        changed (bit z = zone z; 0: nothing changed)."""
         ch = intents.changes
         if ch == self.changes:
-            return False
+            return 0
         self.changes = ch
         col = intents.color
         pat = intents.pattern
         unt = intents.until_ms
+        mask = 0
         for z in range(N_ZONES):
             c = col[z]
             p = pat[z]
@@ -114,4 +117,5 @@ class IntentTracker:
                 self.pattern[z] = p
                 self.until[z] = u
                 self.start[z] = now_ms
-        return True
+                mask |= 1 << z
+        return mask

@@ -1,4 +1,4 @@
-"""Render the engine's LED intents on a WS2812 strip (``neopixel.NeoPixel`` passed in).
+"""Render the engine's LED intents on a WS2812 strip (a ``Ws2812Pio`` passed in).
 
 Intent contract (owned by the engine, ``spit/intents.py``; ids mirrored in ``led_patterns``):
     intents.color[z]     colour id of zone z          (C_* below)
@@ -9,15 +9,21 @@ Zones: Z_PILE0..Z_PILE2, Z_SPIT, Z_PLAYER0, Z_PLAYER1, Z_RESULT (N_ZONES = 7).
 
 ``render(intents, now_ms)`` never blocks: patterns are computed from ``now_ms`` (a
 monotonic session millisecond count, the same clock as ``until_ms``).  A pattern's phase
-starts when its zone's intent changed, so a BLINK always starts "on".  Pixel data is set
-only for pixels whose colour changed, and ``np.write()`` is called only when something
-changed.  That matters for timing: the rp2 ``neopixel`` module sends through
-``machine.bitstream``, which masks interrupts for ~30 us per pixel, so every write delays
-(not loses) IRQ timestamps by up to ``30 us * n``.  Keep strips short (16 pixels = 0.5 ms).
+starts when its zone's intent changed, so a BLINK always starts "on".  The frame is one
+preallocated ``array("I")`` word per pixel (in the strip's wire format, ``strip.word(r, g,
+b)``); each colour's word at the set brightness is computed once, so a verdict costs a few word stores, and the
+strip is written only when a word changed.  Nothing here allocates after construction.
+
+The strip object needs ``n``, ``word(r, g, b)``, ``ready()``, ``wait()`` and ``write(words)``: zones that
+change while the previous frame is still on the wire are drawn by the next ``render``
+(``pending``), so ``render`` never waits.  ``Ws2812Pio`` sends the frame from a PIO
+state machine, so interrupts (and the touch/pad IRQ timestamps) are never held off.
 """
 
+from array import array
 
 from drivers.led_patterns import (
+    ALL_ZONES,
     C_OFF,
     DEFAULT_PALETTE,
     IntentTracker,
@@ -31,9 +37,9 @@ from drivers.led_patterns import (
 
 
 class LedStrip:
-    def __init__(self, np, zones, palette=None, brightness=64):
-        self.np = np
-        self.n = np.n if hasattr(np, "n") else len(np)
+    def __init__(self, strip, zones, palette=None, brightness=64):
+        self.strip = strip
+        self.n = strip.n
         self._zones = []
         for z in range(N_ZONES):
             idx = zones[z] if z < len(zones) and zones[z] else ()
@@ -42,11 +48,14 @@ class LedStrip:
                     raise ValueError("zone %d: pixel %d outside strip of %d" % (z, p, self.n))
             self._zones.append(tuple(idx))
         self._base = palette if palette is not None else DEFAULT_PALETTE
-        self._pal = bytearray(3 * N_COLORS)
-        self._frame = bytearray(3 * self.n)  # what was last sent to np[...]
+        self._pal = bytearray(3 * N_COLORS)          # r, g, b per colour at the brightness
+        self._full = array("I", bytes(4 * N_COLORS))  # word per colour at full level
+        self._frame = array("I", bytes(4 * self.n))  # the frame last sent
         self._intents = IntentTracker()
-        self._animated = False
+        self._animated = 0      # bit mask of the zones that change with time
         self._force = True
+        self.pending = False   # zones to draw wait for the strip: render again soon
+        self._deferred = 0     # their bit mask
         self.writes = 0
         self.set_brightness(brightness)
 
@@ -57,68 +66,81 @@ class LedStrip:
             rgb = self._base[c] if c < len(self._base) else (0, 0, 0)
             for k in range(3):
                 self._pal[3 * c + k] = rgb[k] * b // 255
+            self._full[c] = self._word(c, 255)
         self._force = True
 
-    def _set(self, p, c, level):
-        """Put colour c at level on pixel p in the frame; True if it changed."""
+    def _word(self, c, level):
         pal = self._pal
-        r = pal[3 * c] * level // 255
-        g = pal[3 * c + 1] * level // 255
-        b = pal[3 * c + 2] * level // 255
-        f = self._frame
-        i = 3 * p
-        if f[i] == r and f[i + 1] == g and f[i + 2] == b:
-            return False
-        f[i] = r
-        f[i + 1] = g
-        f[i + 2] = b
-        self.np[p] = (r, g, b)
-        return True
+        return self.strip.word(pal[3 * c] * level // 255, pal[3 * c + 1] * level // 255,
+                               pal[3 * c + 2] * level // 255)
 
     def render(self, intents, now_ms):
-        """Show the intents at ``now_ms``; returns True if the strip was written."""
+        """Show the intents at ``now_ms``; returns True if the strip was written.  Only the
+        zones whose intent changed and the animated ones (blink, pulse, countdown, expiry)
+        are recomputed, and only once the strip has sent the previous frame (the DMA reads
+        the frame buffer): until then they wait in ``pending``."""
         tr = self._intents
-        changed = tr.sync(intents, now_ms)
-        if not (changed or self._animated or self._force):
+        draw = tr.sync(intents, now_ms) | self._animated | self._deferred
+        if self._force:
+            draw = ALL_ZONES
+        if not draw:
             return False
-        animated = False
+        if not self.strip.ready():
+            self._deferred = draw
+            self.pending = True
+            return False
+        self._deferred = 0
+        self.pending = False
+        animated = self._animated & ~draw   # recomputed below for the zones drawn
         dirty = self._force
+        frame = self._frame
+        zones = self._zones
         for z in range(N_ZONES):
-            idx = self._zones[z]
+            if not (draw >> z) & 1:
+                continue
+            idx = zones[z]
             if not idx:
                 continue
             c = tr.color[z]
-            pat = tr.pattern[z]
-            until = tr.until[z]
-            level = 0
+            word = 0
             lit = len(idx)
             if c != C_OFF and c < N_COLORS:
+                until = tr.until[z]
                 if until < 0 or now_ms < until:
-                    elapsed = now_ms - tr.start[z]
-                    level = pattern_level(pat, elapsed)
+                    pat = tr.pattern[z]
+                    level = pattern_level(pat, now_ms - tr.start[z])
                     if until >= 0 or pat != P_SOLID:
-                        animated = True
+                        animated |= 1 << z
                     if pat == P_COUNTDOWN and until >= 0:
                         lit = countdown_lit(len(idx), tr.start[z], until, now_ms)
+                    if level == 255:
+                        word = self._full[c]
+                    elif level:
+                        word = self._word(c, level)
             for k in range(len(idx)):
-                if k < lit and level:
-                    if self._set(idx[k], c, level):
-                        dirty = True
-                elif self._set(idx[k], C_OFF, 0):
+                w = word if k < lit else 0
+                p = idx[k]
+                if frame[p] != w:
+                    frame[p] = w
                     dirty = True
         self._animated = animated
         self._force = False
-        if dirty:
-            self.np.write()
-            self.writes += 1
-        return dirty
+        if not dirty:
+            return False
+        self.strip.write(frame)
+        self.writes += 1
+        return True
 
     def fill(self, color, level=255):
         """Show one colour on every pixel now (self-test, boot error); next render redraws."""
+        w = self._word(color, level) if 0 <= color < N_COLORS else 0
+        self.strip.wait()   # (the previous frame may still be read by the DMA)
+        frame = self._frame
         for p in range(self.n):
-            self._set(p, color, level)
-        self.np.write()
+            frame[p] = w
+        self.strip.write(frame)
         self.writes += 1
+        self.pending = False
         self._force = True
 
     def off(self):

@@ -10,14 +10,26 @@ into one ``InputRing``), PN532 readers, LEDs, buzzer; self-test (firmware versio
 PN532: a dead reader is reported and retried by its ``NfcReader`` while the other piles are
 refereed; an LED sweep); then a session (engine + session log).
 
-One ``step()``: ``SessionClock.update()``; drain the ring (debounce, ticks -> session time;
-touch -> ``touch``, slap pads -> ``slap``, STUCK edges -> ``Corrections`` (a short press is
-``stuck``, both held 2 s opens the correction menu), reader IRQ edges -> ``note_irq``);
-report ring overflows (``overflow``); service every reader one non-blocking step (cards ->
-card map -> ``card``, unknown tags -> ``unknown_uid``, failing readers -> ``reader_down``);
-``referee.advance(now)``; render LEDs and buzzer; flush the log at pauses.
+One ``step()`` is ``poll()`` then ``pause_work()``.  ``poll()``: ``SessionClock.update()``;
+drain the ring (debounce, ticks -> session time; touch -> ``touch``, slap pads -> ``slap``,
+STUCK edges -> ``Corrections`` (a short press is ``stuck``, both held 2 s opens the correction
+menu), reader IRQ edges -> ``note_irq``); report ring overflows (``overflow``); service every
+reader one non-blocking step (cards -> card map -> ``card``, unknown tags -> ``unknown_uid``,
+failing readers -> ``reader_down``); ``referee.advance(now)``; LEDs (only when the intents
+changed, an animation frame is due or a frame waits for the strip) and buzzer.  A card landing
+allocates nothing in ``poll()`` (tests/mp_firmware_check.py runs it under heap_lock).
+``pause_work()`` writes the log only where no card can land (round end, game over, correction
+menu): it formats a few log records per step, writes them to flash when all are formatted,
+then ``gc.collect()``.  In play it only echoes new records to the console when ``echo`` is set
+(the live log; that formatting allocates, after the LEDs are drawn).
+
+Flash writes mask interrupts: an input edge during one is stamped when the write ends, in
+GPIO order.  Every stamp inside the last write's window is therefore moved to the window's end
+(``referee/stalls.py``): two landings in one write share a time, so a race decided by them is
+a tie (the engine's tie window), and the log carries that shared time, so a re-judge agrees.
 """
 
+import gc
 import time
 
 import micropython
@@ -25,52 +37,73 @@ from micropython import const
 
 import spit
 from spit import verdicts as V
-from spit.cardmap import read_cardmap, CardMapError, uid_hex
-from spit.clock import SessionClock
+from spit.cardmap import uid_hex
 from spit.intake import EV_TOUCH, EV_CARD, EV_STUCK, EV_SLAP, EV_TOP
 from spit.intents import LedIntents
 from spit.notation import header_line
 from spit.referee import Referee, PH_OVER
-from spit.rules import make_ruleset, RulesetError, MODE_OWN_DECK
 from drivers.input_ring import InputRing
 from referee import sources
-from referee.board import load_board, BoardError, ERR_HARDWARE
-from referee.corrections import Corrections
+from referee.rejected import RejectedUids
+from referee.stalls import FlashStalls
 from referee.sessionlog import SessionLog
 
-ERR_RULESET = const(6)     # blink code: /ruleset.json missing or invalid
-ERR_CARDS = const(7)       # blink code: /cards.json missing or invalid
-ERR_FIRMWARE = const(8)    # blink code: the firmware itself failed (a bug)
-
-_PASSIVE_RETRIES = const(0xFF)   # PN532 MxRtyPassiveActivation: wait for a card
-_RING = const(64)
 _DRAIN_MAX = const(48)     # events taken from the ring per step (the rest next step)
 _HOUSEKEEP_MS = const(1000)
 _REREPORT_MS = const(10000)
 _IDLE_MS = const(1)       # sleep after a step with no input waiting
 _RENDER_MS = const(10)     # animation frame period (patterns change at >= 62 ms)
+_FORMAT_PER_STEP = const(2)   # log records formatted per step at a pause (~1-2 ms each on the chip)
 
 
-class BootError(Exception):
-    """A configuration or hardware problem found at boot: ``what``, ``msg``, blink ``code``."""
+# Modules only the boot needs (the board-file validator, device builders, boot steps, the
+# ruleset presets and validation: play needs only the Ruleset, in spit.legal):
+# dropped after boot so their code does not hold heap during play (imported again if needed).
+_BOOT_ONLY = ("referee.startup", "referee.board_hw", "referee.board", "spit.rules")
 
-    def __init__(self, what, msg, code, led=None):
-        super().__init__(msg)
-        self.what = what
-        self.msg = msg
-        self.code = code
-        self.led = led
 
-    def __str__(self):
-        return "spit-referee: %s error (blink code %d): %s" % (self.what, self.code, self.msg)
+def _drop_modules(names):
+    import sys
+    if sys.implementation.name != "micropython":
+        return   # (a PC test process keeps its module objects: exception classes stay the same)
+    for name in names:
+        if sys.modules.pop(name, None) is not None:
+            parent, _, child = name.rpartition(".")
+            pkg = sys.modules.get(parent)
+            if pkg is not None and hasattr(pkg, child):
+                delattr(pkg, child)
+
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from drivers.debouncer import Debouncer
+    from referee.corrections import Corrections
+    from spit.cardmap import CardMap
+    from spit.clock import SessionClock
+    from spit.legal import Ruleset
 
 
 class App:
-    def __init__(self, root="", out=print, echo=None, log_buffer=None):
+    # Set by referee/startup.py at boot (App.boot):
+    board: dict
+    rules: "Ruleset"
+    cards: "CardMap"
+    counts: list
+    ring: InputRing
+    deb: "Debouncer"
+    corr: "Corrections"
+    clock: "SessionClock"
+
+    def __init__(self, root="", out=print, echo=None, log_buffer=None, log_records=None):
         self.root = root
         self._log_buffer = log_buffer   # the log's RAM buffer, allocated early at boot
         self.out = out
         self.echo = echo          # echo(line): live session log on the console (None: off)
+        # The session log's records (9 KB in one block, made first thing at boot by
+        # referee/boot.py, or here), reused by every session.
+        if log_records is None:
+            gc.collect()
+        self.slog = SessionLog(None, 0, self._on_verdict, echo, records=log_records)
         self.own_deck = False
         self.status = None        # status LED pin
         self.loop_pin = None      # scope probe: high while a step runs (board.json loop_pin)
@@ -80,9 +113,10 @@ class App:
         self.stuck_inputs = [None, None]
         self.pn532 = []
         self.readers = []
-        self._uids = []
-        self._to_forget = []
+        self.rejected = RejectedUids(0)   # UIDs of read cards, to forget rejected ones
         self.book = None
+        self.stalls = FlashStalls()   # input stamps inside flash writes (referee/stalls.py)
+        self._read = False         # a reader delivered a tag in this step
         self.steps = 0
         self.sessions = 0
         self.versions = []        # per pile: (ic, ver, rev, support) or None (no answer)
@@ -96,139 +130,18 @@ class App:
 
     # ---- boot ---------------------------------------------------------------------------
     def boot(self):
-        self.load_configs()
+        from referee import startup
+        startup.load_configs(self)
         alloc = getattr(micropython, "alloc_emergency_exception_buf", None)
         if alloc is not None:   # (absent from some host stand-ins of the module)
             alloc(100)
-        self.build()
+        startup.build(self)
         self.out("spit-referee %s board=%s" % (spit.__version__, self.board["name"]))
-        self.selftest()
+        startup.selftest(self)
+        del startup
+        _drop_modules(_BOOT_ONLY)
         self.new_session()
-
-    def load_configs(self):
-        root = self.root
-        try:
-            self.board = load_board(root + "board.json", "board.json")
-        except BoardError as e:
-            raise BootError("board", e.msg, e.code, self._status_led(None))
-        led = self._status_led(self.board)
-        try:
-            self.rules = self._load_ruleset(root + "ruleset.json")
-        except (RulesetError, ValueError, OSError) as e:
-            raise BootError("ruleset", "ruleset.json: %s" % e, ERR_RULESET, led)
-        if self.rules.piles != self.board["piles"]:
-            raise BootError("ruleset", "ruleset.json: the ruleset plays on %d piles, board %s has %d"
-                            % (self.rules.piles, self.board["name"], self.board["piles"]), ERR_RULESET, led)
-        try:
-            self.cards = read_cardmap(root + "cards.json")
-        except CardMapError as e:
-            raise BootError("card map", "%s (enroll the cards: `spit enroll`, or on the board "
-                            "`import referee.enroll as e; e.run()`)" % e, ERR_CARDS, led)
-        self.counts = self.rules.default_counts()
-        self.own_deck = self.rules.mode == MODE_OWN_DECK
-
-    def _status_led(self, board):
-        try:
-            from referee.board_hw import status_led
-            return status_led(board)
-        except Exception:  # noqa: BLE001 - no LED is no reason to hide the real error
-            return None
-
-    def _load_ruleset(self, path):
-        import json
-        try:
-            f = open(path)
-        except OSError:
-            raise ValueError("missing (spit flash writes it: {\"ruleset\": \"classic\", \"options\": {}})")
-        try:
-            d = json.load(f)
-        finally:
-            f.close()
-        if type(d) is not dict:
-            raise ValueError("expected {\"ruleset\": NAME, \"options\": {...}}")
-        options = d.get("options")
-        ro = self.board.get("reorder_us") if self.board else None
-        if ro is not None and not (type(options) is dict and "reorder_us" in options):
-            # The board's sensing (touch sensors or not) decides how long to hold events.
-            options = dict(options) if type(options) is dict else {}
-            options["reorder_us"] = ro
-        return make_ruleset(d.get("ruleset", "classic"), options)
-
-    def build(self):
-        """Build inputs, readers, LEDs and buzzer (BootError code 5 if a device fails)."""
-        from referee import board_hw
-        board = self.board
-        self.status = self._status_led(board)
-        try:
-            from machine import Pin
-            from drivers.edge_input import EdgeInput
-            from drivers.nfc_reader import NfcReader
-            self.ring = InputRing(_RING)
-            self.inputs = board_hw.build_inputs(board, self.ring, reader_irqs=False)
-            for e in self.inputs:
-                if sources.kind(e.source) == sources.KIND_STUCK:
-                    self.stuck_inputs[sources.player_of(e.source)] = e
-            self.deb = board_hw.build_debouncer(board, self.inputs)
-            self.pn532 = []
-            self.readers = []
-            for p, (bus, cs, irq) in enumerate(board_hw.build_nfc(board)):
-                self.pn532.append(board_hw.build_pn532(board, p, bus, cs, irq))
-                # The reader's IRQ line is timestamped like every other input; the driver
-                # only reads irq.value().  One Pin object per GPIO, shared by both.
-                self.inputs.append(EdgeInput(irq, sources.reader(p), self.ring, Pin.IRQ_FALLING))
-                # passive_retries 0xFF: the PN532 waits for a card itself (IRQ when one
-                # answers), so a quiet pile costs no bus traffic; re-listed every 500 ms.
-                self.readers.append(NfcReader(self.pn532[p], p, on_card=self._on_card,
-                                              on_status=self._on_status, passive_retries=_PASSIVE_RETRIES,
-                                              reply_timeout_us=500000))
-            self._uids = [{} for _ in self.readers]   # per pile: card -> UID read
-            self._to_forget = [[] for _ in self.readers]   # rejected UIDs, forgotten soon
-            self.leds = board_hw.build_leds(board)
-            self.loop_pin = board_hw.loop_pin(board)
-            self.buzzer = board_hw.build_buzzer(board)
-        except (ValueError, TypeError, OSError, AttributeError) as e:
-            raise BootError("board", "board.json: a device failed to initialise: %s" % e,
-                            ERR_HARDWARE, self.status)
-        self.corr = Corrections(self.feed, self._stuck_held, self._short_stuck, self._beep)
-        self.book = self._make_logbook()
-        self.clock = SessionClock(time.ticks_us, time.ticks_ms, time.ticks_diff)
-
-    def _make_logbook(self):
-        try:
-            from referee.logbook import Logbook
-        except ImportError:
-            self.out("spit-referee: no referee/logbook module: sessions are not logged")
-            return None
-        buf = self._log_buffer
-        self._log_buffer = None
-        if buf is not None:
-            return Logbook(self.root + "logs", buffer_bytes=len(buf), buf=buf)
-        return Logbook(self.root + "logs")
-
-    def selftest(self):
-        """PN532 firmware version per reader (a dead one is retried later) and an LED sweep."""
-        nfc = self.board["nfc"]
-        self.versions = []
-        for p, pn in enumerate(self.pn532):
-            try:
-                v = pn.setup(_PASSIVE_RETRIES)
-                self.versions.append(v)
-                self.out("spit-referee: reader %d: PN532 IC 0x%02X firmware %d.%d" % (p, v[0], v[1], v[2]))
-            except Exception as e:  # noqa: BLE001 - a dead reader must not stop the boot
-                self.versions.append(None)
-                r = nfc["readers"][p]
-                where = ("cs=GP%d irq=GP%d" % (r["cs"], r["irq"])) if nfc["bus"] == "spi" else (
-                    "i2c=%d addr=0x%02X irq=GP%d" % (r["i2c"], r["addr"], r["irq"]))
-                self.out("spit-referee: reader %d: no answer (%s; %s): check the SPI/I2C mode "
-                         "switches, the wiring and 3.3 V; retrying while the other piles play"
-                         % (p, getattr(e, "kind", type(e).__name__), where))
-        if self.leds is not None:
-            for c in (1, 2, 5, 6):   # green, red, blue, white
-                self.leds.fill(c)
-                time.sleep_ms(80)
-            self.leds.off()
-        if self.buzzer is not None:
-            self.buzzer.play(self.buzzer.READY)
+        gc.collect()
 
     # ---- sessions -----------------------------------------------------------------------
     def new_session(self):
@@ -238,7 +151,7 @@ class App:
         self.sessions += 1
         self._over_ready[0] = self._over_ready[1] = False
         self.intents = LedIntents()
-        self.slog = SessionLog(self.book, self.rules.reorder_us, self._on_verdict, self.echo)
+        self.slog.start(self.book, self.rules.reorder_us)
         if self.book is not None:
             extra = {"board": self.board["name"], "firmware": spit.__version__}
             self.book.start(header_line(self.rules, self.counts, extra))
@@ -252,6 +165,8 @@ class App:
             if self.versions[p] is None:
                 self.referee.report(0, 0, V.E_READER, p, 0)
         self.slog.flush()
+        if self.book is not None:
+            self.stalls.note(self.book, 0, True)   # (written before play: not a mid-play write)
 
     def close(self):
         """End the session: a closing tick, flush and close the log."""
@@ -260,9 +175,9 @@ class App:
             self.slog.tick(self.clock.ms, self.clock.us)
             self.slog.close()
 
-    def feed(self, kind, ms, us, a, b, c, uid=None):
+    def feed(self, kind, ms, us, a, b, c):
         """Log one input event and feed it to the engine."""
-        self.slog.event(kind, ms, us, a, b, c, uid)
+        self.slog.event(kind, ms, us, a, b, c)
         self.referee.feed(kind, ms, us, a, b, c)
 
     # ---- the loop -----------------------------------------------------------------------
@@ -283,6 +198,11 @@ class App:
                 time.sleep_ms(_IDLE_MS)
 
     def step(self):
+        self.poll()
+        self.pause_work()
+
+    def poll(self):
+        """Inputs, readers, engine, LEDs: everything a landing needs (allocates nothing)."""
         clock = self.clock
         clock.update()
         ms = clock.ms
@@ -306,21 +226,48 @@ class App:
             self._overflows = ring.overflows
             self.referee.report(ms, us, V.E_OVERFLOW, -1, lost)
         now = time.ticks_us()
+        self._read = False
         for r in self.readers:
             r.service(now)
+        if self._read:
+            # A card was read (milliseconds of bus work): the engine's horizon is now, so a
+            # verdict due by now comes out in this step, not the next.
+            clock.update()
+            ms = clock.ms
+            us = clock.us
         self.corr.tick(ms)
         self.referee.advance(ms, us)
         self.slog.advanced(ms, us)
         self._render(ms)
-        self.slog.drain()   # formatting log lines waits until the LEDs show the verdict
-        if self.slog.pause:
-            self.slog.flush()
         if ms - self._housekeep_ms >= _HOUSEKEEP_MS:
             self._housekeep(ms, us)
         self.steps += 1
 
+    def pause_work(self):
+        """Log formatting and flash writes, only where no card can land (see the module doc)."""
+        slog = self.slog
+        if self.corr.menu and slog.pending:
+            slog.pause = True
+        book = self.book
+        if book is not None and book.flushes != self.stalls.seen:
+            self.stalls.note(book, self.clock.ms, slog.pause)
+        if not slog.pause:
+            if slog.echo is not None:
+                slog.echo_some(_FORMAT_PER_STEP)
+            return
+        if slog.drain(_FORMAT_PER_STEP):
+            return
+        slog.flush()
+        if book is not None:
+            self.stalls.note(book, self.clock.ms, True)
+        gc.collect()
+
     def _input(self, src, ticks):
         """One debounced input event."""
+        st = self.stalls
+        book = self.book
+        if st.watch_ms >= 0 or (book is not None and book.flushes != st.seen):
+            ticks = st.stamp(ticks, book, self.clock.ms, self.slog.pause)
         k = sources.kind(src)
         if k == sources.KIND_READER:
             self.readers[src & 3].note_irq(ticks)
@@ -330,9 +277,10 @@ class App:
         ms = clock.ev_ms
         us = clock.ev_us
         if k == sources.KIND_TOUCH:
-            if (src & 3) < len(self._to_forget):
-                self._forget_now(src & 3)
-            self.feed(EV_TOUCH, ms, us, src & 3, 0, 0)
+            pile = src & 3
+            if pile < len(self.readers) and self.rejected.pending[pile]:
+                self._forget_now(pile)
+            self.feed(EV_TOUCH, ms, us, pile, 0, 0)
         elif k == sources.KIND_STUCK:
             self.corr.stuck_edge(sources.player_of(src), not sources.is_release(src), ms, us)
         elif k == sources.KIND_SLAP:
@@ -361,6 +309,11 @@ class App:
         return e is not None and (e.is_active() or self.deb.holding(e.source))
 
     def _on_card(self, pile, uid, ticks):
+        self._read = True
+        st = self.stalls
+        book = self.book
+        if st.watch_ms >= 0 or (book is not None and book.flushes != st.seen):
+            ticks = st.stamp(ticks, book, self.clock.ms, self.slog.pause)
         clock = self.clock
         clock.convert(ticks)
         ms = clock.ev_ms
@@ -371,41 +324,30 @@ class App:
             self.referee.report(ms, us, V.E_UNKNOWN_UID, pile, -1)
             self.out("spit-referee: pile %d: unknown tag %s (not in cards.json)" % (pile, uid_hex(uid)))
             return
-        if self.corr.take_resync(pile):
+        if self.corr.resync >= 0 and self.corr.take_resync(pile):
             self.feed(EV_TOP, ms, us, pile, cm.card, 0)
             return
-        if pile < len(self._uids):
-            self._forget_now(pile)
-            self._uids[pile][cm.card] = bytes(uid)   # to forget it if the card is rejected
+        rejected = self.rejected
+        if pile < len(self.readers):
+            if rejected.pending[pile]:
+                self._forget_now(pile)
+            rejected.keep(pile, cm.card, uid)   # to forget it if the card is rejected
         self.feed(EV_CARD, ms, us, pile, cm.card, cm.owner if self.own_deck else -1)
 
     def _forget_card(self, pile, card):
         """A rejected card goes back to its player: once it can have left the pile, the
         reader must read it again if it lands again (it was halted and remembered)."""
         if 0 <= pile < len(self.readers):
-            uid = self._uids[pile].pop(card, None)
-            if uid is not None:
-                # Not yet: it may still lie there (un-halted after a failed halt, it would be
-                # read twice).  The next touch on the pile, or the next card read there, is
-                # the sign it has gone or is landing again.
-                self._to_forget[pile].append(uid)
+            self.rejected.reject(pile, card)
 
     def _forget_now(self, pile):
-        pending = self._to_forget[pile]
-        if pending:
-            reader = self.readers[pile]
-            for uid in pending:
-                reader.forget(uid)
-            self._to_forget[pile] = []
+        self.rejected.forget_now(pile, self.readers[pile])
 
     def _forget_piles(self):
         """The piles were taken (round end) or a round starts: every tag is new again."""
         for r in self.readers:
             r.clear_pile()
-        for m in self._uids:
-            m.clear()
-        for p in range(len(self._to_forget)):
-            self._to_forget[p] = []
+        self.rejected.clear()
 
     def _on_status(self, reader):
         p = reader.pile
@@ -461,10 +403,13 @@ class App:
             if src.changes <= self._shown_changes:
                 src.changes = self._shown_changes + 1
             self._shown = src
-        if self.leds is not None and (src.changes != self._shown_changes or ms - self._render_ms >= _RENDER_MS):
-            # A new verdict is drawn at once; blinking/countdown frames every _RENDER_MS.
+        leds = self.leds
+        if leds is not None and (src.changes != self._shown_changes or leds.pending
+                                 or ms - self._render_ms >= _RENDER_MS):
+            # A new verdict is drawn at once (or as soon as the strip has latched the frame
+            # before); blinking/countdown frames every _RENDER_MS.
             self._render_ms = ms
-            self.leds.render(src, ms)
+            leds.render(src, ms)
         self._shown_changes = src.changes
         if self.buzzer is not None:
             self.buzzer.update(ms)

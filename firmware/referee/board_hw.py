@@ -160,11 +160,12 @@ def build_leds(board):
     from machine import Pin
 
     if leds["type"] == "neopixel":
-        import neopixel
+        # A WS2812 strip, sent by a PIO state machine (not neopixel/bitstream: no IRQ masking).
+        from drivers.ws2812_pio import Ws2812Pio
         from drivers.led_strip import LedStrip
 
-        np = neopixel.NeoPixel(Pin(leds["pin"], Pin.OUT), leds["count"])
-        return LedStrip(np, leds["zones"], brightness=leds["brightness"])
+        strip = Ws2812Pio(Pin(leds["pin"], Pin.OUT), leds["count"])
+        return LedStrip(strip, leds["zones"], brightness=leds["brightness"])
     from drivers.gpio_leds import GpioLeds
 
     zones = []

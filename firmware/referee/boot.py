@@ -14,13 +14,16 @@ import sys
 
 
 def start(root="", echo=None):
-    """Boot the referee and return the ``App`` (raises ``referee.app.BootError``).
+    """Boot the referee and return the ``App`` (raises ``referee.startup.BootError``).
     ``echo(line)`` also gets every session log line (the live log on the console)."""
-    # The session log's RAM buffer first, while the heap is still in one piece.
-    log_buffer = bytearray(4096)
+    # The session log's RAM buffers first, while the heap is still in one piece: its records
+    # (9 KB) and the Logbook's line buffer (the lines are formatted at pauses, 2 KB at a time).
+    from referee.sessionlog import make_records
+    log_records = make_records()
+    log_buffer = bytearray(2048)
     from referee.app import App
 
-    app = App(root, echo=echo, log_buffer=log_buffer)
+    app = App(root, echo=echo, log_buffer=log_buffer, log_records=log_records)
     app.boot()
     return app
 

@@ -138,6 +138,9 @@ class Corrections:
     # ---- time ---------------------------------------------------------------------------
     def tick(self, ms):
         """Gesture and menu timeout; call every loop iteration with the session ms."""
+        down = self.down
+        if not (down[0] or down[1] or self.menu):
+            return   # the usual case in play: nothing held, no menu
         for p in range(2):
             if not self.down[p]:
                 continue

@@ -18,16 +18,15 @@ session files are deleted until the rest total less than ``max_total_bytes`` and
 ``start/append/flush/close``: the lines concerned are counted in ``dropped_lines`` and the
 exception is kept in ``last_error``.
 
-``read_log(path)`` / ``iter_lines(path)`` read a log back, dropping a torn last record (a
-last line without its newline, or a last line that is not JSON) and reporting what they
-dropped; everything before it is returned.
+Reading a log back (dropping a torn last record) is ``referee/logread.py``: the firmware
+never reads logs, so that code stays out of the device's heap.
 
 File system access goes through ``fs`` (open/listdir/remove/stat/mkdir), ``os`` by default,
 so tests can inject failures such as a power cut in the middle of a write.
 """
 
-import json
 import os
+import time
 
 from micropython import const
 
@@ -37,7 +36,6 @@ _SUFFIX = ".spitlog"
 _DEFAULT_BUFFER = const(4096)
 _DEFAULT_MAX_TOTAL = const(524288)  # 512 KB of the Pico's 1408 KB littlefs
 _DEFAULT_MAX_FILES = const(64)
-_READ_CHUNK = const(512)
 _EBADF = const(9)
 
 
@@ -103,11 +101,12 @@ def list_sessions(directory="logs", fs=None):
 
 
 class Logbook:
-    """Counters: ``forced_flushes`` (writes in the middle of play: buffer full or a line longer
-    than it), ``flushes`` (all writes), ``dropped_lines`` (lines of a failed write, which may
+    """Counters: ``forced_flushes`` (writes before ``flush()``: the buffer was full or a line is
+    longer than it), ``flushes`` (all writes), ``dropped_lines`` (lines of a failed write, which may
     have partly reached flash, or appended with no file open), ``deleted`` (rotation).
     ``append`` allocates only ``line.encode()``: on MicroPython a fixed-size bytes header that
-    shares the str's data (32 bytes on the 64-bit unix port, tests/mp_logbook_check.py)."""
+    shares the str's data (32 bytes on the 64-bit unix port, tests/mp_logbook_check.py).
+    ``stall_from_us``/``stall_to_us``: ticks_us around the last write (interrupts masked)."""
 
     def __init__(self, directory="logs", buffer_bytes=_DEFAULT_BUFFER,
                  max_total_bytes=_DEFAULT_MAX_TOTAL, max_files=_DEFAULT_MAX_FILES, fs=None, buf=None):
@@ -138,6 +137,8 @@ class Logbook:
         self.lines_written = 0
         self.deleted = 0          # session files removed by rotation
         self.last_error = None
+        self.stall_from_us = 0    # ticks_us at the start and end of the last write
+        self.stall_to_us = 0
 
     @property
     def bytes_buffered(self):
@@ -286,6 +287,18 @@ class Logbook:
                 self.last_error = _NOT_OPEN
             return False
         self.flushes += 1
+        # Flash erase/program masks interrupts: an input edge inside this window is stamped
+        # when it ends.  The loop reads the window (ticks_us) to mark such stamps uncertain.
+        ticks = getattr(time, "ticks_us", None)   # (absent on CPython: host-side use)
+        if ticks is not None:
+            self.stall_from_us = ticks()
+        try:
+            return self._write_file(f, data, n)
+        finally:
+            if ticks is not None:
+                self.stall_to_us = ticks()
+
+    def _write_file(self, f, data, n):
         try:
             if self._torn:
                 # The previous write stopped part-way; end that fragment so it stays one bad
@@ -308,91 +321,3 @@ class Logbook:
             self.last_error = e
             self._torn = True
             return False
-
-
-# ---------------------------------------------------------------------- reading
-class LogLines:
-    """Iterate the lines (str, no newline, blank lines skipped) of a session log.
-
-    A torn last record is not yielded: a last line without its newline, or a last line that
-    is not valid JSON.  After iteration ``dropped_bytes`` and ``dropped_lines`` say what was
-    dropped, and ``bad_lines`` counts earlier lines that are not UTF-8 (skipped; they can only
-    come from a failed write that the writer then closed with a newline)."""
-
-    def __init__(self, path, fs=None, chunk=_READ_CHUNK):
-        self.path = path
-        self._fs = fs or _OS_FS
-        self._chunk = chunk
-        self.dropped_bytes = 0
-        self.dropped_lines = 0
-        self.bad_lines = 0
-        self.lines = 0
-
-    def __iter__(self):
-        self.dropped_bytes = 0
-        self.dropped_lines = 0
-        self.bad_lines = 0
-        self.lines = 0
-        f = self._fs.open(self.path, "rb")
-        try:
-            pending = bytearray()
-            held = None  # the newest complete line: yielded once another one follows it
-            while True:
-                block = f.read(self._chunk)
-                if not block:
-                    break
-                pending.extend(block)
-                start = 0
-                while True:
-                    i = pending.find(b"\n", start)
-                    if i < 0:
-                        break
-                    raw = bytes(pending[start:i])
-                    start = i + 1
-                    if not raw.strip():
-                        continue
-                    if held is not None:
-                        line = self._decode(held)
-                        if line is not None:
-                            self.lines += 1
-                            yield line
-                    held = raw
-                if start:
-                    pending = pending[start:]
-        finally:
-            f.close()
-        if pending:                       # no newline after it: torn
-            self.dropped_bytes += len(pending)
-            self.dropped_lines += 1
-        if held is not None:
-            line = None
-            try:
-                line = held.decode()
-                json.loads(line)
-            except ValueError:            # UnicodeError is a ValueError on both ports
-                line = None
-            if line is None:
-                self.dropped_bytes += len(held) + 1
-                self.dropped_lines += 1
-            else:
-                self.lines += 1
-                yield line
-
-    def _decode(self, raw):
-        try:
-            return raw.decode()
-        except ValueError:
-            self.bad_lines += 1
-            return None
-
-
-def iter_lines(path, fs=None):
-    """A ``LogLines`` for ``path``: iterate it, then read its ``dropped_*`` counters."""
-    return LogLines(path, fs)
-
-
-def read_log(path, fs=None):
-    """``(lines, dropped_bytes, dropped_lines)`` for the session log at ``path``."""
-    it = LogLines(path, fs)
-    lines = list(it)
-    return lines, it.dropped_bytes, it.dropped_lines

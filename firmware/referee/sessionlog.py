@@ -18,12 +18,23 @@ verdicts again.  Two details keep that true:
 Errors the firmware reports itself (``unknown_uid``, ``reader_down``, ``overflow``) have no
 input event behind them; they appear only as verdict lines (a re-judge cannot see them).
 
-Formatting a line costs milliseconds on the RP2040, so it stays off the landing -> LED path:
-events and verdicts are queued as small tuples when they happen and formatted by ``drain()``,
-which the loop calls after the LEDs are drawn.  Flash writes mask interrupts, so ``Logbook``
-buffers lines in RAM; ``pause`` is set by the verdicts that mark a pause (spit call, round end,
-game over) and the loop flushes then.
+Formatting a line costs milliseconds on the RP2040 and allocates, and writing flash masks
+interrupts, so neither happens while a card can land.  Events and verdicts are stored as
+records in one preallocated array (``capacity`` records of 6 ints, 24 bytes: nothing is allocated
+per record) and formatted only at a pause where no card can land: ``pause`` is set by a round end
+or game over (and by the loop when the correction menu opens); the loop then formats a few
+records per step (``drain(limit)``) and writes the lines to flash once all are formatted
+(``flush()``).  The spit call is no pause: play restarts with it.
+
+A landing costs three records (touch, card with the tick before it, verdict).  Past
+``capacity`` records in one round (the sample game's longest round has 216; the default 384
+gives 1.8x), the oldest quarter is formatted into the ``Logbook``'s RAM buffer in the
+middle of play (``spills``: that allocates, so a GC pause may follow), and when that buffer is
+full too the ``Logbook`` writes to flash mid-play (``Logbook.forced_flushes``); the loop then
+marks the input edges stamped inside that write as uncertain (referee/app.py).
 """
+
+from array import array
 
 from micropython import const
 
@@ -32,8 +43,12 @@ from spit.intake import EV_TICK, EV_CARD
 from spit.notation import event_items
 from spit.notation import verdict_items
 
-_PAUSE_CODES = (V.V_SPIT_CALL, V.V_ROUND_END, V.V_GAME_OVER, V.V_QUESTION)
+_PAUSE_CODES = (V.V_ROUND_END, V.V_GAME_OVER)   # verdicts after which no card can land
 _SAT_MS = const(500000)
+_RECORDS = const(384)
+_VERDICT = const(0x80)   # kind byte of a verdict record: 0x80 | code
+_TICK_FIRST = const(0x40)   # an event record whose tick line at the horizon comes first
+_FIELDS = const(6)
 
 
 def t_text(ms, us):
@@ -58,15 +73,34 @@ def line_json(t, items, first=1, extra_key=None, extra_value=None):
     return "".join(parts)
 
 
-class SessionLog:
-    """Writes the events and verdicts of one session; also the engine's verdict sink."""
+def make_records(capacity=_RECORDS):
+    """The record array of a ``SessionLog`` (one block of 24 bytes per record): the firmware
+    makes it first thing at boot, before the heap fragments (referee/boot.py)."""
+    return array("i", bytes(4 * _FIELDS * capacity))
 
-    def __init__(self, book, reorder_us, on_verdict=None, echo=None):
-        self.book = book              # a referee.logbook.Logbook (or None: no log)
+
+class SessionLog:
+    """Keeps the events and verdicts of one session; also the engine's verdict sink."""
+
+    def __init__(self, book=None, reorder_us=0, on_verdict=None, echo=None, capacity=_RECORDS,
+                 records=None):
         self.echo = echo              # echo(line): each line also goes here (the USB console)
-        self.reorder_us = reorder_us
         self.on_verdict = on_verdict  # on_verdict(code, ms, a, b, c) for sounds etc.
-        self.pause = False            # a pause verdict came: flush at the end of this step
+        if records is not None:
+            capacity = len(records) // _FIELDS
+        self.capacity = capacity
+        # One record = _FIELDS ints: kind | us << 8 (us < 1000), ms, a, b, c, d.  An event
+        # that needs a tick first (see the module doc) keeps the tick's time in its record:
+        # flag _TICK_FIRST, its us at bit 18 and its ms in d (events have no d).  Allocated
+        # once (9 KB in one block: ``make_records`` at boot) and reused by every session.
+        self._rec = records if records is not None else make_records(capacity)
+        self.start(book, reorder_us)
+
+    def start(self, book, reorder_us):
+        """A new session: nothing recorded yet (the record array is reused)."""
+        self.book = book              # a referee.logbook.Logbook (or None: no log)
+        self.reorder_us = reorder_us
+        self.pause = False            # no card can land now: format and write the log
         self.h_ms = 0                 # newest session time the engine has seen (H)
         self.h_us = 0
         self.l_ms = 0                 # newest t written to the log
@@ -74,80 +108,146 @@ class SessionLog:
         self.uid_note = ""            # UID hex added to the next verdict line (unknown_uid)
         self.lines = 0
         self.ticks_written = 0
-        self._queue = []              # records waiting to be formatted, in order
+        self.spills = 0               # records formatted mid-play because the arrays were full
+        self._head = 0                # oldest record
+        self.pending = 0              # records not yet formatted
+        self._notes = None            # {record index: uid hex} (unknown tags only)
+        self._echoed = 0              # records from the oldest on already echoed
 
-    def _write(self, line):
+    def _format(self, i, out):
+        """Hand the line(s) of record ``i`` to ``out`` (a tick line first, if it has one)."""
+        r = self._rec
+        f = i * _FIELDS
+        w = r[f]
+        k = w & 0xFF
+        notes = self._notes
+        uid = notes.get(i) if notes else None
+        if k & _TICK_FIRST:
+            k &= ~_TICK_FIRST
+            out(line_json(t_text(r[f + 5], w >> 18), event_items(EV_TICK, 0, 0, 0, 0)))
+        if k & _VERDICT:
+            items = verdict_items(k & ~_VERDICT, 0, 0, r[f + 2], r[f + 3], r[f + 4], r[f + 5])
+        else:
+            items = event_items(k, 0, r[f + 2], r[f + 3], r[f + 4])
+        out(line_json(t_text(r[f + 1], (w >> 8) & 0x3FF), items, 1, "uid" if uid else None, uid))
+
+    def _store(self, line):
         self.lines += 1
         if self.book is not None:
             self.book.append(line)
-        if self.echo is not None:
-            self.echo(line)
 
-    def _see(self, ms, us):
+    def _store_echo(self, line):
+        self._store(line)
+        echo = self.echo
+        if echo is not None:
+            echo(line)
+
+    def advanced(self, ms, us):
+        """The loop called ``referee.advance(ms, us)``: the horizon H is at least (ms, us)."""
         if ms > self.h_ms or (ms == self.h_ms and us > self.h_us):
             self.h_ms = ms
             self.h_us = us
 
-    def advanced(self, ms, us):
-        """The loop called ``referee.advance(ms, us)``."""
-        self._see(ms, us)
+    def _push(self, kind, ms, us, a, b, c, d):
+        n = self.pending
+        cap = self.capacity
+        if n == cap:
+            self.spills += 1
+            self.drain(cap // 4)
+            n = self.pending
+        i = self._head + n
+        if i >= cap:
+            i -= cap
+        self.pending = n + 1
+        r = self._rec
+        k = i * _FIELDS
+        r[k] = kind | us << 8
+        r[k + 1] = ms
+        r[k + 2] = a
+        r[k + 3] = b
+        r[k + 4] = c
+        r[k + 5] = d
+        return i
 
-    def _is_late(self, ms, us):
-        # Late iff (ms, us) + reorder_us < horizon, computed without big ints.
-        dm = self.h_ms - ms
-        if dm >= _SAT_MS:
-            return True
-        if dm < 0:
-            return False
-        return dm * 1000 + (self.h_us - us) > self.reorder_us
-
-    def _logged(self, ms, us):
+    def event(self, kind, ms, us, a, b, c):
+        """Log one input event just before it is fed to the engine."""
+        h_ms = self.h_ms
+        h_us = self.h_us
+        dm = h_ms - ms
+        # Late (more than reorder_us behind the horizon: the engine says late_event), or a
+        # card while the horizon is ahead of the log: a tick at H first, so a re-judge has
+        # the same horizon (computed without big ints).
+        # The tick shares the event's record (flag _TICK_FIRST, H in the spare fields).
+        if (dm >= _SAT_MS or (dm >= 0 and dm * 1000 + (h_us - us) > self.reorder_us)
+                or (kind == EV_CARD and (h_ms > self.l_ms or (h_ms == self.l_ms and h_us > self.l_us)))):
+            self.l_ms = h_ms
+            self.l_us = h_us
+            self.ticks_written += 1
+            kind |= _TICK_FIRST | h_us << 18
+        if ms > h_ms or (ms == h_ms and us > h_us):
+            self.h_ms = ms
+            self.h_us = us
         if ms > self.l_ms or (ms == self.l_ms and us > self.l_us):
             self.l_ms = ms
             self.l_us = us
-
-    def event(self, kind, ms, us, a, b, c, uid=None):
-        """Log one input event just before it is fed to the engine."""
-        if self._is_late(ms, us) or (kind == EV_CARD and (self.h_ms > self.l_ms or (
-                self.h_ms == self.l_ms and self.h_us > self.l_us))):
-            self.tick(self.h_ms, self.h_us)
-            self.ticks_written += 1
-        self._see(ms, us)
-        self._logged(ms, us)
-        self._queue.append((0, kind, ms, us, a, b, c, uid))
+        self._push(kind, ms, us, a, b, c, h_ms)
 
     def tick(self, ms, us):
         """A ``tick`` line: time has reached ms/us (also written when a session is closed)."""
-        self._see(ms, us)
-        self._logged(ms, us)
-        self._queue.append((0, EV_TICK, ms, us, 0, 0, 0, None))
+        self.advanced(ms, us)
+        if ms > self.l_ms or (ms == self.l_ms and us > self.l_us):
+            self.l_ms = ms
+            self.l_us = us
+        self._push(EV_TICK, ms, us, 0, 0, 0, 0)
 
     def sink(self, code, ms, us, a, b, c, d):
         """The engine's verdict sink (also used for errors the firmware reports)."""
-        uid = self.uid_note
-        self.uid_note = ""
-        self._queue.append((1, code, ms, us, a, b, c, d, uid))
+        i = self._push(_VERDICT | code, ms, us, a, b, c, d)
+        if self.uid_note:
+            if self._notes is None:
+                self._notes = {}
+            self._notes[i] = self.uid_note
+            self.uid_note = ""
         if code in _PAUSE_CODES:
             self.pause = True
         if self.on_verdict is not None:
             self.on_verdict(code, ms, a, b, c)
 
-    def drain(self):
-        """Format and store every queued line (the loop calls it after drawing the LEDs)."""
-        q = self._queue
-        for r in q:
-            if r[0] == 0:
-                uid = r[7]
-                self._write(line_json(t_text(r[2], r[3]), event_items(r[1], 0, r[4], r[5], r[6]), 1,
-                                      "uid" if uid else None, uid))
+    def drain(self, limit=-1):
+        """Format and store up to ``limit`` of the oldest records (all if negative); returns
+        how many are left.  Allocates: call it only where no card can land."""
+        while self.pending and limit != 0:
+            limit -= 1
+            i = self._head
+            if self._echoed:
+                self._echoed -= 1
+                self._format(i, self._store)
             else:
-                uid = r[8]
-                self._write(line_json(t_text(r[2], r[3]), verdict_items(r[1], 0, 0, r[4], r[5], r[6], r[7]),
-                                      1, "uid" if uid else None, uid))
-        if q:
-            self._queue = []
+                self._format(i, self._store_echo if self.echo is not None else self._store)
+            if self._notes:
+                self._notes.pop(i, None)
+            self._head = i + 1 if i + 1 < self.capacity else 0
+            self.pending -= 1
+        return self.pending
+
+    def echo_some(self, limit):
+        """Echo up to ``limit`` records not yet echoed (the live log on the console; they stay
+        in the records for the flash write at the next pause).  Allocates (formatting):
+        the loop calls it after the LEDs are drawn.  Returns how many wait to be echoed."""
+        echo = self.echo
+        if echo is None:
+            return 0
+        while self._echoed < self.pending and limit:
+            limit -= 1
+            i = self._head + self._echoed
+            if i >= self.capacity:
+                i -= self.capacity
+            self._format(i, echo)
+            self._echoed += 1
+        return self.pending - self._echoed
 
     def flush(self):
+        """Format every record and write the lines to flash (a pause, or the session's end)."""
         self.drain()
         self.pause = False
         if self.book is not None:

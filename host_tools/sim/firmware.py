@@ -116,7 +116,7 @@ class FirmwarePort:
         # EV_TOP (a correction after a misread) needs the correction menu: not simulated here.
 
     def close(self, t):
-        from referee.logbook import read_log
+        from referee.logread import read_log
         self.sync(t)
         vt = self.vt
         path = vt.log_path

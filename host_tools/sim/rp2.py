@@ -159,7 +159,7 @@ class Rp2Port(FirmwarePort):
             names = sorted(n for n in os.listdir(dest) if n.endswith(".spitlog"))
             if proc.returncode != 0 or not names:
                 raise RuntimeError("spit logs pull failed on the emulated Pico: %s" % output.strip()[-500:])
-            from referee.logbook import read_log
+            from referee.logread import read_log
             self.lines = read_log(os.path.join(dest, names[-1]))[0]
         finally:
             link.close()

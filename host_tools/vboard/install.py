@@ -7,8 +7,8 @@
     board.uninstall()
 
 Installs ``time`` (a proxy: the VirtualClock's ticks_*/sleep_* plus the real module's other
-attributes), ``machine`` (host_tools/vboard/machine.py), ``neopixel`` (when
-host_tools/vboard/neopixel.py exists) and, on CPython only, ``micropython`` (``const`` and
+attributes), ``machine`` (host_tools/vboard/machine.py), ``rp2`` (host_tools/vboard/rp2.py: PIO)
+and, on CPython only, ``micropython`` (``const`` and
 friends).  Under the MicroPython unix port the real ``micropython`` module stays.
 
 ``Installed.add_device(emulator)`` makes firmware sleeps update that emulator.
@@ -21,10 +21,12 @@ are dropped from ``sys.modules`` so that they are imported again.
 
 import sys
 
+from . import heapgate
+
 _IS_MICROPYTHON = sys.implementation.name == "micropython"
 _CLOCK_NAMES = ("ticks_us", "ticks_ms", "ticks_cpu", "ticks_add", "ticks_diff",
                 "sleep", "sleep_ms", "sleep_us")
-_FAKE_NAMES = ("time", "machine", "neopixel", "micropython")
+_FAKE_NAMES = ("time", "machine", "neopixel", "rp2", "micropython")
 
 
 class TimeProxy:
@@ -65,17 +67,30 @@ class TimeProxy:
         for device in self.devices:
             device.update()
 
+    # Sleeps are C code on the chip: the devices they update may allocate (heapgate).
     def sleep(self, s):
-        self._source().sleep(s)
-        self._after_sleep()
+        heapgate.enter_c()
+        try:
+            self._source().sleep(s)
+            self._after_sleep()
+        finally:
+            heapgate.exit_c()
 
     def sleep_ms(self, ms):
-        self._source().sleep_ms(ms)
-        self._after_sleep()
+        heapgate.enter_c()
+        try:
+            self._source().sleep_ms(ms)
+            self._after_sleep()
+        finally:
+            heapgate.exit_c()
 
     def sleep_us(self, us):
-        self._source().sleep_us(us)
-        self._after_sleep()
+        heapgate.enter_c()
+        try:
+            self._source().sleep_us(us)
+            self._after_sleep()
+        finally:
+            heapgate.exit_c()
 
 
 class _FakeMicropython:
@@ -177,11 +192,9 @@ def install(clock, purge=("drivers", "referee", "main")):
     from . import machine as fake_machine
     sys.modules["machine"] = fake_machine
 
-    try:
-        from . import neopixel as fake_neopixel
-        sys.modules["neopixel"] = fake_neopixel
-    except ImportError:
-        pass
+    sys.modules.pop("neopixel", None)   # not on the board's path: the strip is driven by PIO
+    from . import rp2 as fake_rp2
+    sys.modules["rp2"] = fake_rp2
 
     if not _IS_MICROPYTHON:
         try:

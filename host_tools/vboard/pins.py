@@ -8,6 +8,8 @@ the interpreter is MicroPython), soft handlers too (the virtual board has no sch
 queue to model).
 """
 
+from . import heapgate
+
 try:
     import micropython as _mp
     _heap_lock = _mp.heap_lock
@@ -152,7 +154,11 @@ class PWM:
         if f < 8 or f > 62500000:
             raise ValueError("freq out of range")
         self._freq = f
-        self.history.append((self._freq, self._duty))
+        heapgate.enter_c()   # the record is the fake's, not the firmware's allocation
+        try:
+            self.history.append((self._freq, self._duty))
+        finally:
+            heapgate.exit_c()
         return None
 
     def duty_u16(self, d=None):
@@ -161,7 +167,11 @@ class PWM:
         if d < 0 or d > 65535:
             raise ValueError("duty out of range")
         self._duty = d
-        self.history.append((self._freq, self._duty))
+        heapgate.enter_c()
+        try:
+            self.history.append((self._freq, self._duty))
+        finally:
+            heapgate.exit_c()
         return None
 
     def duty_ns(self, ns=None):

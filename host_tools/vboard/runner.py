@@ -1,7 +1,7 @@
 """Run the real firmware (``firmware/main.py``, unchanged) on the virtual board.
 
 ``VirtualTable`` builds a board file system in a directory (``board.json`` from boards/,
-``ruleset.json``, ``cards.json``), installs the fakes (``machine``, ``neopixel``, ``time`` on a
+``ruleset.json``, ``cards.json``), installs the fakes (``machine``, ``rp2``, ``time`` on a
 ``VirtualClock``), attaches one ``PN532Emulator`` per pile to the buses the firmware builds,
 boots the firmware through ``main.start()`` and then steps ``App.step()`` itself while the
 virtual clock advances.  Works under CPython and the MicroPython unix port.
@@ -30,6 +30,13 @@ Constructor options:
     start_us        the virtual clock's start (e.g. just below a 2**30 wrap)
     loop_us         virtual time between two firmware steps (default 1000)
     emulator        PN532Emulator options (dict) for every pile, or a list of dicts per pile
+    lock_heap       True: run every ``App.poll()`` under ``micropython.heap_lock()`` (MicroPython
+                    only; fakes of C code release it, host_tools/vboard/heapgate.py), so any
+                    allocation of the firmware's own code in the loop raises MemoryError;
+                    ``pause_work()`` (log formatting at pauses) runs unlocked;
+                    ``"app"``: the same, but the reader drivers' ``service`` runs unlocked and
+                    what it allocates is counted in ``heapgate.gated_bytes`` (the card
+                    callback into the firmware is locked again)
     boot            False: do not boot (use ``run_main()`` to test boot errors)
     root            the directory used as the board's file system (default: a new temp dir)
 
@@ -49,6 +56,7 @@ import json
 import os
 import sys
 
+from . import heapgate
 from .clock import VirtualClock
 from .install import install
 from .pins import Pin
@@ -82,19 +90,58 @@ class _HookedPin(Pin):
 
 
 class _HookedSPI(SPI):
+    """The fake SPI; transfers are C code on the chip, so they run outside the step lock."""
+
     def __init__(self, id=0, *args, **kw):
         SPI.__init__(self, id, *args, **kw)
         t = _TABLE[0]
         if t is not None:
             t.spis[id] = self
 
+    def write(self, buf):
+        heapgate.enter_c()
+        try:
+            return SPI.write(self, buf)
+        finally:
+            heapgate.exit_c()
+
+    def readinto(self, buf, write=0x00):
+        heapgate.enter_c()
+        try:
+            return SPI.readinto(self, buf, write)
+        finally:
+            heapgate.exit_c()
+
+    def write_readinto(self, write_buf, read_buf):
+        heapgate.enter_c()
+        try:
+            return SPI.write_readinto(self, write_buf, read_buf)
+        finally:
+            heapgate.exit_c()
+
 
 class _HookedI2C(I2C):
+    """The fake I2C; transfers run outside the step lock (C code on the chip)."""
+
     def __init__(self, id=0, *args, **kw):
         I2C.__init__(self, id, *args, **kw)
         t = _TABLE[0]
         if t is not None:
             t._i2c_built(id, self)
+
+    def writeto(self, addr, buf, stop=True):
+        heapgate.enter_c()
+        try:
+            return I2C.writeto(self, addr, buf, stop)
+        finally:
+            heapgate.exit_c()
+
+    def readfrom_into(self, addr, buf, stop=True):
+        heapgate.enter_c()
+        try:
+            return I2C.readfrom_into(self, addr, buf, stop)
+        finally:
+            heapgate.exit_c()
 
 
 class _Machine:
@@ -139,10 +186,11 @@ def default_uid(card, owner=-1):
 
 class VirtualTable:
     def __init__(self, board="pico", ruleset="classic", options=None, cards=None, files=None,
-                 start_us=0, loop_us=1000, emulator=None, boot=True, root=None):
+                 start_us=0, loop_us=1000, emulator=None, boot=True, root=None, lock_heap=False):
         from spit.rules import make_ruleset
         from spit.cards import full_deck, format_card
         self.loop_us = loop_us
+        self.lock_heap = lock_heap
         self.steps = 0
         self.app = None
         self.spis = {}
@@ -256,6 +304,9 @@ class VirtualTable:
     def boot(self):
         """Boot the firmware (``main.start``); table time 0 is the session start."""
         self.app = self._import_main().start(self.root)
+        if self.lock_heap == "app":
+            for r in self.app.readers:
+                heapgate.gate_reader(r)
         self.t0 = self.clock.now_us
         self._next_step = self.clock.now_us
         return self.app
@@ -299,11 +350,23 @@ class VirtualTable:
             while self._agenda and self._agenda[0][0] <= clock.now_us:
                 self._agenda.pop(0)[2]()
             if clock.now_us >= self._next_step:
-                self.app.step()
+                self._step()
                 self.steps += 1
                 self._next_step = clock.now_us + self.loop_us
             if clock.now_us >= end:
                 return
+
+    def _step(self):
+        app = self.app
+        if not self.lock_heap:
+            app.step()
+            return
+        heapgate.lock_step()
+        try:
+            app.poll()
+        finally:
+            heapgate.unlock_step()
+        app.pause_work()
 
     def run_for(self, us):
         self.run_until(self.now_us + us)
@@ -380,13 +443,15 @@ class VirtualTable:
                         name = "on" if cid < 0 else COLOR_NAMES[cid].lower()
                 out[ZONE_NAMES[z]] = name
             return out
-        np = self.app.leds.np
+        from .rp2 import Ws2812View
+        np = Ws2812View(self.app.leds.strip.sm, self.app.leds.n)
+        shown = np.shown
         for z, pixels in enumerate(leds["zones"]):
             if not pixels:
                 continue
             best = "off"
             for px in pixels:
-                rgb = np.shown[px]
+                rgb = shown[px]
                 m = max(rgb)
                 if not m:
                     continue
@@ -420,7 +485,7 @@ class VirtualTable:
 
     def log_lines(self, flush=True):
         """The current session log's lines (``flush`` first writes the RAM buffer out)."""
-        from referee.logbook import read_log
+        from referee.logread import read_log
         if self.app is None or self.app.book is None:
             return []
         if flush:

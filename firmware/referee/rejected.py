@@ -1,0 +1,87 @@
+"""UIDs of the latest cards read per pile, so a rejected card can be forgotten by its reader.
+
+A card the referee rejects (illegal, late, early, a duplicate) goes back to its player.  Its
+reader halted and remembered it, so it would not be reported if it landed again: the reader
+must forget it, but only once it can have left the pile (it may still lie there, un-halted
+after a failed halt, and would be read twice).  The next touch on the pile, or the next card
+read there, is that sign.
+
+    rejected = RejectedUids(piles)
+    rejected.keep(pile, card, uid)          # every card read (uid: 4, 7 or 10 bytes)
+    rejected.reject(pile, card)             # its verdict rejected it
+    rejected.forget_now(pile, reader)       # the pile's next event: reader.forget(uid)
+
+Everything is preallocated: ``_SLOTS`` reads per pile (a verdict comes within
+``touch_match_us`` of its read, long before 8 more cards land on that pile), and for each
+slot one memoryview per ISO 14443A UID length, so handing a UID to the reader allocates
+nothing.
+"""
+
+from micropython import const
+
+_SLOTS = const(8)
+_SLOT = const(12)      # card, UID length (0 = empty), UID (up to 10 bytes)
+
+
+class RejectedUids:
+    def __init__(self, piles):
+        self._mem = []
+        self._views = []
+        self._next = bytearray(piles)
+        self.pending = bytearray(piles)   # per pile: bit mask of slots to forget (0: none)
+        for _ in range(piles):
+            mem = bytearray(_SLOTS * _SLOT)
+            mv = memoryview(mem)
+            self._mem.append(mem)
+            views = []
+            for s in range(_SLOTS):
+                base = s * _SLOT + 2
+                views.append((mv[base:base + 4], mv[base:base + 7], mv[base:base + 10]))
+            self._views.append(views)
+
+    def keep(self, pile, card, uid):
+        """Card ``card`` was read on ``pile`` with ``uid`` (other lengths than 4/7/10 are
+        not kept)."""
+        n = len(uid)
+        s = self._next[pile]
+        self._next[pile] = (s + 1) % _SLOTS
+        self.pending[pile] &= ~(1 << s)
+        mem = self._mem[pile]
+        base = s * _SLOT
+        mem[base] = card
+        mem[base + 1] = n if (n == 4 or n == 7 or n == 10) else 0
+        for i in range(mem[base + 1]):
+            mem[base + 2 + i] = uid[i]
+
+    def reject(self, pile, card):
+        """The latest read of ``card`` on ``pile`` was rejected: forget it at the next event."""
+        mem = self._mem[pile]
+        s = self._next[pile]
+        for _ in range(_SLOTS):   # newest first
+            s = (s - 1) % _SLOTS
+            base = s * _SLOT
+            if mem[base + 1] and mem[base] == card:
+                self.pending[pile] |= 1 << s
+                return True
+        return False
+
+    def forget_now(self, pile, reader):
+        """The pile's next touch or read: the reader forgets every rejected UID."""
+        pending = self.pending[pile]
+        if not pending:
+            return
+        mem = self._mem[pile]
+        for s in range(_SLOTS):
+            if pending & (1 << s):
+                n = mem[s * _SLOT + 1]
+                reader.forget(self._views[pile][s][0 if n == 4 else (1 if n == 7 else 2)])
+                mem[s * _SLOT + 1] = 0
+        self.pending[pile] = 0
+
+    def clear(self):
+        """The piles were taken: nothing is kept."""
+        for p in range(len(self._mem)):
+            mem = self._mem[p]
+            for s in range(_SLOTS):
+                mem[s * _SLOT + 1] = 0
+            self.pending[p] = 0

@@ -1,0 +1,170 @@
+"""Boot steps of the referee ``App``: configuration files, devices, self-test; ``BootError``.
+
+Only ``App.boot()`` uses this module; it is dropped from ``sys.modules`` afterwards (with the
+board-file validator and the device builders), so its code does not hold heap during play.
+"""
+
+import time
+
+from micropython import const
+
+from spit.cardmap import read_cardmap, CardMapError
+from spit.clock import SessionClock
+from spit.rules import make_ruleset, RulesetError, MODE_OWN_DECK
+from drivers.input_ring import InputRing
+from referee import sources
+from referee.board import load_board, BoardError, ERR_HARDWARE
+from referee.corrections import Corrections
+from referee.rejected import RejectedUids
+
+ERR_RULESET = const(6)     # blink code: /ruleset.json missing or invalid
+ERR_CARDS = const(7)       # blink code: /cards.json missing or invalid
+
+
+class BootError(Exception):
+    """A configuration or hardware problem found at boot: ``what``, ``msg``, blink ``code``."""
+
+    def __init__(self, what, msg, code, led=None):
+        super().__init__(msg)
+        self.what = what
+        self.msg = msg
+        self.code = code
+        self.led = led
+
+    def __str__(self):
+        return "spit-referee: %s error (blink code %d): %s" % (self.what, self.code, self.msg)
+
+
+_PASSIVE_RETRIES = const(0xFF)   # PN532 MxRtyPassiveActivation: wait for a card
+_RING = const(64)
+_LOG_BUFFER = const(2048)  # Logbook RAM buffer when boot.py gave none (lines formatted at pauses pass through it)
+
+
+def load_configs(app):
+    root = app.root
+    try:
+        app.board = load_board(root + "board.json", "board.json")
+    except BoardError as e:
+        raise BootError("board", e.msg, e.code, status_led(None))
+    led = status_led(app.board)
+    try:
+        app.rules = _load_ruleset(app, root + "ruleset.json")
+    except (RulesetError, ValueError, OSError) as e:
+        raise BootError("ruleset", "ruleset.json: %s" % e, ERR_RULESET, led)
+    if app.rules.piles != app.board["piles"]:
+        raise BootError("ruleset", "ruleset.json: the ruleset plays on %d piles, board %s has %d"
+                        % (app.rules.piles, app.board["name"], app.board["piles"]), ERR_RULESET, led)
+    try:
+        app.cards = read_cardmap(root + "cards.json")
+    except CardMapError as e:
+        raise BootError("card map", "%s (enroll the cards: `spit enroll`, or on the board "
+                        "`import referee.enroll as e; e.run()`)" % e, ERR_CARDS, led)
+    app.counts = app.rules.default_counts()
+    app.own_deck = app.rules.mode == MODE_OWN_DECK
+
+
+def status_led(board):
+    try:
+        from referee.board_hw import status_led
+        return status_led(board)
+    except Exception:  # noqa: BLE001 - no LED is no reason to hide the real error
+        return None
+
+
+def _load_ruleset(app, path):
+    import json
+    try:
+        f = open(path)
+    except OSError:
+        raise ValueError("missing (spit flash writes it: {\"ruleset\": \"classic\", \"options\": {}})")
+    try:
+        d = json.load(f)
+    finally:
+        f.close()
+    if type(d) is not dict:
+        raise ValueError("expected {\"ruleset\": NAME, \"options\": {...}}")
+    options = d.get("options")
+    ro = app.board.get("reorder_us") if app.board else None
+    if ro is not None and not (type(options) is dict and "reorder_us" in options):
+        # The board's sensing (touch sensors or not) decides how long to hold events.
+        options = dict(options) if type(options) is dict else {}
+        options["reorder_us"] = ro
+    return make_ruleset(d.get("ruleset", "classic"), options)
+
+
+def build(app):
+    """Build inputs, readers, LEDs and buzzer (BootError code 5 if a device fails)."""
+    from referee import board_hw
+    board = app.board
+    app.status = status_led(board)
+    try:
+        from machine import Pin
+        from drivers.edge_input import EdgeInput
+        from drivers.nfc_reader import NfcReader
+        app.ring = InputRing(_RING)
+        app.inputs = board_hw.build_inputs(board, app.ring, reader_irqs=False)
+        for e in app.inputs:
+            if sources.kind(e.source) == sources.KIND_STUCK:
+                app.stuck_inputs[sources.player_of(e.source)] = e
+        app.deb = board_hw.build_debouncer(board, app.inputs)
+        app.pn532 = []
+        app.readers = []
+        for p, (bus, cs, irq) in enumerate(board_hw.build_nfc(board)):
+            app.pn532.append(board_hw.build_pn532(board, p, bus, cs, irq))
+            # The reader's IRQ line is timestamped like every other input; the driver
+            # only reads irq.value().  One Pin object per GPIO, shared by both.
+            app.inputs.append(EdgeInput(irq, sources.reader(p), app.ring, Pin.IRQ_FALLING))
+            # passive_retries 0xFF: the PN532 waits for a card itself (IRQ when one
+            # answers), so a quiet pile costs no bus traffic; re-listed every 500 ms.
+            app.readers.append(NfcReader(app.pn532[p], p, on_card=app._on_card,
+                                          on_status=app._on_status, passive_retries=_PASSIVE_RETRIES,
+                                          reply_timeout_us=500000))
+        app.rejected = RejectedUids(len(app.readers))
+        app.leds = board_hw.build_leds(board)
+        app.loop_pin = board_hw.loop_pin(board)
+        app.buzzer = board_hw.build_buzzer(board)
+    except (ValueError, TypeError, OSError, AttributeError) as e:
+        raise BootError("board", "board.json: a device failed to initialise: %s" % e,
+                        ERR_HARDWARE, app.status)
+    app.corr = Corrections(app.feed, app._stuck_held, app._short_stuck, app._beep)
+    app.book = _make_logbook(app)
+    app.clock = SessionClock(time.ticks_us, time.ticks_ms, time.ticks_diff)
+
+
+def _make_logbook(app):
+    try:
+        from referee.logbook import Logbook
+    except ImportError:
+        app.out("spit-referee: no referee/logbook module: sessions are not logged")
+        return None
+    buf = app._log_buffer   # allocated first thing at boot (referee/boot.py start)
+    app._log_buffer = None
+    if buf is not None:
+        return Logbook(app.root + "logs", buffer_bytes=len(buf), buf=buf)
+    return Logbook(app.root + "logs", buffer_bytes=_LOG_BUFFER)
+
+
+def selftest(app):
+    """PN532 firmware version per reader (a dead one is retried later) and an LED sweep."""
+    nfc = app.board["nfc"]
+    app.versions = []
+    for p, pn in enumerate(app.pn532):
+        try:
+            v = pn.setup(_PASSIVE_RETRIES)
+            app.versions.append(v)
+            app.out("spit-referee: reader %d: PN532 IC 0x%02X firmware %d.%d" % (p, v[0], v[1], v[2]))
+        except Exception as e:  # noqa: BLE001 - a dead reader must not stop the boot
+            app.versions.append(None)
+            r = nfc["readers"][p]
+            where = ("cs=GP%d irq=GP%d" % (r["cs"], r["irq"])) if nfc["bus"] == "spi" else (
+                "i2c=%d addr=0x%02X irq=GP%d" % (r["i2c"], r["addr"], r["irq"]))
+            app.out("spit-referee: reader %d: no answer (%s; %s): check the SPI/I2C mode "
+                     "switches, the wiring and 3.3 V; retrying while the other piles play"
+                     % (p, getattr(e, "kind", type(e).__name__), where))
+    if app.leds is not None:
+        for c in (1, 2, 5, 6):   # green, red, blue, white
+            app.leds.fill(c)
+            time.sleep_ms(80)
+        app.leds.off()
+    if app.buzzer is not None:
+        app.buzzer.play(app.buzzer.READY)
