@@ -1,8 +1,8 @@
 """Engine benchmark workload, shared by CPython and the MicroPython unix port.
 
-``steady_state(n_rounds)`` plays rounds of 40 cards (touch + card read per landing, like the
-device feeds them) and measures, around the steady-state card events only: median ns per
-event, and heap bytes allocated (``gc.mem_alloc`` with the GC disabled on MicroPython).
+``steady_state(n_rounds)`` plays rounds of 40 cards (touch + card read + the loop's advance per
+landing, like the device feeds them, with the LED intents the device keeps) and measures, around the steady-state landings only: the median over rounds of ns per
+landing, and heap bytes allocated (``gc.mem_alloc`` with the GC disabled on MicroPython).
 """
 
 import gc
@@ -15,21 +15,24 @@ except ImportError:  # CPython
     from time import perf_counter_ns
     MICRO = False
 
+from spit.intents import LedIntents
 from spit.referee import Referee
 from spit.rules import make_ruleset
 
 _MP = sys.implementation.name == "micropython"
 
 
-def _now_ns():
+def _now():
+    # ticks_us() itself, not ticks_us() * 1000: that product is a big int (a heap allocation)
+    # on the 32-bit port, inside the timed span.
     if MICRO:
-        return ticks_us() * 1000
+        return ticks_us()
     return perf_counter_ns()
 
 
 def _elapsed_ns(a, b):
     if MICRO:
-        return ticks_diff(b // 1000, a // 1000) * 1000
+        return ticks_diff(b, a) * 1000
     return b - a
 
 
@@ -41,12 +44,13 @@ class NullSink:
         self.n += 1
 
 
-def _ascending(spit_card):
-    """48 distinct cards that each fit on the one before, starting above spit_card."""
+def _ascending(spit_card, other_spit):
+    """48 distinct cards that each fit on the one before, starting above spit_card (and never
+    other_spit, the other pile's spit card: a duplicate would end the run)."""
     out = []
     rank = spit_card & 15
     suit = 0
-    used = {spit_card: 1}
+    used = {spit_card: 1, other_spit: 1}
     while len(out) < 48:
         rank = rank % 13 + 1
         for k in range(4):
@@ -62,12 +66,12 @@ def _ascending(spit_card):
 def steady_state(n_rounds=20, per_round=40):
     rules = make_ruleset("classic", {"countdown_ms": 100})
     sink = NullSink()
-    ref = Referee(rules, [26, 26], sink)
+    ref = Referee(rules, [26, 26], sink, LedIntents())   # with the LED intents, as on the device
     samples = []
     alloc = 0
     events = 0
     t_ms = 0
-    seq = _ascending(0x27)   # after a 7H spit
+    seq = _ascending(0x27, 0x02)   # after a 7H spit (2C spat on pile 1)
     for rnd in range(n_rounds):
         # Round start: countdown, spit 7H on pile 0 and 2C on pile 1.
         t_ms += 200
@@ -78,24 +82,26 @@ def steady_state(n_rounds=20, per_round=40):
         gc.collect()
         if _MP:
             gc.disable()
+        # One timed span per round (a clock read per landing would cost as much as the
+        # engine on MicroPython, and ticks_us ticks in whole microseconds).
+        a0 = gc.mem_alloc() if _MP else 0
+        s = _now()
         for i in range(per_round):
             t_ms += 180
-            a0 = gc.mem_alloc() if _MP else 0
-            s = _now_ns()
             ref.feed(1, t_ms, 0, 0, 0, 0)            # touch edge
             ref.feed(2, t_ms + 15, 0, 0, seq[i], -1)  # the read, 15 ms later
             ref.advance(t_ms + 170, 0)               # the loop's clock releases it
-            e = _now_ns()
-            if _MP:
-                alloc += gc.mem_alloc() - a0
-            samples.append(_elapsed_ns(s, e))
-            events += 1
+        e = _now()
         if _MP:
+            alloc += gc.mem_alloc() - a0
             gc.enable()
-        # End the round: player 0 slaps (went out), player 1 slaps the other pile, both ready.
+        samples.append(_elapsed_ns(s, e) // per_round)
+        events += per_round
+        # End the round: player 0 slaps (went out, and says so with STUCK: either could be by
+        # the cards seen), player 1 slaps the other pile, both ready.
         t_ms += 1000
-        ref.feed(3, t_ms, 0, 0, 0, 0)
         ref.feed(4, t_ms, 0, 0, 1, 0)
+        ref.feed(3, t_ms + 50, 0, 0, 0, 0)
         ref.feed(4, t_ms + 100, 0, 1, 0, 0)
         t_ms += 3500
         ref.advance(t_ms, 0)

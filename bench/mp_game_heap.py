@@ -4,7 +4,8 @@
 
 EVENTS_FILE holds one pre-parsed event per line: ``kind ms us a b c [ruleset header on line 1]``,
 written by bench_engine.py.  After every event the heap is collected and measured, so the number
-is what the referee keeps alive (modules + state), not transient garbage.  Prints
+is what the referee keeps alive (modules + state), not transient garbage.  Loaded as the
+firmware boots it: spit.rules kept, the LED intents on.  Prints
 ``peak <bytes> base <bytes> events <n> verdicts <n>``.
 """
 
@@ -17,16 +18,9 @@ BASE = gc.mem_alloc()
 
 
 def _make_rules(name, options):
-    # Build the ruleset, then drop the preset/option tables (spit.rules) before the referee
-    # is loaded: the device can boot the same way.
+    # As the firmware boots (referee/app.py): spit.rules stays loaded.
     from spit.rules import make_ruleset
-    rules = make_ruleset(name, options)
-    del sys.modules["spit.rules"]
-    import spit
-    if hasattr(spit, "rules"):
-        delattr(spit, "rules")
-    gc.collect()
-    return rules
+    return make_ruleset(name, options)
 
 
 class Counter:
@@ -46,10 +40,11 @@ def main(path):
         k, v = kv.split("=")
         options[k] = int(v) if v.lstrip("-").isdigit() else v
     rules = _make_rules(name, options)
+    from spit.intents import LedIntents
     from spit.referee import Referee
     gc.collect()   # loading leaves holes: compact what can be before the referee's state
     sink = Counter()
-    ref = Referee(rules, [int(head[1]), int(head[2])], sink)
+    ref = Referee(rules, [int(head[1]), int(head[2])], sink, LedIntents())   # intents on, as on the device
     del head, options
     peak = 0
     n = 0

@@ -194,6 +194,8 @@ class Table:
         sizes = [len(s) for s in self.piles]
         small = 0 if sizes[0] <= sizes[1] else 1
         self.emit(t, {"ev": "slap", "player": p, "pile": small})
+        # Either could be out by the cards seen: p says it was them (STUCK during the slaps).
+        self.emit(t + 120 * MS, {"ev": "stuck", "player": p})
         won = [[], []]
         if self.single is not None:
             won[q] = self.piles[0] + self.piles[1]
@@ -234,13 +236,15 @@ def with_device_verdicts(lines):
     """Insert the engine's verdicts after the line that released them, as the device logs them."""
     r = Rejudge()
     out = []
+    done = 0
     for line in lines:
         r.feed_line(line)
         out.append(line)
-        out.extend(items_json(items) for _n, items in r.verdicts)
-        del r.verdicts[:]
+        new = r.verdicts[done:]
+        done += len(new)
+        out.extend(items_json(items) for _n, items in new)
     r.finish()
-    out.extend(items_json(items) for _n, items in r.verdicts)
+    out.extend(items_json(items) for _n, items in r.verdicts[done:])
     return out
 
 

@@ -84,12 +84,14 @@ def describe(kind, f):
     if kind == "recycle":
         return "RECYCLE  %s become side piles" % plural(f["cards"], "center card")
     if kind == "round_end":
-        who = "player %d " % f["player"] if "player" in f else ""
+        who = "player %d " % f["player"] if "player" in f else ("a player " if f["reason"] == "out" else "")
         return "ROUND %s ENDS  %s%s" % (f.get("round", "?"), who, REASON_WORDS.get(f["reason"], f["reason"]))
     if kind == "pile_won":
         size = "empty" if f["size"] == 0 else plural(f["size"], "card")
         return "player %d takes pile %d  (%s)" % (f["player"], f["pile"], size)
     if kind == "question":
+        if f.get("ask") == "went_out":
+            return "QUESTION  player %d: did you go out? (1 yes, 0 no)" % f["player"]
         return "QUESTION  player %d: how many stock cards left? (0..%d)" % (f["player"], f["max"])
     if kind == "score":
         return "player %d score %d" % (f["player"], f["score"])

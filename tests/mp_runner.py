@@ -5,6 +5,8 @@
 
 Every ``test_*`` module runs in its own interpreter (started with ``os.system`` and the same
 heap cap), because interned names are never freed and would otherwise add up across files.
+``test_host_*`` modules test host-side jobs (re-judging logs with ``spit.log``, which keeps
+every verdict): they run with ``--host-heap`` (default 1m) instead of the engine's cap.
 Each child imports one module, calls each ``test_*`` function, prints failures, and writes
 its counts to a file; the parent prints ``micropython: N passed, M failed`` and exits non-zero
 on any failure.  The same files run under pytest on CPython.
@@ -38,7 +40,7 @@ def run_module(modname, keyword, result_path):
         f.write("%d %d" % (passed, failed))
 
 
-def run_all(directory, keyword, heap):
+def run_all(directory, keyword, heap, host_heap="1m"):
     names = []
     for n in os.listdir(directory):
         if n.startswith("test_") and (n.endswith(".py") or n.endswith(".mpy")):
@@ -54,7 +56,7 @@ def run_all(directory, keyword, heap):
             pass
         # MICROPYPATH is inherited, so the child finds this runner as a module too.
         cmd = "%s -X heapsize=%s -m mp_runner --module %s --result %s" % (
-            sys.executable, heap, modname, result_path)
+            sys.executable, host_heap if modname.startswith("test_host_") else heap, modname, result_path)
         if keyword:
             cmd += " -k " + keyword
         status = os.system(cmd)
@@ -73,7 +75,7 @@ def run_all(directory, keyword, heap):
 
 def main():
     args = sys.argv[1:]
-    opts = {"-k": None, "--module": None, "--result": None, "--heap": "48k"}
+    opts = {"-k": None, "--module": None, "--result": None, "--heap": "48k", "--host-heap": "1m"}
     rest = []
     i = 0
     while i < len(args):
@@ -87,7 +89,7 @@ def main():
         run_module(opts["--module"], opts["-k"], opts["--result"])
         return
     directory = rest[0] if rest else "build/mp/tests"
-    sys.exit(1 if run_all(directory, opts["-k"], opts["--heap"]) else 0)
+    sys.exit(1 if run_all(directory, opts["-k"], opts["--heap"], opts["--host-heap"]) else 0)
 
 
 main()

@@ -21,9 +21,10 @@ def test_race_touches_close_together_are_a_declared_tie():
 
 
 def test_race_right_and_wrong_winner():
-    right = [(0, EV_CARD, 0, 0, "8H"), (5000, EV_CARD, 5000, 0, "6C")]
+    # Reads further apart than relist_us (closer ones on one pile are a declared tie).
+    right = [(0, EV_CARD, 0, 0, "8H"), (100000, EV_CARD, 100000, 0, "6C")]
     assert bench.judge_race(right, None, "8H", "6C", 0, True) == bench.RIGHT
-    wrong = [(0, EV_CARD, 0, 0, "6C"), (5000, EV_CARD, 5000, 0, "8H")]
+    wrong = [(0, EV_CARD, 0, 0, "6C"), (100000, EV_CARD, 100000, 0, "8H")]
     assert bench.judge_race(wrong, None, "8H", "6C", 0, True) == bench.WRONG
     # Two piles: right means the first-landed card's verdict comes first.
     cross = [(0, EV_CARD, 0, 1, "QS"), (300, EV_CARD, 300, 0, "8H")]

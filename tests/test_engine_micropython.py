@@ -56,6 +56,17 @@ def test_fuzz_checksums_identical_on_cpython_and_micropython(tmp_path):
 
 
 @needs_mp
+def test_bad_log_fuzz_gives_identical_verdicts_on_cpython_and_micropython(tmp_path):
+    # Out-of-range ints (2**31 ms, 2**40 piles), wrong JSON types, deep nesting, bad headers:
+    # no exception on either, and the same error verdicts (MicroPython truncated 2**40 to 0).
+    from fuzz import run_logs
+    _build(str(tmp_path / "b"))
+    r = _run_mp(str(tmp_path / "b"), "-c", "from fuzz import run_logs; print(run_logs(1, 300))", heap="1m")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.strip() == str(run_logs(1, 300))
+
+
+@needs_mp
 def test_broken_rule_makes_the_micropython_run_fail(tmp_path):
     # Break R-CARD-2 (one rank above or below) in a copy of the engine: the run must fail.
     dest = str(tmp_path / "broken")

@@ -100,15 +100,15 @@ def test_referee_game_at_the_pins(board):
 
     # LED frames: each accept on pile 0 shows green on PILE0, each late orange there.
     # (A verdict followed within 20 ms by another on the same pile is drawn over in the same
-    # frame: the later one is what the players see.)
-    pile0 = [v for _, v in b.verdicts if v.get("pile") == 0 and v["verdict"] in ("accept", "late", "tie")]
-    for k, v in enumerate(pile0):
-        if k + 1 < len(pile0) and int(pile0[k + 1]["t"]) - int(v["t"]) < 20 * MS:
+    # frame: the later one is what the players see.)  Frames are looked up from the table time
+    # the verdict came over the console: its "t" is session time, which runs ahead of it.
+    pile0 = [(at, v) for at, v in b.verdicts if v.get("pile") == 0 and v["verdict"] in ("accept", "late", "tie")]
+    for k, (at, v) in enumerate(pile0):
+        if k + 1 < len(pile0) and pile0[k + 1][0] - at < 20 * MS:
             continue
         if v["verdict"] in ("accept", "late"):
             want = "green" if v["verdict"] == "accept" else "orange"
-            t_v = int(v["t"])
-            after = [f for f in b.table.frames if f["t_us"] - b.t0 >= t_v - 20 * MS][:20]
+            after = [f for f in b.table.frames if f["t_us"] >= at - 20 * MS][:20]
             assert any(b.table.zone_colours(f["rgb"])["pile0"] == want for f in after), (v, want)
 
     # Hard IRQs on the real port: each touch edge is stamped at the emulated time the pin

@@ -61,6 +61,7 @@ _SETUP = const(8)
 _RETRY_FOREVER = const(0xFF)   # MxRtyPassiveActivation: the chip itself waits for a card
 _MAX_SHIFT = const(12)
 _RELISTS_FOR_WUPA = const(2)
+_HANDOFF_US = const(20000)   # a collision handed to a listing is resolved within this
 
 
 class NfcReader:
@@ -115,13 +116,16 @@ class NfcReader:
         self._scan_started_us = 0
         self.group = LandingGroup()   # new cards that answered one activation together
         self._handoff = False       # the listing resolves a scan's collision
+        self._acked = False         # the listing's ACK has been read (at _acked_us)
+        self._acked_us = 0
         self._last_found = bytearray(1 + MAX_UID_LEN)   # the scan's last tag (length + UID)
         self._needs_setup = False
 
     # ---- called by the firmware loop ------------------------------------------------------
     def note_irq(self, ticks_us):
-        """The reader's IRQ line fell at ``ticks_us`` (from the input ring buffer)."""
-        if self._state == _LISTING and time.ticks_diff(ticks_us, self._listed_at_us) >= 0:
+        """The reader's IRQ line fell at ``ticks_us`` (from the input ring buffer).  Only an
+        edge after the listing's ACK was read is its reply (the ACK pulls the line low too)."""
+        if self._state == _LISTING and self._acked and time.ticks_diff(ticks_us, self._acked_us) > 0:
             self._irq_us = ticks_us
             self._irq_seen = True
 
@@ -153,6 +157,7 @@ class NfcReader:
         self._state = _LISTING
         self._since_us = self._listed_at_us = time.ticks_us()
         self._irq_seen = False
+        self._acked = False
 
     def _start_scan(self, now_us):
         self.scan.start()
@@ -172,7 +177,15 @@ class NfcReader:
 
     def _waiting(self, now_us):
         """True while the pending reply is not there yet (raises on timeout)."""
-        if self.pn532.reply_ready():
+        pn = self.pn532
+        acking = pn.awaiting_ack
+        ready = pn.reply_ready()
+        if acking and not pn.awaiting_ack:
+            # The ACK was read just now: an IRQ edge noted so far was the ACK's.
+            self._acked = True
+            self._acked_us = time.ticks_us()
+            self._irq_seen = False
+        if ready:
             return False
         if time.ticks_diff(now_us, self._since_us) > self.reply_timeout_us:
             if self._state == _LISTING and self.passive_retries == _RETRY_FOREVER:
@@ -235,11 +248,12 @@ class NfcReader:
         group = self.group
         if group.open:
             self._stamp_us = group.stamp_us
-        elif handoff:
-            # Resolving a scan's collision: these tags answered that REQA (or came since).
-            self._stamp_us = self._activation_us
         else:
             self._stamp_us = self._irq_us if self._irq_seen else now_us
+            if handoff and time.ticks_diff(self._stamp_us, self._listed_at_us) <= _HANDOFF_US:
+                # Resolving a scan's collision: these tags answered that REQA.  (A listing
+                # that waited longer heard a tag that landed since: its own reply time.)
+                self._stamp_us = self._activation_us
         self._ok()
         if n == 0:
             delivered = self._close_group()

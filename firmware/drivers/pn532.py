@@ -229,6 +229,11 @@ class PN532:
         return self._chip_ready()
 
     @property
+    def awaiting_ack(self):
+        """True while the pending command's ACK has not been read (its IRQ edge is no reply)."""
+        return self._awaiting_ack
+
+    @property
     def pending(self):
         """Command code whose reply is awaited, 0 when idle."""
         return self._pending

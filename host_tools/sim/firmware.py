@@ -81,7 +81,22 @@ class FirmwarePort:
     def _owner(self, player):
         return player if self.rules.mode == MODE_OWN_DECK else -1
 
+    def misread(self, rng, permille, counter):
+        """Inject faults: that share of the landing tags are never read (``counter[0]`` counts)."""
+        self._misread = (rng, permille, counter)
+
+    _misread = None
+
     def land(self, sim, t, pile, card, player):
+        m = self._misread
+        if m is not None and m[0].chance(m[1]):
+            m[2][0] += 1
+            vt = self.vt
+            uid = vt.uid_of(card, self._owner(player))
+            em = vt.emulators[pile]
+            vt.touch(pile, t)
+            vt.at(t, lambda: em.place_tag(uid, unreadable=True))
+            return False   # the referee will see a touch with no read
         self.vt.land_card(pile, card, t, touch=True, owner=self._owner(player))
         return True
 

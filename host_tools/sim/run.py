@@ -150,9 +150,12 @@ class Sim:
         """R-ROUND-1..3: a player with nothing left slaps the smaller pile; the opponent slaps too."""
         bot = self.bots[player]
         self.phase = "slap"
+        self.out_player = player
         pile = self.table.smallest_pile()
         slap_t = t + bot.move()
         self.at(slap_t, self.feed, (EV_SLAP, player, pile, 0))
+        # The slap window's end may settle the round (or ask who went out): time must pass.
+        self.at(slap_t + self.rules.slap_window_ms * MS + self.rules.reorder_us + 1, self._tick, 0)
         if self.rules.slap == SLAP_BOTH and self.table.single < 0:
             self._slap(slap_t, 1 - player)
 
@@ -237,7 +240,7 @@ class Sim:
             self.end_reason = a
         elif code == V.V_QUESTION:
             self.phase = "question"
-            self.at(now + self.bots[b].rng.between(2000, 4000) * MS, self._answer, (b, c))
+            self.at(now + self.bots[b].rng.between(2000, 4000) * MS, self._answer, (b, c, a))
         elif code == V.V_PILE_WON:
             self._lift_all(b, True)
             n = table.hand_out(b, a)
@@ -266,6 +269,7 @@ class Sim:
                 self.notes.append("t=%d: recycle of %d cards, table had %d" % (t, a, self.recycled))
 
     recycled = 0
+    out_player = -1   # who went out this round (the referee may ask)
 
     def _take_back(self, t, arg):
         pile, entry = arg
@@ -355,7 +359,10 @@ class Sim:
 
     # --- questions, slaps, the next round ---
     def _answer(self, t, arg):
-        player, most = arg
+        player, most, ask = arg
+        if ask == V.Q_WENT_OUT:   # both slapped: "did you go out?"
+            self.feed(t, (EV_ANSWER, player, 1 if player == self.out_player else 0, 0))
+            return
         value = self.table.seats[player].stock_count()
         if value > most:
             self.notes.append("t=%d: player %d holds %d stock cards, the referee allows %d" % (t, player, value, most))

@@ -98,3 +98,95 @@ def run_many(first_seed, count, n_events=60):
         h = (h * 1000003 + s) & 0x3FFFFFFF
         total += n
     return h, total
+
+
+# --- random log lines through the re-judge (spit.log): bad input must become error verdicts ---
+
+_BAD_INTS = ("-1", "2147483648000", "2147483647", "1099511627776", "-1099511627776", "4294967296",
+             "1e3", "1.5", "true", "false", "null", "\"0\"", "[0]", "{}", "123456789012345678901234567890")
+_EVENTS = ("touch", "card", "stuck", "slap", "ready", "undo", "top", "answer", "tick", "bogus")
+_CODES = ("\"AS\"", "\"10H\"", "\"JK\"", "\"ZZ\"", "5", "[\"AS\"]", "null", "\"\"", "{\"a\": 1}")
+_HEADERS = (
+    '{"spitlog": 1, "ruleset": "classic"}',
+    '{"spitlog": 1, "ruleset": "classic", "options": {"piles": 3, "jokers": 2}}',
+    '{"spitlog": 1, "ruleset": ["classic"]}',
+    '{"spitlog": 1, "ruleset": {}}',
+    '{"spitlog": 1, "ruleset": 7}',
+    '{"spitlog": true}',
+    '{"spitlog": 2}',
+    '{"spitlog": 1, "options": [1, 2]}',
+    '{"spitlog": 1, "options": {"piles": 4294967296}}',
+    '{"spitlog": 1, "options": {"wrap": ["both"]}}',
+    '{"spitlog": 1, "counts": [26, 1099511627776]}',
+    '{"spitlog": 1, "counts": {"a": 1}}',
+    '{"t": 1000, "ev": "stuck", "player": 0}',
+    '{"hello": "world"}',
+    '[1, 2, 3]',
+    'not json at all',
+)
+
+
+def _int_text(rng, good_max):
+    if rng.below(6) == 0:
+        return _BAD_INTS[rng.below(len(_BAD_INTS))]
+    return str(rng.below(good_max))
+
+
+def _log_line(rng, t, deep_max):
+    k = rng.below(40)
+    if k == 0:
+        return "[" * (1 + rng.below(deep_max))                # deep nesting
+    if k == 1:
+        return '{"t": %d, "ev": "card", "pile": %s}' % (t, "[" * 50 + "]" * 50)
+    if k == 2:
+        return "garbage %d" % rng.below(1000)
+    if k == 3:
+        return '{"t": %d, "verdict": "accept", "pile": 0, "card": "AS"}' % t
+    ev = _EVENTS[rng.below(len(_EVENTS))]
+    t_text = _int_text(rng, 1) if rng.below(12) == 0 else str(t)
+    parts = ['"t": %s' % t_text, '"ev": "%s"' % ev]
+    for field in ("pile", "player", "value"):
+        if rng.below(3):
+            parts.append('"%s": %s' % (field, _int_text(rng, 3)))
+    if rng.below(2):
+        parts.append('"card": %s' % (_CODES[rng.below(len(_CODES))] if rng.below(4) == 0 else
+                                     '"%s%s"' % ("A23456789TJQK"[rng.below(13)], "CDHS"[rng.below(4)])))
+    return "{" + ", ".join(parts) + "}"
+
+
+def _fold_text(h, text):
+    for ch in text:
+        h = (h * 31 + ord(ch)) & 0x3FFFFFFF
+    return h
+
+
+def run_log(seed, n_lines=40, deep_max=3000):
+    """Re-judge one random log (bad headers, out-of-range ints, wrong JSON types, nesting up to
+    ``deep_max`` deep); returns (checksum over the verdict lines, verdict count)."""
+    from spit.log import rejudge
+    from spit.notation import items_json
+    rng = Rng(seed)
+    lines = []
+    if rng.below(4):
+        lines.append(_HEADERS[rng.below(len(_HEADERS))])
+    if rng.below(5) == 0:
+        lines.append(_HEADERS[rng.below(2)])   # a real header after a bad first line
+    t = 0
+    for _ in range(n_lines):
+        t += rng.below(300000)
+        lines.append(_log_line(rng, t, deep_max))
+    r = rejudge(lines)
+    h = 17
+    for line_no, items in r.verdicts:
+        h = _fold_text((h * 31 + line_no) & 0x3FFFFFFF, items_json(items))
+    return h, len(r.verdicts)
+
+
+def run_logs(first_seed, count, n_lines=40, deep_max=3000):
+    h = 0
+    total = 0
+    for seed in range(first_seed, first_seed + count):
+        s, n = run_log(seed, n_lines, deep_max)
+        h = (h * 1000003 + s) & 0x3FFFFFFF
+        total += n
+    return h, total

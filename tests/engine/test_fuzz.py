@@ -13,3 +13,4 @@ def test_ten_thousand_random_streams_never_raise_and_repeat_exactly():
 def test_long_random_streams_are_deterministic():
     for seed in (101, 202, 303):
         assert run_stream(seed, 2000) == run_stream(seed, 2000)
+

@@ -18,7 +18,10 @@ def _play_round(t, out, plays):
     elif t.ref.phase == 0:
         t.begin()
     t.run(out, plays)
+    # Both slap; when either could be out, the referee asks the first slapper (R-ROUND-3).
     t.slap(out, out).slap(1 - out, 1 - out).flush()
+    if t.ref.phase == 3:
+        t.answer(out, 1).flush()
     return t
 
 
@@ -41,13 +44,14 @@ def test_r_game_1_last_spit_card_already_spat_then_first_out_wins():
     assert t.ref.spit_left == [0, 20]
     t.run(0, 15)
     t.slap(0, 1).flush()
+    t.stuck(0).flush()                     # either could be out: player 0 says it was them
     assert _over(t) == (0, "no_cards")
 
 
 def test_r_game_1_opponent_empties_first_the_game_goes_on():
     t = Table(counts=[10, 42]).begin(spits=(None, "KS"))
     t.run(1, 15)
-    t.slap(1, 1).flush()
+    t.slap(1, 1).stuck(1).flush()          # either could be out: player 1 says it was them
     assert _over(t) is None
     assert t.ref.phase == 4
 
@@ -98,7 +102,7 @@ def test_r_game_3_family_first_to_play_all_spit_and_layout_cards_wins():
 def test_r_game_3_family_spit_pile_empty_and_layout_played_wins():
     t = Table("family", counts=[16, 36]).begin()
     t.run(0, 15)
-    t.slap(0, 0).flush()
+    t.slap(0, 0).stuck(0).flush()
     assert _over(t) == (0, "no_cards")
 
 
@@ -168,13 +172,13 @@ def test_r_game_6_timer_between_rounds_compares_the_cards():
     t.ref.cards[1] = 30                    # (as if player 1 had won more)
     t.advance(600200)
     assert _over(t) == (0, "timer")
-    assert t.of("question") == []
+    assert [q for q in t.of("question") if q["ask"] == "stock_left"] == []
 
 
 def test_r_game_6_timer_during_the_slaps_settles_after_the_piles():
     t = Table(timer_ms=600000).begin()
     t.run(0, 15)
-    t.slap(0, 1, 599900).flush()           # player 0 takes pile 1 (1 card)
+    t.slap(0, 1, 599900).stuck(0, 599950).flush()   # player 0 went out, takes pile 1 (1 card)
     t.advance(600200)
     assert _over(t) is None
     t.slap(1, 0, 600300).flush()

@@ -19,22 +19,8 @@ class CardError(ValueError):
     """A card code that names no card."""
 
 
-def make_card(rank, suit):
-    return suit * 16 + rank
-
-
 def rank_of(card):
     return card & 15
-
-
-def suit_of(card):
-    return card >> 4
-
-
-def is_red(card):
-    # Diamonds and Hearts.
-    s = card >> 4
-    return s == 1 or s == 2
 
 
 def is_card(card):

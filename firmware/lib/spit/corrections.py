@@ -21,7 +21,6 @@ if TYPE_CHECKING:
 
 _HIST = const(16)        # cards remembered per pile (as in referee.py)
 _PH_PLAY = const(1)
-_PH_OVER = const(5)
 
 
 class Corrections:
@@ -43,22 +42,33 @@ class Corrections:
     left: list
     _hist: "Any"
     _hist_n: "Any"
+    _hist_depth: "Any"
     _seen: "Any"
     _emit: "Any"
     _land: "Any"
 
     def _on_undo(self, ms, us, pile):
-        """Correction: the last card on this pile is taken back (players agreed)."""
-        if not (0 <= pile < self.npiles) or self._hist_n[pile] == 0 or self.phase == _PH_OVER:
+        """Correction: the last card on this pile is taken back (players agreed).
+
+        Only while the round is played (countdown or play): once it is settled (slaps,
+        question, between rounds, game over) its piles are no longer the referee's to change.
+        The referee remembers the last ``_HIST`` cards of a pile: an undo that would leave a
+        pile with cards but no known top is refused (``undo_limit``); set the top with ``top``."""
+        if not (0 <= pile < self.npiles) or self._hist_depth[pile] == 0 or self.phase > _PH_PLAY:
             self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, pile, -1, -1)
             return
+        if self._hist_depth[pile] == 1 and self.size[pile] > 1:
+            self._emit(V.V_ERROR, ms, us, V.E_UNDO_LIMIT, pile, -1, -1)
+            return
         self._hist_n[pile] -= 1
+        self._hist_depth[pile] -= 1
         h = self._hist[pile * _HIST + self._hist_n[pile] % _HIST]
         card = h & 63
         player = (h >> 7) - 1
-        if card != JOKER:
-            own = self.rules.mode == MODE_OWN_DECK
-            self._seen[(player if (own and player >= 0) else 0) * 64 + card] = 0
+        own = self.rules.mode == MODE_OWN_DECK
+        i = (player if (own and player >= 0) else 0) * 64 + card
+        if self._seen[i] > 0:
+            self._seen[i] -= 1
         if h & 64:
             self.need_spit[pile] = 1
             self.spitter[pile] = player
@@ -73,7 +83,7 @@ class Corrections:
         self.size[pile] -= 1
         self.landed[pile] = 0
         n = self._hist_n[pile]
-        if n > 0 and self.size[pile] > 0:
+        if self._hist_depth[pile] > 0 and self.size[pile] > 0:
             prev = self._hist[pile * _HIST + (n - 1) % _HIST] & 63
             self.top[pile] = prev
             self.top_rank[pile] = prev & 15   # a joker under as_below loses its memory: wild

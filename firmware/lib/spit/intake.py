@@ -4,21 +4,33 @@ Input events reach the referee out of order: an NFC identity read lands millisec
 the touch edge that marks the true landing, and readers are serviced one after the other.
 ``EventQueue`` therefore
 
-* matches each card read to the earliest unmatched touch on its pile (taken at most
-  ``touch_match_us`` before the read); the card then counts as landed at the touch time.
-  With no touch sensor (no touch before the read) the read's own time is used.  On a pile
-  whose sensor has been seen, a read with no touch left shares the last claimed touch's time
-  (two landings inside the sensor's debounce made one edge): the referee calls a tie;
+* keeps each pile's unmatched touches sorted by their time (not by arrival);
+* matches each card read to the earliest unmatched touch on its pile taken at most
+  ``touch_match_us`` before it and not after it; the card then counts as landed at the touch
+  time.  A read with no such touch (no sensor, or the sensor missed the landing) lands at the
+  read's own time;
+* never names a winner it cannot know (the race rule, docs/rules.md): a PN532 that finds two
+  tags in its field reads them in UID order, not landing order.  So a read is *tied* to the
+  previous landing on its pile (the referee then calls ``tie``) when its pairing is uncertain:
+  its touch came no later than an earlier read on the pile (both cards were on the pile when
+  that read was made, so which touch is whose cannot be told), or it has no touch of its own
+  and came within ``relist_us`` of the previous read (a card already in the field when the
+  reader listed again: one the touch sensor merged into the previous edge, or a pile without
+  a sensor); a touch-less read with exactly the previous read's time (one activation found
+  both tags) shares that read's landing time;
 * keeps events in a small buffer sorted by time and releases one only when the newest time
   seen (the *horizon*) is ``reorder_us`` past it AND no touch earlier than it still waits for
-  its read, so that a later-arriving read of an earlier landing is still judged in order.
+  its read AND, for ``relist_us`` after a pile's last read, it is earlier than that read (a
+  second tag of the same activation may still be reported with the activation's time), so
+  that a later-arriving read of an earlier landing is still judged in order.
   With touch sensors the pending touches do the waiting, so ``reorder_us`` only has to cover
   the servicing skew of the inputs (a few ms) and a verdict follows the read at once;
 * turns a touch that no read claimed within ``touch_match_us`` into a ``no_read`` event.
 
 Everything is preallocated: feeding an event allocates nothing.  The game itself lives in the
-subclass (``Referee``): it implements ``_process(kind, ms, us, a, b, c)`` and
-``_clock_to(ms, us)`` (time-driven transitions up to that time).
+subclass (``Referee``): it implements ``_process(kind, ms, us, a, b, c, flags)`` (``F_LATE``,
+``F_TIED``) and ``_clock_to(ms, us)`` (time-driven transitions up to that time), and clears
+``_timed`` while no time-driven transition can happen (then ``_clock_to`` is not called).
 """
 
 try:
@@ -44,12 +56,18 @@ EVENT_NAMES = ("", "touch", "card", "stuck", "slap", "ready", "undo", "top", "an
 _CAP = const(32)         # buffered events (a few hundred ms of the fastest play)
 _TOUCH_CAP = const(8)    # unmatched touches per pile
 
+F_LATE = const(1)        # _process flag: arrived after later events were judged
+F_TIED = const(2)        # _process flag: cannot be ordered against the previous landing on its pile
+_PAIRED = const(4)       # _pair: the pile's first touch is this read's landing
+_SHARED = const(8)       # _pair: read in one activation with the previous read: same landing
+
 
 class EventQueue:
-    def __init__(self, npiles, reorder_us, touch_match_us):
+    def __init__(self, npiles, reorder_us, touch_match_us, relist_us=0):
         self.npiles = npiles
         self.reorder_us = reorder_us
         self.touch_match_us = touch_match_us
+        self.relist_us = relist_us
         # Windows split into (ms, us) once, so the hot path compares pairs without calls.
         self._hold_ms = reorder_us // 1000
         self._hold_us = reorder_us % 1000
@@ -61,20 +79,26 @@ class EventQueue:
         self._qa = array("i", [0] * _CAP)
         self._qb = array("i", [0] * _CAP)
         self._qc = array("i", [0] * _CAP)
+        self._qf = bytearray(_CAP)
         self._qn = 0
+        # Unmatched touches: pile p owns slots p*_TOUCH_CAP .. + _tcount[p], sorted by time.
         n = npiles * _TOUCH_CAP
         self._tms = array("i", [0] * n)
         self._tus = array("i", [0] * n)
-        self._thead = array("i", [0] * npiles)
+        self._tflag = bytearray(n)   # F_TIED: this touch's card may have landed under the previous one
         self._tcount = array("i", [0] * npiles)
         self._touches = 0   # unmatched touches on all piles
-        self._claimed_ms = array("i", [-1] * npiles)   # the last touch a read claimed, per pile
-        self._claimed_us = array("i", [0] * npiles)
+        self._read_ms = array("i", [-1] * npiles)   # the last read's own time, per pile
+        self._read_us = array("i", [0] * npiles)
+        self._land_ms = array("i", [0] * npiles)    # ... and the landing time it was given
+        self._land_us = array("i", [0] * npiles)
+        self._relist_ms = relist_us // 1000 + 1
         self.horizon_ms = 0
         self.horizon_us = 0
         self._done_ms = 0   # time of the last event handed to _process
         self._done_us = 0
         self.overflows = 0
+        self._timed = True   # the subclass clears it while time alone can change nothing
 
     # --- input side ---
     def feed(self, kind, ms, us, a, b, c):
@@ -82,39 +106,66 @@ class EventQueue:
         if ms > self.horizon_ms or (ms == self.horizon_ms and us > self.horizon_us):
             self.horizon_ms = ms
             self.horizon_us = us
+        flags = 0
         if kind == EV_TOUCH and 0 <= a < self.npiles:
             # A touch only waits for its read: nothing becomes due until the next event.
             self._push_touch(a, ms, us)
             return
         if kind == EV_CARD and 0 <= a < self.npiles:
-            matched = False
-            if self._tcount[a] > 0:
-                self._expire_touches(a, ms, us)
-                if self._tcount[a] > 0:
-                    i = a * _TOUCH_CAP + self._thead[a]
-                    tms = self._tms[i]
-                    tus = self._tus[i]
-                    if tms < ms or (tms == ms and tus <= us):
-                        ms = tms
-                        us = tus
-                        matched = True
-                        self._pop_touch(a)
-                        self._claimed_ms[a] = ms
-                        self._claimed_us[a] = us
-            if not matched and self._claimed_ms[a] >= 0:
-                # This pile has a touch sensor, yet no touch is left for this read: the
-                # sensor merged two landings into one edge (they came within its debounce).
-                # The card landed with the last claimed touch, as far as anyone can tell,
-                # so the referee sees the same landing time (a tie), never a made-up order.
-                cms = self._claimed_ms[a]
-                cus = self._claimed_us[a]
-                dm = ms - cms
-                if 0 <= dm <= self._match_ms + 1 and dm * 1000 + (us - cus) >= 0 and \
-                        dm * 1000 + (us - cus) <= self.touch_match_us:
-                    ms = cms
-                    us = cus
-        self._insert(kind, ms, us, a, b, c)
+            flags = self._pair(a, ms, us)
+            if flags & _PAIRED:   # the card landed at that touch
+                i = a * _TOUCH_CAP
+                ms = self._tms[i]
+                us = self._tus[i]
+                if self._tcount[a] == 1:   # the usual case: nothing to shift
+                    self._tcount[a] = 0
+                    self._touches -= 1
+                else:
+                    self._pop_touch(a)
+            elif flags & _SHARED:
+                ms = self._land_ms[a]
+                us = self._land_us[a]
+            flags &= F_TIED
+            self._land_ms[a] = ms
+            self._land_us[a] = us
+        self._insert(kind, ms, us, a, b, c, flags)
         self._release(False)
+
+    def _pair(self, pile, ms, us):
+        """Pair a read at (ms, us) on ``pile`` with a touch: its flags, with ``_PAIRED`` when the
+        pile's first touch is its landing (else it landed at the read's own time)."""
+        rms = self._read_ms[pile]
+        rus = self._read_us[pile]
+        self._read_ms[pile] = ms
+        self._read_us[pile] = us
+        if self._tcount[pile] > 0:
+            base = pile * _TOUCH_CAP
+            tms = self._tms
+            tus = self._tus
+            dm = ms - tms[base]
+            if dm > self._match_ms or (dm == self._match_ms and us - tus[base] > self._match_us):
+                self._expire_touches(pile, ms, us)   # (only when the first one is stale)
+            n = self._tcount[pile]
+            if n > 0 and (tms[base] < ms or (tms[base] == ms and tus[base] <= us)):
+                # Every other touch up to this read: its card was on the pile too when this
+                # tag answered, so which of the two this read is cannot be told.
+                for i in range(base + 1, base + n):
+                    if tms[i] < ms or (tms[i] == ms and tus[i] <= us):
+                        self._tflag[i] = F_TIED
+                return self._tflag[base] | _PAIRED
+        # No touch of its own.  Right after the previous read on the pile, the card may have
+        # been in the field already when that read was made (read in UID order): a tie.
+        if rms >= 0:
+            dm = ms - rms
+            if dm == 0 and us == rus:
+                # Reported with the previous read's time: both answered one activation, so
+                # they landed together as far as anyone can tell (unless that is judged).
+                lms = self._land_ms[pile]
+                if lms > self._done_ms or (lms == self._done_ms and self._land_us[pile] >= self._done_us):
+                    return F_TIED | _SHARED
+            if 0 <= dm <= self._relist_ms and dm * 1000 + us - rus <= self.relist_us:
+                return F_TIED
+        return 0
 
     def advance(self, ms, us):
         """Time has reached (ms, us) with nothing new: release what is due (device loop)."""
@@ -127,22 +178,43 @@ class EventQueue:
         """End of input: judge everything still buffered."""
         self._release(True)
 
-    # --- touches ---
+    # --- touches (per pile, sorted by time) ---
     def _push_touch(self, pile, ms, us):
         if self._tcount[pile] == _TOUCH_CAP:
-            # Full: the oldest touch can only be a stale one; report it unread.
-            i = pile * _TOUCH_CAP + self._thead[pile]
-            self._insert(EV_NO_READ, self._tms[i], self._tus[i], pile, -1, -1)
-            self._pop_touch(pile)
-        i = pile * _TOUCH_CAP + (self._thead[pile] + self._tcount[pile]) % _TOUCH_CAP
-        self._tms[i] = ms
-        self._tus[i] = us
+            self._unread_first(pile)   # full: the oldest touch can only be a stale one
+        base = pile * _TOUCH_CAP
+        i = base + self._tcount[pile]
+        tms = self._tms
+        tus = self._tus
+        tflag = self._tflag
+        while i > base and (tms[i - 1] > ms or (tms[i - 1] == ms and tus[i - 1] > us)):
+            tms[i] = tms[i - 1]
+            tus[i] = tus[i - 1]
+            tflag[i] = tflag[i - 1]
+            i -= 1
+        tms[i] = ms
+        tus[i] = us
+        tflag[i] = 0
         self._tcount[pile] += 1
         self._touches += 1
 
+    def _unread_first(self, pile):
+        """The pile's earliest touch will get no read: a ``no_read`` event at its time."""
+        i = pile * _TOUCH_CAP
+        self._insert(EV_NO_READ, self._tms[i], self._tus[i], pile, -1, -1, 0)
+        self._pop_touch(pile)
+
     def _pop_touch(self, pile):
-        self._thead[pile] = (self._thead[pile] + 1) % _TOUCH_CAP
-        self._tcount[pile] -= 1
+        base = pile * _TOUCH_CAP
+        n = self._tcount[pile] - 1
+        tms = self._tms
+        tus = self._tus
+        tflag = self._tflag
+        for i in range(base, base + n):
+            tms[i] = tms[i + 1]
+            tus[i] = tus[i + 1]
+            tflag[i] = tflag[i + 1]
+        self._tcount[pile] = n
         self._touches -= 1
 
     def _expire_touches(self, pile, ms, us):
@@ -152,16 +224,15 @@ class EventQueue:
         if lus < 0:
             lus += 1000
             lms -= 1
+        i = pile * _TOUCH_CAP
         while self._tcount[pile] > 0:
-            i = pile * _TOUCH_CAP + self._thead[pile]
             tms = self._tms[i]
             if tms > lms or (tms == lms and self._tus[i] >= lus):
                 return
-            self._insert(EV_NO_READ, tms, self._tus[i], pile, -1, -1)
-            self._pop_touch(pile)
+            self._unread_first(pile)
 
     # --- the sorted buffer ---
-    def _insert(self, kind, ms, us, a, b, c):
+    def _insert(self, kind, ms, us, a, b, c, flags):
         if self._qn == _CAP:
             self.overflows += 1
             self._release_first()
@@ -176,6 +247,7 @@ class EventQueue:
             self._qa[i] = self._qa[i - 1]
             self._qb[i] = self._qb[i - 1]
             self._qc[i] = self._qc[i - 1]
+            self._qf[i] = self._qf[i - 1]
             i -= 1
         qms[i] = ms
         qus[i] = us
@@ -183,6 +255,7 @@ class EventQueue:
         self._qa[i] = a
         self._qb[i] = b
         self._qc[i] = c
+        self._qf[i] = flags
         self._qn += 1
 
     def _release_first(self):
@@ -192,31 +265,36 @@ class EventQueue:
         qa = self._qa
         qb = self._qb
         qc = self._qc
+        qf = self._qf
         kind = qk[0]
         ms = qms[0]
         us = qus[0]
         a = qa[0]
         b = qb[0]
         c = qc[0]
+        flags = qf[0]
         n = self._qn - 1
-        for i in range(n):
-            qk[i] = qk[i + 1]
-            qms[i] = qms[i + 1]
-            qus[i] = qus[i + 1]
-            qa[i] = qa[i + 1]
-            qb[i] = qb[i + 1]
-            qc[i] = qc[i + 1]
+        if n:
+            for i in range(n):
+                qk[i] = qk[i + 1]
+                qms[i] = qms[i + 1]
+                qus[i] = qus[i + 1]
+                qa[i] = qa[i + 1]
+                qb[i] = qb[i + 1]
+                qc[i] = qc[i + 1]
+                qf[i] = qf[i + 1]
         self._qn = n
-        late = ms < self._done_ms or (ms == self._done_ms and us < self._done_us)
-        if late:
+        if ms < self._done_ms or (ms == self._done_ms and us < self._done_us):
             # Arrived after later events were judged: judge it now, at the latest time.
             ms = self._done_ms
             us = self._done_us
+            flags |= F_LATE
         else:
             self._done_ms = ms
             self._done_us = us
-        self._clock_to(ms, us)
-        self._process(kind, ms, us, a, b, c, late)
+        if self._timed:
+            self._clock_to(ms, us)
+        self._process(kind, ms, us, a, b, c, flags)
 
     def _release(self, everything):
         hms = self.horizon_ms
@@ -225,9 +303,7 @@ class EventQueue:
             for p in range(self.npiles):
                 if everything:
                     while self._tcount[p] > 0:
-                        i = p * _TOUCH_CAP + self._thead[p]
-                        self._insert(EV_NO_READ, self._tms[i], self._tus[i], p, -1, -1)
-                        self._pop_touch(p)
+                        self._unread_first(p)
                 elif self._tcount[p] > 0:
                     self._expire_touches(p, hms, hus)
         if everything:
@@ -241,12 +317,30 @@ class EventQueue:
         if tus < 0:
             tus += 1000
             tms -= 1
-        # ... and before every touch still waiting for its read: that read lands earlier
-        # than anything after the touch, so with touch sensors the hold can be short.
+        # ... and, for relist_us after a pile's last read, before that read: another tag of
+        # the same activation may still come (a reader resolving a collision reports it with
+        # the activation's time, several loop steps later) ...
+        relist = self.relist_us
+        if relist > 0:
+            for p in range(self.npiles):
+                wms = self._read_ms[p]
+                if wms >= 0 and hms - wms <= self._relist_ms:
+                    wus = self._read_us[p]
+                    if (hms - wms) * 1000 + hus - wus < relist:
+                        wus -= 1   # strictly before the read
+                        if wus < 0:
+                            wus += 1000
+                            wms -= 1
+                        if wms < tms or (wms == tms and wus < tus):
+                            tms = wms
+                            tus = wus
+        # ... and before every touch still waiting for its read (each pile's first touch is
+        # its earliest): that read lands earlier than anything after the touch, so with touch
+        # sensors the hold can be short.
         if self._touches > 0:
             for p in range(self.npiles):
                 if self._tcount[p] > 0:
-                    i = p * _TOUCH_CAP + self._thead[p]
+                    i = p * _TOUCH_CAP
                     wms = self._tms[i]
                     wus = self._tus[i] - 1   # strictly before the touch
                     if wus < 0:
@@ -263,11 +357,12 @@ class EventQueue:
         if tms > self._done_ms or (tms == self._done_ms and tus > self._done_us):
             self._done_ms = tms
             self._done_us = tus
-            self._clock_to(tms, tus)
+            if self._timed:
+                self._clock_to(tms, tus)
 
     # --- hooks for the game ---
     def _clock_to(self, ms, us):
         pass
 
-    def _process(self, kind, ms, us, a, b, c, late):
+    def _process(self, kind, ms, us, a, b, c, flags):
         pass

@@ -67,7 +67,11 @@ class LedIntents:
     def on_verdict(self, code, t_ms, a, b, c):
         """Map one verdict onto the zones (same small-int fields as the verdict sink)."""
         if code == V.V_ACCEPT:
-            self.show(a, GREEN, SOLID, t_ms + _FLASH_MS)
+            # The per-card path: show() written out (one call less per landing).
+            self.color[a] = GREEN
+            self.pattern[a] = SOLID
+            self.until_ms[a] = t_ms + _FLASH_MS
+            self.changes += 1
         elif code == V.V_ILLEGAL:
             self.show(a, RED, FAST, t_ms + _ALERT_MS)
         elif code == V.V_LATE:
@@ -108,9 +112,11 @@ class LedIntents:
             self.clear()
 
     def on_play(self, t_ms):
-        """Play is live: the STUCK lamps go out."""
-        self.show(ZONE_PLAYER0, OFF, SOLID, -1)
-        self.show(ZONE_PLAYER1, OFF, SOLID, -1)
+        """Play is live: the STUCK lamps go out (nothing to do when they are out already)."""
+        color = self.color
+        if color[ZONE_PLAYER0] != OFF or color[ZONE_PLAYER1] != OFF:
+            self.show(ZONE_PLAYER0, OFF, SOLID, -1)
+            self.show(ZONE_PLAYER1, OFF, SOLID, -1)
 
     def on_spit_now(self, t_ms):
         """The countdown ended: players flip their spit cards."""

@@ -60,6 +60,7 @@ class Ruleset:
     countdown_ms: int
     reorder_us: int
     touch_match_us: int
+    relist_us: int
     slap_window_ms: int
 
     def default_counts(self):

@@ -21,6 +21,15 @@ class LogError(ValueError):
     """A log line that cannot be used; the message says why."""
 
 
+# Bounds of every number a log line may carry, so that the engine's int arrays and the
+# device's 31-bit small ints hold them on every Python (CPython would raise OverflowError
+# in an array, MicroPython would silently truncate 2**40 to 0).
+_MAX_FIELD = 0x3FFFFFFF   # |pile|, |player|, |value| (2**30 - 1)
+_MAX_T_MS = 0x3FFFFFFF    # t below 2**30 ms (12.4 days): session ms stay small ints
+_MAX_LINE = 4096          # characters: no real line comes near (and nesting stays shallow)
+_PRE_HEADER = 64          # event lines kept while waiting for the header
+
+
 def _int_field(obj, key, optional=False):
     if key not in obj:
         if optional:
@@ -29,6 +38,8 @@ def _int_field(obj, key, optional=False):
     v = obj[key]
     if isinstance(v, bool) or not isinstance(v, int):
         raise LogError("%r must be an integer, not %r" % (key, v))
+    if v > _MAX_FIELD or v < -_MAX_FIELD:
+        raise LogError("%r out of range: %d" % (key, v))
     return v
 
 
@@ -36,9 +47,16 @@ def parse_header(obj):
     """``(ruleset, counts)`` from the header object; raises LogError/RulesetError."""
     if not isinstance(obj, dict) or "spitlog" not in obj:
         raise LogError("the first line must be the header {\"spitlog\": 1, ...}")
-    if obj["spitlog"] != LOG_VERSION:
-        raise LogError("unsupported spitlog version %r (this reader knows %d)" % (obj["spitlog"], LOG_VERSION))
-    rules = make_ruleset(obj.get("ruleset", "classic"), obj.get("options"))
+    version = obj["spitlog"]
+    if isinstance(version, bool) or not isinstance(version, int) or version != LOG_VERSION:
+        raise LogError("unsupported spitlog version %r (this reader knows %d)" % (version, LOG_VERSION))
+    name = obj.get("ruleset", "classic")
+    if not isinstance(name, str):
+        raise LogError("'ruleset' must be a preset name, not %r" % (name,))
+    options = obj.get("options")
+    if options is not None and not isinstance(options, dict):
+        raise LogError("'options' must be an object, not %r" % (options,))
+    rules = make_ruleset(name, options)
     counts = obj.get("counts")
     if counts is None:
         counts = rules.default_counts()
@@ -48,6 +66,33 @@ def parse_header(obj):
         if isinstance(c, bool) or not isinstance(c, int) or c < 0 or c > 200:
             raise LogError("'counts' must be a list of two integers 0..200")
     return rules, counts
+
+
+def _too_deep(line):
+    """True when JSON arrays/objects nest deeper than any log line does (CPython's parser
+    would recurse, MicroPython's would run out of memory: both get the same verdict)."""
+    if line.count("[") + line.count("{") <= 8:
+        return False
+    depth = 0
+    in_str = False
+    esc = False
+    for ch in line:
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch == "[" or ch == "{":
+            depth += 1
+            if depth > 8:
+                return True
+        elif ch == "]" or ch == "}":
+            depth -= 1
+    return False
 
 
 def _field_spec(field):
@@ -92,6 +137,8 @@ def parse_event(obj):
         t = _int_field(obj, "t")   # raises with the reason
     if t < 0:
         raise LogError("'t' must not be negative")
+    if t // 1000 >= _MAX_T_MS:
+        raise LogError("'t' out of range: %d (logs cover at most 2**30 ms)" % t)
     vals = [0, 0, 0]
     for i in range(3):
         f = spec[i + 1]
@@ -119,6 +166,7 @@ class Rejudge:
         self.problems = []          # (line_no, message) for every bad line
         self.line_no = 0
         self.last_t = 0
+        self._pending = []          # (line_no, event object) seen before the header
 
     @property
     def verdicts(self):
@@ -145,27 +193,51 @@ class Rejudge:
         line = line.strip()
         if not line:
             return
+        if len(line) > _MAX_LINE or _too_deep(line):
+            self._bad(V.E_MALFORMED, "not a log line (%d characters): %s" % (len(line), line[:60]))
+            return
         try:
             obj = json.loads(line)
-        except ValueError:
-            # Before the header, the referee stays unmade: a file of garbage is no log.
+        except (ValueError, RuntimeError, MemoryError):
             self._bad(V.E_MALFORMED, "not valid JSON: %s" % line[:60])
             return
         if self.referee is None:
-            # The first JSON line must be the header. Without a usable one, say so (once) and
-            # referee with the classic rules; an event line is then judged as usual.
+            self._before_header(obj)
+            return
+        self.feed_line_obj(obj)
+
+    def _before_header(self, obj):
+        """Lines before the header: the first object with a ``spitlog`` key is the header (a bad
+        one is said once; the classic rules then apply).  Anything else is said and skipped, as
+        a line that is not JSON is, except event lines: they wait for the header (a log with
+        none is judged with the classic rules at the end)."""
+        if isinstance(obj, dict) and "spitlog" in obj:
             counts = None
             try:
                 rules, counts = parse_header(obj)
             except (LogError, RulesetError) as e:
-                if not self.problems:
-                    self._bad(V.E_MALFORMED, "bad header, refereeing with the classic rules: %s" % e)
+                self._bad(V.E_MALFORMED, "bad header, refereeing with the classic rules: %s" % e)
                 rules = make_ruleset("classic")
-            self.referee = Referee(rules, counts, self._sink)
-            if isinstance(obj, dict) and "ev" in obj:
-                self.feed_line_obj(obj)
-            return
-        self.feed_line_obj(obj)
+            self._make_referee(rules, counts)
+        elif isinstance(obj, dict) and "ev" in obj:
+            self._pending.append((self.line_no, obj))
+            if len(self._pending) >= _PRE_HEADER:
+                self._no_header()
+        else:
+            self._bad(V.E_MALFORMED, "before the header: a line that is no header")
+
+    def _make_referee(self, rules, counts):
+        self.referee = Referee(rules, counts, self._sink)
+        line_no = self.line_no
+        for n, obj in self._pending:
+            self.line_no = n
+            self.feed_line_obj(obj)
+        self.line_no = line_no
+        self._pending = []
+
+    def _no_header(self):
+        self._bad(V.E_MALFORMED, "no header line: refereeing with the classic rules")
+        self._make_referee(make_ruleset("classic"), None)
 
     def feed_line_obj(self, obj):
         if isinstance(obj, dict) and "verdict" in obj:
@@ -175,7 +247,8 @@ class Rejudge:
             kind, ms, us, a, b, c = parse_event(obj)
         except CardError as e:
             pile = obj.get("pile", -1) if isinstance(obj, dict) else -1
-            self._bad(V.E_UNKNOWN_CARD, str(e), pile if isinstance(pile, int) else -1)
+            ok = not isinstance(pile, bool) and isinstance(pile, int) and 0 <= pile <= _MAX_FIELD
+            self._bad(V.E_UNKNOWN_CARD, str(e), pile if ok else -1)
             return
         except LogError as e:
             self._bad(V.E_MALFORMED, str(e))
@@ -190,6 +263,8 @@ class Rejudge:
             ref.feed(kind, ms, us, a, b, c)
 
     def finish(self):
+        if self.referee is None and self._pending:
+            self._no_header()
         if self.referee is None:
             self._bad(V.E_MALFORMED, "empty log: no header")
             return

@@ -22,8 +22,8 @@ VERDICT_NAMES = ("", "accept", "illegal", "late", "tie", "early", "spit_call", "
 
 ERROR_NAMES = ("unknown_card", "bad_pile", "bad_player", "malformed", "no_read", "duplicate_card",
                "slap_too_early", "unexpected", "bad_answer", "late_event", "unknown_uid",
-               "reader_down", "no_owner", "overflow")
-QUESTION_NAMES = ("stock_left",)
+               "reader_down", "no_owner", "overflow", "undo_limit")
+QUESTION_NAMES = ("stock_left", "went_out")
 
 # Field names for a, b, c, d per verdict code. A name ending in "@card" is a card,
 # "@reason"/"@error"/"@ask" index the name tables. None: field unused.

@@ -20,8 +20,8 @@ from spit import verdicts as V
 from spit.verdicts import V_ACCEPT, V_ILLEGAL, V_LATE, V_TIE, V_SPIT
 from spit.cards import JOKER
 from spit.intake import (EventQueue, EV_TOUCH, EV_CARD, EV_STUCK, EV_SLAP, EV_READY, EV_UNDO,
-                         EV_TOP, EV_ANSWER, EV_NO_READ)
-from spit.legal import fits, MODE_TABLEAU, MODE_OWN_DECK, MODE_SPEED, JOKER_ANY
+                         EV_TOP, EV_ANSWER, EV_NO_READ, F_LATE, F_TIED)
+from spit.legal import fits, MODE_TABLEAU, MODE_OWN_DECK, MODE_SPEED, JOKER_ANY, WRAP_ACE_ONLY
 from spit.settle import Settlement
 from spit.corrections import Corrections
 from spit.timebase import before, SATURATED_US
@@ -39,13 +39,16 @@ _HIST = const(16)        # cards remembered per pile (for undo)
 class Referee(EventQueue, Settlement, Corrections):
     def __init__(self, rules, counts=None, sink=None, intents=None):
         n = rules.piles
-        EventQueue.__init__(self, n, rules.reorder_us, rules.touch_match_us)
+        EventQueue.__init__(self, n, rules.reorder_us, rules.touch_match_us, rules.relist_us)
         self.rules = rules
         # Option values the per-card path reads (one attribute lookup instead of two).
         self._own_deck = rules.mode == MODE_OWN_DECK
         self._tie_window = rules.tie_window_us
         self._race_window = rules.race_window_us
         self._slow_spit = rules.slow_spit_ms > 0
+        self._jokers = rules.jokers
+        # fits() has nothing to add to "one rank up or down" (R-CARD-2) under these rules.
+        self._plain = not rules.alternate_colours and rules.wrap != WRAP_ACE_ONLY
         self._timer_ms = rules.timer_ms
         self.sink = sink
         self.intents = intents   # a spit.intents.LedIntents, or None (no LEDs)
@@ -64,7 +67,8 @@ class Referee(EventQueue, Settlement, Corrections):
         self.need_spit = bytearray(n)
         self.spitter = array("i", [-1] * n)
         self._hist = array("i", [0] * (n * _HIST))      # card | 64 if a spit card | (player + 1) << 7
-        self._hist_n = array("i", [0] * n)
+        self._hist_n = array("i", [0] * n)             # landings recorded (the ring's write index)
+        self._hist_depth = array("i", [0] * n)         # of which still remembered (<= _HIST)
         # Players.
         self.stock_start = [0, 0]    # tableau cards at round start (R-SETUP-2/3/4)
         self.spit_left = [0, 0]      # cards left in the spit pile (or own deck, or side pile)
@@ -141,6 +145,11 @@ class Referee(EventQueue, Settlement, Corrections):
             self.size[p] = 0
             self.landed[p] = 0
             self._hist_n[p] = 0
+            self._hist_depth[p] = 0
+            # A spit card still awaited (a spit call cut short by the round's end, or taken
+            # back by an undo) belongs to the old round: the new countdown plans afresh.
+            self.need_spit[p] = 0
+            self.spitter[p] = -1
         for i in range(128):
             self._seen[i] = 0
         for p in range(2):
@@ -163,9 +172,14 @@ class Referee(EventQueue, Settlement, Corrections):
         self._emit(V.V_ROUND_START, ms, us, self.round, self.cards[0], self.cards[1], -1)
         self._countdown(ms, us)
 
+    def _phase_to(self, phase):
+        self.phase = phase
+        # Time alone moves only a countdown, the slap window and the game timer.
+        self._timed = phase == PH_COUNTDOWN or phase == PH_SLAP or (self._timer_ms > 0 and phase != PH_OVER)
+
     def _countdown(self, ms, us):
         """R-PLAY-1 / R-STALL-1: a countdown, then the next card on each pile is its spit card."""
-        self.phase = PH_COUNTDOWN
+        self._phase_to(PH_COUNTDOWN)
         self.cd_ms = ms + self.rules.countdown_ms
         self.cd_us = us
         self.live_ms = self.cd_ms
@@ -235,8 +249,8 @@ class Referee(EventQueue, Settlement, Corrections):
             if self.size[p] > 1:
                 total += self.size[p] - 1
                 self.size[p] = 1
-            if self.top[p] > 0:
-                seen[self.top[p]] = 1
+            if self.top[p] >= 0:
+                seen[self.top[p]] += 1
         self.spit_left[0] = (total + 1) // 2
         self.spit_left[1] = total // 2
         self._emit(V.V_RECYCLE, ms, us, total, -1, -1, -1)
@@ -244,7 +258,7 @@ class Referee(EventQueue, Settlement, Corrections):
     def _clock_to(self, ms, us):
         phase = self.phase
         if phase == PH_COUNTDOWN and not before(ms, us, self.cd_ms, self.cd_us):
-            self.phase = PH_PLAY
+            self._phase_to(PH_PLAY)
             if self.spit_done():
                 self._plan_spit(ms, us)
             if self.intents is not None:
@@ -263,11 +277,11 @@ class Referee(EventQueue, Settlement, Corrections):
                 return False
         return True
 
-    def _process(self, kind, ms, us, a, b, c, late):
-        if late:
+    def _process(self, kind, ms, us, a, b, c, flags):
+        if flags & F_LATE:
             self._emit(V.V_ERROR, ms, us, V.E_LATE_EVENT, a if kind == EV_CARD else -1, -1, -1)
         if kind == EV_CARD:
-            self._on_card(ms, us, a, b, c)
+            self._on_card(ms, us, a, b, c, flags & F_TIED)
         elif kind == EV_STUCK:
             self._on_stuck(ms, us, a)
         elif kind == EV_SLAP:
@@ -287,7 +301,7 @@ class Referee(EventQueue, Settlement, Corrections):
         elif kind == EV_TOUCH:
             self._emit(V.V_ERROR, ms, us, V.E_BAD_PILE, a, -1, -1)
 
-    def _on_card(self, ms, us, pile, card, player):
+    def _on_card(self, ms, us, pile, card, player, tied):
         # The per-card path: locals and precomputed option values, no allocation.
         if not (0 <= pile < self.npiles):
             self._emit(V.V_ERROR, ms, us, V.E_BAD_PILE, pile, card, player)
@@ -306,8 +320,10 @@ class Referee(EventQueue, Settlement, Corrections):
                 self._emit(V.V_EARLY, ms, us, pile, card, -1, -1)
             return
         own = self._own_deck
-        if card != JOKER and self._seen[(player if (own and player >= 0) else 0) * 64 + card]:
-            # Two copies of one card in the center: a card-map or misread problem.
+        seen = self._seen[(player if (own and player >= 0) else 0) * 64 + card]
+        if seen and (card != JOKER or seen >= self._jokers):
+            # Two copies of one card (or more jokers than the deck has) in the center: a
+            # card-map or misread problem.  (Slot 0, the joker's, counts them.)
             self._emit(V.V_ERROR, ms, us, V.E_DUPLICATE, pile, card, player)
             return
         if own and player < 0:
@@ -327,12 +343,18 @@ class Referee(EventQueue, Settlement, Corrections):
             if dm < 500000:
                 dt = dm * 1000 + us - self.land_us[pile]
         top = self.top[pile]
-        if dt < self._tie_window:
+        if dt < self._tie_window or (tied and self.landed[pile]):
+            # Too close to order, or the reads cannot tell which landing came first (the
+            # race rule, intake.py): never name a winner the evidence does not show.
             self.n_ties += 1
             self._emit(V_TIE, ms, us, pile, card, top, dt)
         race = dt < self._race_window
         rules = self.rules
-        if fits(rules, top, self.top_rank[pile], card):
+        top_rank = self.top_rank[pile]
+        d = (card & 15) - top_rank
+        # The common case first: the next rank up or down under plain rules (no call).
+        if (self._plain and (d == 1 or d == -1) and card != JOKER and top_rank != 0 and top >= 0) \
+                or fits(rules, top, top_rank, card):
             if race:
                 self.n_races += 1   # a contested spot: it fits either way
             self._land(ms, us, pile, card, player, False)
@@ -361,11 +383,14 @@ class Referee(EventQueue, Settlement, Corrections):
         self.land_us[pile] = us
         self.landed[pile] = 1
         own = self._own_deck
-        if card != JOKER:
-            self._seen[(player if (own and player >= 0) else 0) * 64 + card] = 1
+        i = (player if (own and player >= 0) else 0) * 64 + card
+        if self._seen[i] < 255:
+            self._seen[i] += 1
         i = pile * _HIST + self._hist_n[pile] % _HIST
         self._hist[i] = card | (64 if spit else 0) | ((player + 1) << 7)
         self._hist_n[pile] += 1
+        if self._hist_depth[pile] < _HIST:
+            self._hist_depth[pile] += 1
         if spit:
             s = player
             self.need_spit[pile] = 0
@@ -393,7 +418,17 @@ class Referee(EventQueue, Settlement, Corrections):
         if self.phase == PH_BETWEEN:
             self._on_ready(ms, us, player)   # STUCK doubles as READY between rounds
             return
-        if self.phase != PH_PLAY or self.stuck[player] or not self.spit_done():
+        if self.phase == PH_SLAP and self.out_unknown:
+            self.declare_out(ms, us, player)   # "I went out" (docs/rules.md, who went out)
+            return
+        if self.phase > PH_PLAY:
+            # One rule for every input: no meaning now (slaps, a question, the game is over)
+            # -> error unexpected.
+            self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, -1, -1, player)
+            return
+        if self.phase != PH_PLAY or not self.spit_done() or self.stuck[player]:
+            # A repeat of what the referee already acted on (a second press, a press racing
+            # the other player's into the spit call it started): nothing new, no error.
             return
         self.stuck[player] = True
         self._emit(V.V_STUCK, ms, us, player, -1, -1, -1)
@@ -415,6 +450,8 @@ class Referee(EventQueue, Settlement, Corrections):
             self._emit(V.V_ERROR, ms, us, V.E_BAD_PLAYER, -1, -1, player)
             return
         if self.phase != PH_BETWEEN:
+            if self.phase != PH_COUNTDOWN:   # in a countdown: a repeat of the READY that started it
+                self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, -1, -1, player)
             return
         self.ready[player] = True
         if self.ready[0] and self.ready[1]:

@@ -35,6 +35,7 @@ _INTS = {
     "countdown_ms": (2000, 0, 60000),
     "reorder_us": (20000, 0, 2000000),
     "touch_match_us": (120000, 0, 2000000),
+    "relist_us": (60000, 0, 2000000),
     "slap_window_ms": (3000, 0, 60000),
 }
 
@@ -74,29 +75,16 @@ def _build(name, options):
     rs.slap = ch["slap"].index(options["slap"])
     rs.round_end = ch["round_end"].index(options["round_end"])
     rs.mode = ch["mode"].index(options["mode"])
-    rs.jokers = options["jokers"]
-    rs.piles = options["piles"]
-    rs.stocks = options["stocks"]
+    for key in _INTS:
+        setattr(rs, key, options[key])   # every integer option is an attribute of that name
     # Cards in the tableau: 1+2+3+4+5 = 15 or 1+2+3+4 = 10 (R-SETUP-2, R-SETUP-3).
     rs.stock_cards = rs.stocks * (rs.stocks + 1) // 2
-    rs.slow_spit_ms = options["slow_spit_ms"]
-    rs.points_target = options["points_target"]
-    rs.timer_ms = options["timer_ms"]
-    rs.rounds_in_a_row = options["rounds_in_a_row"]
-    rs.row = options["row"]
-    rs.speed_side = options["speed_side"]
-    rs.tie_window_us = options["tie_window_us"]
-    rs.race_window_us = options["race_window_us"]
-    rs.countdown_ms = options["countdown_ms"]
-    rs.reorder_us = options["reorder_us"]
-    rs.touch_match_us = options["touch_match_us"]
-    rs.slap_window_ms = options["slap_window_ms"]
     return rs
 
 
 def make_ruleset(name="classic", options=None):
     """Build a ruleset from a preset name and option overrides (validated)."""
-    if name not in PRESETS:
+    if not isinstance(name, str) or name not in PRESETS:
         raise RulesetError("unknown ruleset %r (presets: %s)" % (name, ", ".join(sorted(PRESETS))))
     merged = {}
     for key in _CHOICES:

@@ -3,7 +3,9 @@
 A mixin of ``Referee``: it works on the referee's state and is split out only to keep each
 module readable.  The referee cannot see the stocks: when a player slaps it checks the slap is
 possible (enough cards were played), derives the opponent's leftover stock from what it saw,
-and when that cannot be derived (a blocked round, the timer) it asks with a ``question``.
+and when that cannot be derived (a blocked round, the timer) it asks with a ``question``.  It
+does not guess who went out either: when the cards seen allow both, the player says so (STUCK
+during the slaps) or is asked (``went_out``) before the piles are given out.
 """
 
 try:
@@ -18,6 +20,7 @@ from spit.legal import MODE_TABLEAU, MODE_OWN_DECK, MODE_SPEED, SLAP_BOTH, END_S
 Q_NONE = const(0)
 Q_BLOCKED = const(1)   # stock split after a blocked round
 Q_TIMER = const(2)     # stock split when the 10-minute timer ran out
+Q_WENT_OUT = const(3)  # who went out, when both slapped and either could have
 
 # Phases (same values as in referee.py; kept here to avoid a circular import).
 _PH_SLAP = const(2)
@@ -52,9 +55,11 @@ class Settlement:
     score: list
     ready: list
     _emit: "Any"
+    _phase_to: "Any"
 
     def __init__(self):
-        self.out_player = -1        # who went out this round (-1: blocked)
+        self.out_player = -1        # who went out this round (-1: blocked, or not known yet)
+        self.out_unknown = False    # someone went out, but who is still to be asked
         self.round_winner = -1
         self.first_slapper = -1
         self.slap_pile = [-1, -1]
@@ -68,43 +73,68 @@ class Settlement:
         self._taken = [0, 0]
 
     # --- a player goes out (their first slap) ---
+    def can_be_out(self, player):
+        """Enough cards reached the center for ``player`` to have gone out (R-ROUND-1/2)."""
+        rules = self.rules
+        return self.played + self.unread >= self.stock_start[player] and not (
+            rules.round_end == END_STOCKS_AND_SPIT and rules.mode == MODE_TABLEAU
+            and self.spit_left[player] > 0)
+
     def going_out(self, ms, us, player, pile):
         rules = self.rules
-        played = self.played + self.unread
         if rules.mode == MODE_OWN_DECK:
             # R-OWN-1 ends by itself when the last card is played: a slap means nothing.
             self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, pile, -1, player)
             return
-        if played < self.stock_start[player] or (
-                rules.round_end == END_STOCKS_AND_SPIT and rules.mode == MODE_TABLEAU
-                and self.spit_left[player] > 0):
+        if not self.can_be_out(player):
             # Not enough cards reached the center for this player to be out (R-ROUND-1/2).
             self._emit(V.V_ERROR, ms, us, V.E_SLAP_EARLY, pile, -1, player)
             return
         if rules.mode == MODE_SPEED:
             self.game_over(ms, us, player, V.R_OUT)   # R-SPEED-1: played out hand and stock
             return
-        other = 1 - player
-        self.out_player = player
-        self.round_winner = player
-        self.stock_left[player] = 0
-        opp_played = played - self.stock_start[player]
-        left = self.stock_start[other] - opp_played
-        self.stock_left[other] = left if left > 0 else 0
-        if self.single_pile < 0 and rules.round_end != END_STOCKS_AND_SPIT \
-                and self.spit_left[player] == 0:
-            # R-GAME-1/3, R-ROUND-6: with no spit cards left this player is already down to
-            # the opponent's single spit pile (the next flip would make it official).
-            self.single_pile = other
-        self._emit(V.V_ROUND_END, ms, us, V.R_OUT, player, self.round, -1)
+        if rules.slap == SLAP_BOTH and self.can_be_out(1 - player):
+            # Both slap, and either could be the one who went out: the first hand down is no
+            # proof.  The slaps are taken as usual; who went out is said (STUCK) or asked
+            # (Q_WENT_OUT) before the piles and card counts are settled.
+            self.out_unknown = True
+            self.out_player = -1
+        else:
+            self._set_out(player)
+        self._emit(V.V_ROUND_END, ms, us, V.R_OUT, self.out_player, self.round, -1)
         self._open_slaps()
-        if self.single_pile >= 0:
+        if self.single_pile >= 0 and not self.out_unknown:
             self.assign_piles(ms, us)   # R-ROUND-6: no slap, the opponent takes the center
         else:
             self.claim(ms, us, player, pile)
 
+    def declare_out(self, ms, us, player):
+        """During the slaps, with who went out unknown: ``player`` says it was them (STUCK)."""
+        if not self.can_be_out(player):
+            self._emit(V.V_ERROR, ms, us, V.E_SLAP_EARLY, -1, -1, player)
+            return
+        self._set_out(player)
+        if self.single_pile >= 0:
+            self.assign_piles(ms, us)   # R-ROUND-6: the opponent takes the center
+
+    def _set_out(self, player):
+        """``player`` went out: the opponent's stock is what the center does not account for."""
+        other = 1 - player
+        self.out_unknown = False
+        self.out_player = player
+        self.round_winner = player
+        self.stock_left[player] = 0
+        opp_played = self.played + self.unread - self.stock_start[player]
+        left = self.stock_start[other] - opp_played
+        self.stock_left[other] = left if left > 0 else 0
+        if self.single_pile < 0 and self.rules.round_end != END_STOCKS_AND_SPIT \
+                and self.spit_left[player] == 0:
+            # R-GAME-1/3, R-ROUND-6: with no spit cards left this player is already down to
+            # the opponent's single spit pile (the next flip would make it official).
+            self.single_pile = other
+
     def _open_slaps(self):
-        self.phase = _PH_SLAP
+        self._phase_to(_PH_SLAP)
         self.first_slapper = -1
         self.slap_pile[0] = -1
         self.slap_pile[1] = -1
@@ -130,6 +160,14 @@ class Settlement:
 
     def assign_piles(self, ms, us):
         """Give out the center piles, carry the card counts over, check the game end."""
+        if self.out_unknown:
+            # The slaps are in; the counts depend on who went out: ask the first slapper.
+            self.question_player = self.first_slapper if self.first_slapper >= 0 else 0
+            self.question_total = 1
+            self.question_after = Q_WENT_OUT
+            self._phase_to(_PH_QUESTION)
+            self._emit(V.V_QUESTION, ms, us, V.Q_WENT_OUT, self.question_player, 1, -1)
+            return
         n = self.npiles
         owner = self._owner
         for p in range(3):
@@ -188,7 +226,7 @@ class Settlement:
         elif self.timer_due:
             self._timer_verdict(ms, us, self.cards[0], self.cards[1])
         else:
-            self.phase = _PH_BETWEEN
+            self._phase_to(_PH_BETWEEN)
             self.ready[0] = False
             self.ready[1] = False
 
@@ -202,6 +240,7 @@ class Settlement:
             self.game_over(ms, us, 0 if a < b else 1 if b < a else -1, V.R_BLOCKED)
             return
         self.out_player = -1
+        self.out_unknown = False
         self._emit(V.V_ROUND_END, ms, us, V.R_BLOCKED, -1, self.round, -1)
         self._ask(ms, us, Q_BLOCKED)
 
@@ -227,13 +266,22 @@ class Settlement:
         self.question_total = total if total > 0 else 0
         self.question_player = 0
         self.question_after = after
-        self.phase = _PH_QUESTION
+        self._phase_to(_PH_QUESTION)
         self._emit(V.V_QUESTION, ms, us, V.Q_STOCK_LEFT, 0, self.question_total, -1)
 
     def on_answer(self, ms, us, player, value):
         if self.phase != _PH_QUESTION or player != self.question_player \
                 or value < 0 or value > self.question_total:
             self._emit(V.V_ERROR, ms, us, V.E_BAD_ANSWER, -1, value, player)
+            return
+        if self.question_after == Q_WENT_OUT:
+            out = player if value == 1 else 1 - player
+            if not self.can_be_out(out):
+                self._emit(V.V_ERROR, ms, us, V.E_BAD_ANSWER, -1, value, player)
+                return   # the cards seen say otherwise: the question stands
+            self._set_out(out)
+            self._phase_to(_PH_SLAP)
+            self.assign_piles(ms, us)
             return
         self.stock_left[player] = value
         self.stock_left[1 - player] = self.question_total - value
@@ -247,7 +295,7 @@ class Settlement:
         self._open_slaps()
 
     def game_over(self, ms, us, winner, reason):
-        self.phase = _PH_OVER
+        self._phase_to(_PH_OVER)
         self.winner = winner
         self.over_reason = reason
         self._emit(V.V_GAME_OVER, ms, us, winner, reason, -1, -1)

@@ -56,6 +56,8 @@ E_UNKNOWN_UID = const(10)   # firmware: a tag UID missing from the card map
 E_READER = const(11)        # firmware: an NFC reader stopped answering
 E_NO_OWNER = const(12)      # own-deck game: a card event without its player
 E_OVERFLOW = const(13)      # firmware: input or event buffer overflowed
+E_UNDO_LIMIT = const(14)    # an undo past the cards the referee remembers on that pile
 
 # Questions the referee asks the players (verdict "question", field "ask").
 Q_STOCK_LEFT = const(0)     # how many stock cards does this player still hold?
+Q_WENT_OUT = const(1)       # did this player go out (1) or the opponent (0)?
