@@ -22,6 +22,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -83,8 +84,10 @@ class Rp2Emulator:
                 "--erase-ms", str(erase_ms), "--program-ms", str(program_ms)]
         if fs_image:
             argv += ["--fs", fs_image]
+        # stderr to a file, not a pipe: nobody drains it while the chip runs.
+        self._stderr = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, bufsize=0)
+                                     stderr=self._stderr, bufsize=0)
         self._out = self.proc.stdout
         self._pending_cmds = []
         self.now_ns = 0
@@ -122,7 +125,9 @@ class Rp2Emulator:
     def _died(self):
         err = b""
         try:
-            err = self.proc.stderr.read() or b""
+            self.proc.wait(timeout=5)
+            self._stderr.seek(0)
+            err = self._stderr.read() or b""
         except Exception:  # noqa: BLE001 - only for the message
             pass
         return "the emulator stopped: %s" % (err.decode(errors="replace").strip()[-800:] or "no message")
@@ -276,7 +281,7 @@ class Rp2Emulator:
             except (EmulatorError, OSError, subprocess.TimeoutExpired):
                 self.proc.kill()
                 self.proc.wait()
-        for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+        for f in (self.proc.stdin, self.proc.stdout, self._stderr):
             try:
                 f.close()
             except OSError:
