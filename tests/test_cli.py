@@ -1,6 +1,5 @@
 """The command line with no rough edges (issue 11, section 3): each item as a user meets it."""
 
-import io
 import json
 import os
 import re
@@ -13,24 +12,13 @@ for _p in (ROOT, os.path.join(ROOT, "firmware", "lib"), os.path.join(ROOT, "benc
     if _p not in sys.path:
         sys.path.insert(0, _p)
 
-from host_tools import cli, cli_sim, replay  # noqa: E402
+from host_tools import cli_sim, replay  # noqa: E402
 from host_tools.sim import run as sim_run  # noqa: E402
+from test_replay import run  # noqa: E402  (the CLI in-process: exit code, stdout, stderr)
 
 SAMPLE = os.path.join(ROOT, "examples", "sample.spitlog")
 
 
-def run(argv):
-    """The CLI in-process: (exit code, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    old = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = out, err
-    try:
-        code = cli.main(argv)
-    except SystemExit as e:
-        code = e.code
-    finally:
-        sys.stdout, sys.stderr = old
-    return code, out.getvalue(), err.getvalue()
 
 
 def sample_lines():

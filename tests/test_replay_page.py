@@ -8,7 +8,6 @@ Also, without a browser: races found on the page match the verdicts, the per-pla
 round stories are there, and ``spit stats`` adds up several logs.
 """
 
-import io
 import json
 import os
 import re
@@ -22,8 +21,8 @@ for _p in (ROOT, os.path.join(ROOT, "firmware", "lib")):
     if _p not in sys.path:
         sys.path.insert(0, _p)
 
-from host_tools import cli  # noqa: E402
 from host_tools.sim.run import run_game  # noqa: E402
+from test_replay import run  # noqa: E402  (the CLI in-process: exit code, stdout, stderr)
 
 SAMPLE = os.path.join(ROOT, "examples", "sample.spitlog")
 CHROMIUM = "/usr/bin/chromium"
@@ -98,17 +97,6 @@ CHECKER = r"""
 """
 
 
-def run(argv):
-    out, err = io.StringIO(), io.StringIO()
-    old = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = out, err
-    try:
-        code = cli.main(argv)
-    except SystemExit as e:
-        code = e.code
-    finally:
-        sys.stdout, sys.stderr = old
-    return code, out.getvalue(), err.getvalue()
 
 
 def simulated_log(tmp_path, preset, options, seed):
