@@ -103,16 +103,20 @@ class FirmwarePort:
     def lift(self, t, pile, card, player):
         self.vt.lift_card(pile, card, t, owner=self._owner(player))
 
+    def _press(self, player, what, t, hold_us):
+        """A button press at table time ``t`` (the rp2 port drives the emulated Pico's pins)."""
+        self.vt.press(player, what, t, hold_us=hold_us)
+
     def feed(self, kind, t, a, b, c):
-        vt = self.vt
+        press = self._press
         if kind == EV_STUCK or kind == EV_READY:
-            vt.press(a, "stuck", t, hold_us=PRESS_US)
+            press(a, "stuck", t, PRESS_US)
         elif kind == EV_SLAP:
-            vt.press(a, ("slap", b), t, hold_us=PRESS_US)
+            press(a, ("slap", b), t, PRESS_US)
         elif kind == EV_ANSWER:
             for i in range(b):
-                vt.press(a, ("slap", 0), t + i * 2 * PRESS_US, hold_us=PRESS_US)
-            vt.press(a, "stuck", t + b * 2 * PRESS_US, hold_us=PRESS_US)
+                press(a, ("slap", 0), t + i * 2 * PRESS_US, PRESS_US)
+            press(a, "stuck", t + b * 2 * PRESS_US, PRESS_US)
         # EV_TOP (a correction after a misread) needs the correction menu: not simulated here.
 
     def close(self, t):

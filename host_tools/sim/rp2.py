@@ -96,19 +96,8 @@ class Rp2Port(FirmwarePort):
     def lift(self, t, pile, card, player):
         self.table.lift_card(pile, self._uid(card, player), self.t0 + t)
 
-    def feed(self, kind, t, a, b, c):
-        from spit.intake import EV_STUCK, EV_SLAP, EV_READY, EV_ANSWER
-        from host_tools.sim.firmware import PRESS_US
-        table = self.table
-        t += self.t0
-        if kind == EV_STUCK or kind == EV_READY:
-            table.press(a, "stuck", t, hold_us=PRESS_US)
-        elif kind == EV_SLAP:
-            table.press(a, ("slap", b), t, hold_us=PRESS_US)
-        elif kind == EV_ANSWER:
-            for i in range(b):
-                table.press(a, ("slap", 0), t + i * 2 * PRESS_US, hold_us=PRESS_US)
-            table.press(a, "stuck", t + b * 2 * PRESS_US, hold_us=PRESS_US)
+    def _press(self, player, what, t, hold_us):
+        self.table.press(player, what, self.t0 + t, hold_us=hold_us)
 
     def close(self, t):
         """Run to ``t``, then pull the session log with `spit logs pull` and keep the newest."""
