@@ -46,6 +46,7 @@ class Corrections:
     _seen: "Any"
     _emit: "Any"
     _land: "Any"
+    intents: "Any"
 
     def _on_undo(self, ms, us, pile):
         """Correction: the last card on this pile is taken back (players agreed).
@@ -103,4 +104,6 @@ class Corrections:
         self.landed[pile] = 0
         if self.unread > 0 and not spit:
             self.unread -= 1   # that unread touch was this card: _land counted it as played
+        if not spit and self.intents is not None:
+            self.intents.on_play(ms)   # play is live: the STUCK lamps go out
         self._emit(V.V_RESYNC, ms, us, pile, card, -1, -1)

@@ -67,7 +67,6 @@ class LedIntents:
     def on_verdict(self, code, t_ms, a, b, c):
         """Map one verdict onto the zones (same small-int fields as the verdict sink)."""
         if code == V.V_ACCEPT:
-            # The per-card path: show() written out (one call less per landing).
             self.color[a] = GREEN
             self.pattern[a] = SOLID
             self.until_ms[a] = t_ms + _FLASH_MS
@@ -110,6 +109,17 @@ class LedIntents:
                 self.show(ZONE_RESULT, MAGENTA, FAST, t_ms + _ALERT_MS)
         elif code == V.V_ROUND_START:
             self.clear()
+
+    def on_accept(self, pile, t_ms):
+        """An accepted play on ``pile``: play is live (``on_play``), the pile flashes green.  The
+        referee's per-card path calls this instead of ``on_verdict`` (one call per landing)."""
+        color = self.color
+        if color[ZONE_PLAYER0] != OFF or color[ZONE_PLAYER1] != OFF:
+            self.on_play(t_ms)
+        color[pile] = GREEN
+        self.pattern[pile] = SOLID
+        self.until_ms[pile] = t_ms + _FLASH_MS
+        self.changes += 1
 
     def on_play(self, t_ms):
         """Play is live: the STUCK lamps go out (nothing to do when they are out already)."""

@@ -17,14 +17,12 @@ except ImportError:  # CPython
 from array import array
 
 from spit import verdicts as V
-from spit.verdicts import V_ACCEPT, V_ILLEGAL, V_LATE, V_TIE, V_SPIT
-from spit.cards import JOKER
 from spit.intake import (EventQueue, EV_TOUCH, EV_CARD, EV_STUCK, EV_SLAP, EV_READY, EV_UNDO,
-                         EV_TOP, EV_ANSWER, EV_NO_READ, F_LATE, F_TIED)
+                         EV_TOP, EV_ANSWER, EV_NO_READ, F_LATE, F_TIED, zeros)
 from spit.legal import fits, MODE_TABLEAU, MODE_OWN_DECK, MODE_SPEED, JOKER_ANY, WRAP_ACE_ONLY
 from spit.settle import Settlement
 from spit.corrections import Corrections
-from spit.timebase import before, SATURATED_US
+from spit.timebase import before
 
 PH_COUNTDOWN = const(0)  # R-PLAY-1: "one, two, three, SPIT"; cards now are early
 PH_PLAY = const(1)       # spit cards, then free play
@@ -34,6 +32,18 @@ PH_BETWEEN = const(4)    # between rounds: waiting for both READY
 PH_OVER = const(5)
 
 _HIST = const(16)        # cards remembered per pile (for undo)
+_HIST_MASK = const(15)
+
+# Private copies for the per-card path, inlined by the compiler (a name imported from another
+# module is a global lookup per use on MicroPython); tests/test_engine_shared_constants.py
+# checks they agree with spit.cards, spit.verdicts and spit.timebase.
+_JOKER = const(0)
+_V_ACCEPT = const(1)
+_V_ILLEGAL = const(2)
+_V_LATE = const(3)
+_V_TIE = const(4)
+_V_SPIT = const(7)
+_SATURATED_US = const(500000000)
 
 
 class Referee(EventQueue, Settlement, Corrections):
@@ -49,6 +59,12 @@ class Referee(EventQueue, Settlement, Corrections):
         self._jokers = rules.jokers
         # fits() has nothing to add to "one rank up or down" (R-CARD-2) under these rules.
         self._plain = not rules.alternate_colours and rules.wrap != WRAP_ACE_ONLY
+        # ... and then fits() of a card of rank r on a top counting as rank t is _rank_fits[r*16+t].
+        self._rank_fits = bytearray(256)
+        for r in range(1, 14):
+            for t in range(14):
+                self._rank_fits[r * 16 + t] = 1 if fits(rules, t, t, r) else 0
+        self._joker_any = rules.joker_next == JOKER_ANY
         self._timer_ms = rules.timer_ms
         self.sink = sink
         self.intents = intents   # a spit.intents.LedIntents, or None (no LEDs)
@@ -66,7 +82,7 @@ class Referee(EventQueue, Settlement, Corrections):
         self.landed = bytearray(n)
         self.need_spit = bytearray(n)
         self.spitter = array("i", [-1] * n)
-        self._hist = array("i", [0] * (n * _HIST))      # card | 64 if a spit card | (player + 1) << 7
+        self._hist = zeros(n * _HIST)      # card | 64 if a spit card | (player + 1) << 7
         self._hist_n = array("i", [0] * n)             # landings recorded (the ring's write index)
         self._hist_depth = array("i", [0] * n)         # of which still remembered (<= _HIST)
         # Players.
@@ -302,26 +318,18 @@ class Referee(EventQueue, Settlement, Corrections):
             self._emit(V.V_ERROR, ms, us, V.E_BAD_PILE, a, -1, -1)
 
     def _on_card(self, ms, us, pile, card, player, tied):
-        # The per-card path: locals and precomputed option values, no allocation.
-        if not (0 <= pile < self.npiles):
-            self._emit(V.V_ERROR, ms, us, V.E_BAD_PILE, pile, card, player)
-            return
-        if card < 0 or card > 63 or (card != JOKER and not 1 <= (card & 15) <= 13):
-            self._emit(V.V_ERROR, ms, us, V.E_UNKNOWN_CARD, pile, card, player)
-            return
-        if player < -1 or player > 1:
-            self._emit(V.V_ERROR, ms, us, V.E_BAD_PLAYER, pile, card, player)
-            return
-        if self.phase != PH_PLAY:
-            if self.phase == PH_OVER:
-                self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, pile, card, player)
-            else:
-                self.n_early += 1
-                self._emit(V.V_EARLY, ms, us, pile, card, -1, -1)
+        """The checked play: judge a card read in landing order (R-PLAY-*, R-CARD-*); ``_land``
+        makes the state change.  The per-card path: locals, precomputed option values and
+        tables, private copies of the codes it emits (``const`` is inlined per module only),
+        no allocation; anything unusual goes to ``_refuse_card``."""
+        r = card & 15
+        if self.phase != PH_PLAY or not 0 <= pile < self.npiles or not 0 <= card < 64 or r > 13 \
+                or (r == 0 and card != _JOKER) or not -1 <= player <= 1:
+            self._refuse_card(ms, us, pile, card, player)
             return
         own = self._own_deck
-        seen = self._seen[(player if (own and player >= 0) else 0) * 64 + card]
-        if seen and (card != JOKER or seen >= self._jokers):
+        seen = self._seen[card + 64 * player if own and player >= 0 else card]
+        if seen and (card != _JOKER or seen >= self._jokers):
             # Two copies of one card (or more jokers than the deck has) in the center: a
             # card-map or misread problem.  (Slot 0, the joker's, counts them.)
             self._emit(V.V_ERROR, ms, us, V.E_DUPLICATE, pile, card, player)
@@ -330,65 +338,89 @@ class Referee(EventQueue, Settlement, Corrections):
             self._emit(V.V_ERROR, ms, us, V.E_NO_OWNER, pile, card, -1)
         if self.need_spit[pile]:
             self._land(ms, us, pile, card, self.spitter[pile], True)
-            self._emit(V_SPIT, ms, us, pile, card, self.spitter[pile], -1)
+            self._emit(_V_SPIT, ms, us, pile, card, self.spitter[pile], -1)
             return
         if self._slow_spit and (before(ms, us, self.live_ms, self.live_us) or not self.spit_done()):
             self.n_early += 1   # R-STALL-3: wait 2 s after the spit flip
             self._emit(V.V_EARLY, ms, us, pile, card, -1, -1)
             return
         # R-PLAY-5: judged in landing order; the loser of a race against the new top.
-        dt = SATURATED_US
-        if self.landed[pile]:
+        dt = _SATURATED_US
+        landed = self.landed[pile]
+        if landed:
             dm = ms - self.land_ms[pile]
             if dm < 500000:
                 dt = dm * 1000 + us - self.land_us[pile]
         top = self.top[pile]
-        if dt < self._tie_window or (tied and self.landed[pile]):
+        if dt < self._tie_window or (tied and landed):
             # Too close to order, or the reads cannot tell which landing came first (the
             # race rule, intake.py): never name a winner the evidence does not show.
             self.n_ties += 1
-            self._emit(V_TIE, ms, us, pile, card, top, dt)
+            self._emit(_V_TIE, ms, us, pile, card, top, dt)
         race = dt < self._race_window
-        rules = self.rules
         top_rank = self.top_rank[pile]
-        d = (card & 15) - top_rank
-        # The common case first: the next rank up or down under plain rules (no call).
-        if (self._plain and (d == 1 or d == -1) and card != JOKER and top_rank != 0 and top >= 0) \
-                or fits(rules, top, top_rank, card):
+        if self._plain and card != _JOKER and top >= 0:
+            ok = self._rank_fits[r * 16 + top_rank]   # fits() under these rules, precomputed
+        else:
+            ok = fits(self.rules, top, top_rank, card)
+        if ok:
             if race:
                 self.n_races += 1   # a contested spot: it fits either way
             self._land(ms, us, pile, card, player, False)
-            self._emit(V_ACCEPT, ms, us, pile, card, player, dt if race else -1)
+            # _emit(V_ACCEPT, ...) written out: one call less per landing.
+            self.n_verdicts += 1
+            if self.intents is not None:
+                self.intents.on_accept(pile, ms)
+            if self.sink is not None:
+                self.sink(_V_ACCEPT, ms, us, pile, card, player, dt if race else -1)
             if own and player >= 0 and self.left[player] == 0:
                 self.game_over(ms, us, player, V.R_NO_CARDS)   # R-OWN-1
-        elif race and fits(rules, self.prev_top[pile], self.prev_rank[pile], card):
+        elif race and fits(self.rules, self.prev_top[pile], self.prev_rank[pile], card):
             self.n_races += 1
             self.n_late += 1
-            self._emit(V_LATE, ms, us, pile, card, dt, top)
+            self._emit(_V_LATE, ms, us, pile, card, dt, top)
         else:
             self.n_illegal += 1
-            self._emit(V_ILLEGAL, ms, us, pile, card, top, -1)
+            self._emit(_V_ILLEGAL, ms, us, pile, card, top, -1)
+
+    def _refuse_card(self, ms, us, pile, card, player):
+        """A card read that is not judged: a bad pile, card or player, or not in play."""
+        if not (0 <= pile < self.npiles):
+            self._emit(V.V_ERROR, ms, us, V.E_BAD_PILE, pile, card, player)
+        elif card < 0 or card > 63 or (card != _JOKER and not 1 <= (card & 15) <= 13):
+            self._emit(V.V_ERROR, ms, us, V.E_UNKNOWN_CARD, pile, card, player)
+        elif player < -1 or player > 1:
+            self._emit(V.V_ERROR, ms, us, V.E_BAD_PLAYER, pile, card, player)
+        elif self.phase == PH_OVER:
+            self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, pile, card, player)
+        else:
+            self.n_early += 1
+            self._emit(V.V_EARLY, ms, us, pile, card, -1, -1)
 
     def _land(self, ms, us, pile, card, player, spit):
         """The raw state change of a card landing (no judging)."""
-        self.prev_top[pile] = self.top[pile]
-        self.prev_rank[pile] = self.top_rank[pile]
-        self.top[pile] = card
-        if card != JOKER:
-            self.top_rank[pile] = card & 15
-        elif self.rules.joker_next == JOKER_ANY or self.top_rank[pile] == 0:
-            self.top_rank[pile] = 0
+        top = self.top
+        top_rank = self.top_rank
+        self.prev_top[pile] = top[pile]
+        self.prev_rank[pile] = top_rank[pile]
+        top[pile] = card
+        if card != _JOKER:
+            top_rank[pile] = card & 15
+        elif self._joker_any:
+            top_rank[pile] = 0
+        # (else a joker keeps the rank below it, R-CARD-4 as_below; a wild one stays wild)
         self.size[pile] += 1
         self.land_ms[pile] = ms
         self.land_us[pile] = us
         self.landed[pile] = 1
         own = self._own_deck
-        i = (player if (own and player >= 0) else 0) * 64 + card
-        if self._seen[i] < 255:
-            self._seen[i] += 1
-        i = pile * _HIST + self._hist_n[pile] % _HIST
-        self._hist[i] = card | (64 if spit else 0) | ((player + 1) << 7)
-        self._hist_n[pile] += 1
+        seen = self._seen
+        i = card + 64 * player if own and player >= 0 else card
+        if seen[i] < 255:
+            seen[i] += 1
+        n = self._hist_n[pile]
+        self._hist[pile * _HIST + (n & _HIST_MASK)] = card | (64 if spit else 0) | ((player + 1) << 7)
+        self._hist_n[pile] = n + 1
         if self._hist_depth[pile] < _HIST:
             self._hist_depth[pile] += 1
         if spit:
@@ -406,10 +438,10 @@ class Referee(EventQueue, Settlement, Corrections):
             self.played += 1
             if own and player >= 0:
                 self.left[player] -= 1
-            self.stuck[0] = False
-            self.stuck[1] = False
-            if self.intents is not None:
-                self.intents.on_play(ms)
+            stuck = self.stuck
+            stuck[0] = False
+            stuck[1] = False
+            # (the STUCK lamps go out with the verdict: LedIntents.on_accept / on_play)
 
     def _on_stuck(self, ms, us, player):
         if player < 0 or player > 1:
