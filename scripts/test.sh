@@ -11,7 +11,7 @@ bash scripts/bootstrap.sh
 export PATH="$PWD/.venv/bin:$PATH"
 
 # Heap cap for the engine tests on the 64-bit unix port (see bench/README.md for why not 48k).
-ENGINE_HEAP=${ENGINE_HEAP:-96k}
+ENGINE_HEAP=${ENGINE_HEAP:-70k}
 echo "== engine tests under MicroPython (.mpy, -X heapsize=$ENGINE_HEAP, one interpreter per file)"
 bash scripts/build_mpy.sh
 MICROPYPATH=".frozen:build/mp:build/mp/tests" micropython -X heapsize=$ENGINE_HEAP -m mp_runner build/mp/tests --heap $ENGINE_HEAP

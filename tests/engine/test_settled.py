@@ -44,17 +44,21 @@ def test_r_round_3_when_only_one_player_can_be_out_there_is_no_question():
     assert t.ref.out_player == 0 and t.last("round_end")["player"] == 0
 
 
-def test_r_round_3_an_answer_the_cards_rule_out_is_refused_and_the_question_stands():
+def test_r_round_3_an_answer_the_cards_allow_settles_who_went_out():
     t = Table(counts=[30, 22]).begin()    # stocks 15 / 15, spit piles 14 / 6
     t.run(0, 15)
     t.slap(0, 0).slap(1, 1).flush()
     t.answer(0, 1).flush()
     assert t.ref.out_player == 0
-    t2 = Table().begin()
-    t2.run(0, 15)
-    t2.slap(0, 0).slap(1, 1).flush()
-    t2.answer(0, 2).flush()
-    assert t2.last()["reason"] == "bad_answer" and t2.ref.phase == 3
+
+
+def test_r_round_3_an_answer_the_cards_rule_out_is_refused_and_the_question_stands():
+    # (One referee per test: the MicroPython run caps the heap at one engine's budget.)
+    t = Table().begin()
+    t.run(0, 15)
+    t.slap(0, 0).slap(1, 1).flush()
+    t.answer(0, 2).flush()
+    assert t.last()["reason"] == "bad_answer" and t.ref.phase == 3
 
 
 # --- a new round plans its own spit cards (R-PLAY-1, R-STALL-1/4) ---

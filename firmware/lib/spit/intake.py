@@ -282,14 +282,32 @@ class EventQueue:
                     if wms < tms or (wms == tms and wus < tus):
                         tms = wms
                         tus = wus
-        n = self._qn
-        while n > 0:
-            k = self._qh * _SLOT
-            m = self._q[k + 1]
-            if m > tms or (m == tms and self._q[k + 2] > tus):
+        # Judge what is due, earliest first (_release_first written out: no call per event).
+        q = self._q
+        while self._qn > 0:
+            h = self._qh
+            k = h * _SLOT
+            ms = q[k + 1]
+            us = q[k + 2]
+            if ms > tms or (ms == tms and us > tus):
                 break
-            self._release_first()
-            n = self._qn
+            self._qh = (h + 1) & _MASK
+            self._qn -= 1
+            flags = q[k + 6]
+            m = self._done_ms
+            if ms < m or (ms == m and us < self._done_us):
+                ms = m   # arrived after later events were judged: judged now, at the latest time
+                us = self._done_us
+                flags |= F_LATE
+            else:
+                self._done_ms = ms
+                self._done_us = us
+            if self._timed:
+                self._clock_to(ms, us)
+            if q[k] == EV_CARD and not flags & F_LATE:
+                self._on_card(ms, us, q[k + 3], q[k + 4], q[k + 5], flags)
+            else:
+                self._process(q[k], ms, us, q[k + 3], q[k + 4], q[k + 5], flags)
         # Time-driven transitions (countdown end, slap window, game timer) up to there.
         m = self._done_ms
         if tms > m or (tms == m and tus > self._done_us):
@@ -388,7 +406,7 @@ class EventQueue:
         self._qn += 1
 
     def _release_first(self):
-        """Judge the earliest buffered event."""
+        """Judge the earliest buffered event (flush, overflow; ``advance`` has its own copy)."""
         q = self._q
         h = self._qh
         k = h * _SLOT

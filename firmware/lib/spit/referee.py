@@ -56,7 +56,6 @@ class Referee(EventQueue, Settlement, Corrections):
         self._tie_window = rules.tie_window_us
         self._race_window = rules.race_window_us
         self._slow_spit = rules.slow_spit_ms > 0
-        self._jokers = rules.jokers
         # fits() has nothing to add to "one rank up or down" (R-CARD-2) under these rules.
         self._plain = not rules.alternate_colours and rules.wrap != WRAP_ACE_ONLY
         # ... and then fits() of a card of rank r on a top counting as rank t is _rank_fits[r*16+t].
@@ -65,7 +64,6 @@ class Referee(EventQueue, Settlement, Corrections):
             for t in range(14):
                 self._rank_fits[r * 16 + t] = 1 if fits(rules, t, t, r) else 0
         self._joker_any = rules.joker_next == JOKER_ANY
-        self._timer_ms = rules.timer_ms
         self.sink = sink
         self.intents = intents   # a spit.intents.LedIntents, or None (no LEDs)
         if counts is None:
@@ -108,13 +106,6 @@ class Referee(EventQueue, Settlement, Corrections):
         self.winner = -1
         self.over_reason = -1
         self.timer_due = False
-        # Counters for statistics (sim, bench).
-        self.n_races = 0
-        self.n_ties = 0
-        self.n_spit_calls = 0
-        self.n_illegal = 0
-        self.n_late = 0
-        self.n_early = 0
         self.n_verdicts = 0
         Settlement.__init__(self)
         self._start_round(0, 0)
@@ -191,7 +182,7 @@ class Referee(EventQueue, Settlement, Corrections):
     def _phase_to(self, phase):
         self.phase = phase
         # Time alone moves only a countdown, the slap window and the game timer.
-        self._timed = phase == PH_COUNTDOWN or phase == PH_SLAP or (self._timer_ms > 0 and phase != PH_OVER)
+        self._timed = phase == PH_COUNTDOWN or phase == PH_SLAP or (self.rules.timer_ms > 0 and phase != PH_OVER)
 
     def _countdown(self, ms, us):
         """R-PLAY-1 / R-STALL-1: a countdown, then the next card on each pile is its spit card."""
@@ -281,7 +272,7 @@ class Referee(EventQueue, Settlement, Corrections):
                 self.intents.on_spit_now(self.cd_ms)
         elif phase == PH_SLAP and self.slap_deadline_ms >= 0 and ms >= self.slap_deadline_ms:
             self.assign_piles(self.slap_deadline_ms, 0)
-        t = self._timer_ms
+        t = self.rules.timer_ms
         if t > 0 and ms >= t and not self.timer_due and self.phase != PH_OVER:
             self.timer_due = True   # R-GAME-6
             self.timer_expired(t, 0)
@@ -329,7 +320,7 @@ class Referee(EventQueue, Settlement, Corrections):
             return
         own = self._own_deck
         seen = self._seen[card + 64 * player if own and player >= 0 else card]
-        if seen and (card != _JOKER or seen >= self._jokers):
+        if seen and (card != _JOKER or seen >= self.rules.jokers):
             # Two copies of one card (or more jokers than the deck has) in the center: a
             # card-map or misread problem.  (Slot 0, the joker's, counts them.)
             self._emit(V.V_ERROR, ms, us, V.E_DUPLICATE, pile, card, player)
@@ -341,7 +332,7 @@ class Referee(EventQueue, Settlement, Corrections):
             self._emit(_V_SPIT, ms, us, pile, card, self.spitter[pile], -1)
             return
         if self._slow_spit and (before(ms, us, self.live_ms, self.live_us) or not self.spit_done()):
-            self.n_early += 1   # R-STALL-3: wait 2 s after the spit flip
+            # R-STALL-3: wait 2 s after the spit flip
             self._emit(V.V_EARLY, ms, us, pile, card, -1, -1)
             return
         # R-PLAY-5: judged in landing order; the loser of a race against the new top.
@@ -355,7 +346,6 @@ class Referee(EventQueue, Settlement, Corrections):
         if dt < self._tie_window or (tied and landed):
             # Too close to order, or the reads cannot tell which landing came first (the
             # race rule, intake.py): never name a winner the evidence does not show.
-            self.n_ties += 1
             self._emit(_V_TIE, ms, us, pile, card, top, dt)
         race = dt < self._race_window
         top_rank = self.top_rank[pile]
@@ -364,8 +354,6 @@ class Referee(EventQueue, Settlement, Corrections):
         else:
             ok = fits(self.rules, top, top_rank, card)
         if ok:
-            if race:
-                self.n_races += 1   # a contested spot: it fits either way
             self._land(ms, us, pile, card, player, False)
             # _emit(V_ACCEPT, ...) written out: one call less per landing.
             self.n_verdicts += 1
@@ -376,11 +364,8 @@ class Referee(EventQueue, Settlement, Corrections):
             if own and player >= 0 and self.left[player] == 0:
                 self.game_over(ms, us, player, V.R_NO_CARDS)   # R-OWN-1
         elif race and fits(self.rules, self.prev_top[pile], self.prev_rank[pile], card):
-            self.n_races += 1
-            self.n_late += 1
             self._emit(_V_LATE, ms, us, pile, card, dt, top)
         else:
-            self.n_illegal += 1
             self._emit(_V_ILLEGAL, ms, us, pile, card, top, -1)
 
     def _refuse_card(self, ms, us, pile, card, player):
@@ -394,7 +379,6 @@ class Referee(EventQueue, Settlement, Corrections):
         elif self.phase == PH_OVER:
             self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, pile, card, player)
         else:
-            self.n_early += 1
             self._emit(V.V_EARLY, ms, us, pile, card, -1, -1)
 
     def _land(self, ms, us, pile, card, player, spit):
@@ -468,7 +452,6 @@ class Referee(EventQueue, Settlement, Corrections):
             return
         # R-STALL-1: both stuck.
         if self._plan_spit(ms, us):
-            self.n_spit_calls += 1
             piles = 0
             for p in range(self.npiles):
                 piles += self.need_spit[p]
