@@ -15,3 +15,13 @@ def test_phase_ids_agree_across_the_referee_and_its_mixins():
 
 def test_undo_history_size_agrees():
     assert corrections._HIST == referee._HIST
+
+
+def test_the_per_card_path_copies_of_codes_agree():
+    # referee.py keeps private const copies for its per-card path (inlined by the compiler).
+    from spit import cards, timebase, verdicts
+    assert referee._JOKER == cards.JOKER
+    assert (referee._V_ACCEPT, referee._V_ILLEGAL, referee._V_LATE, referee._V_TIE, referee._V_SPIT) == (
+        verdicts.V_ACCEPT, verdicts.V_ILLEGAL, verdicts.V_LATE, verdicts.V_TIE, verdicts.V_SPIT)
+    assert referee._SATURATED_US == timebase.SATURATED_US
+    assert referee._HIST_MASK == referee._HIST - 1 and referee._HIST & referee._HIST_MASK == 0
