@@ -158,19 +158,21 @@ class EventQueue:
                 us = self._land_us[a]
         n = self._qn
         q = self._q
-        k = ((self._qh + n - 1) & _MASK) * _SLOT   # the newest buffered event
-        if n == 0 or (n < _CAP and (q[k + 1] < ms or (q[k + 1] == ms and q[k + 2] <= us))):
-            k = ((self._qh + n) & _MASK) * _SLOT   # in time order (the usual case): append
-            q[k] = kind
-            q[k + 1] = ms
-            q[k + 2] = us
-            q[k + 3] = a
-            q[k + 4] = b
-            q[k + 5] = c
-            q[k + 6] = flags
-            self._qn = n + 1
-        else:
-            self._insert(kind, ms, us, a, b, c, flags)
+        if n > 0:
+            k = ((self._qh + n - 1) & _MASK) * _SLOT   # the newest buffered event
+            if n == _CAP or q[k + 1] > ms or (q[k + 1] == ms and q[k + 2] > us):
+                self._insert(kind, ms, us, a, b, c, flags)
+                self.advance(ms, us)
+                return
+        k = ((self._qh + n) & _MASK) * _SLOT   # in time order (the usual case): append
+        q[k] = kind
+        q[k + 1] = ms
+        q[k + 2] = us
+        q[k + 3] = a
+        q[k + 4] = b
+        q[k + 5] = c
+        q[k + 6] = flags
+        self._qn = n + 1
         self.advance(ms, us)
 
     def _pair(self, pile, ms, us):
@@ -254,7 +256,8 @@ class EventQueue:
             read_ms = self._read_ms
             for p in range(self.npiles):
                 wms = read_ms[p]
-                if wms >= 0 and hms - wms <= self._relist_ms:
+                # (A read over a ms after tms holds nothing back: the one just made skips here.)
+                if 0 <= wms <= tms + 1 and hms - wms <= self._relist_ms:
                     wus = self._read_us[p]
                     if (hms - wms) * 1000 + hus - wus < relist:
                         wus -= 1   # strictly before the read
