@@ -3,8 +3,9 @@
     python bench/bench_engine.py [--games-from-sim]
 
 1. Median engine cost per landing (touch edge + card read + the loop's advance that judges it, with
-   the LED intents on) and per engine call, CPython and the MicroPython unix port side by side
-   (x80 estimates the RP2040).
+   the LED intents on) and per engine call, CPython and the MicroPython unix port side by side,
+   the best of a few runs (other processes on the machine only ever add time); x128 estimates the
+   RP2040 (issue 8's measured ratio; ``bench/bench_rp2.py`` measures it on the emulated chip).
 2. Heap bytes allocated per steady-state card event on MicroPython (gc disabled, gc.mem_alloc
    before/after), target 0.
 3. Peak live heap of a whole game per preset on MicroPython, loaded as the firmware boots
@@ -46,18 +47,31 @@ def _run_mp(build, heap, *args):
                           capture_output=True, text=True, timeout=600)
 
 
+RUNS = 5   # best of RUNS medians per interpreter
+
+
 def steady_rows(build):
     import engine_workload
     rows = []
-    med, _alloc, events, _ = engine_workload.steady_state(40)
-    rows.append(("CPython", med / 1000.0, None, events))
+    best = None
+    for _ in range(RUNS):
+        med, _alloc, events, _ = engine_workload.steady_state(40)
+        best = med if best is None else min(best, med)
+    rows.append(("CPython", best / 1000.0, None, events))
     if os.path.exists(MICROPYTHON):
-        r = _run_mp(build, "512k", os.path.join(ROOT, "bench", "engine_workload.py"))
-        parts = r.stdout.split()
-        if r.returncode == 0 and parts and parts[0] == "steady":
-            rows.append(("MicroPython unix", int(parts[1]) / 1000.0, int(parts[2]), int(parts[3])))
+        best = None
+        for _ in range(RUNS):
+            r = _run_mp(build, "512k", os.path.join(ROOT, "bench", "engine_workload.py"))
+            parts = r.stdout.split()
+            if r.returncode != 0 or not parts or parts[0] != "steady":
+                best = (r.stdout + r.stderr).strip()[-80:]
+                break
+            if best is None or int(parts[1]) < best[0]:
+                best = (int(parts[1]), int(parts[2]), int(parts[3]))
+        if isinstance(best, tuple):
+            rows.append(("MicroPython unix", best[0] / 1000.0, best[1], best[2]))
         else:
-            rows.append(("MicroPython unix", None, None, (r.stdout + r.stderr).strip()[-80:]))
+            rows.append(("MicroPython unix", None, None, best))
     return rows
 
 
@@ -118,7 +132,8 @@ def main():
         build = os.path.join(tmp, "mpy")
         _mpy_build(build)
         print("Engine cost per landing: touch + card read + the loop's advance that judges it (3 engine calls),"
-              " with the LED intents the device keeps; median over 40 rounds of 40 landings")
+              " with the LED intents the device keeps; median over 40 rounds of 40 landings, best of %d runs"
+              % RUNS)
         rows = steady_rows(build)
         cols = [r[0] for r in rows]
         print("| | " + " | ".join(cols) + " |")
@@ -136,7 +151,7 @@ def main():
             return " | ".join(out)
         print("| us per landing | %s |" % cells(lambda us, a, n: "%.1f" % us))
         print("| us per engine call | %s |" % cells(lambda us, a, n: "%.1f" % (us / 3)))
-        print("| RP2040 estimate (x80) | %s |" % cells(lambda us, a, n: "%.2f ms" % (us * 80 / 1000.0), True))
+        print("| RP2040 estimate (x128) | %s |" % cells(lambda us, a, n: "%.2f ms" % (us * 128 / 1000.0), True))
         print("| heap B allocated per landing | %s |" % cells(
             lambda us, a, n: "-" if a is None else "%.2f" % (a / float(n))))
         print("(target: <= 6 us per landing on the unix port; allocations 0)")

@@ -31,3 +31,25 @@ def test_r_play_5_a_full_buffer_judges_its_oldest_event_first():
     assert [v[1] for v in t.raw[before:]] == [5000, 5001]
     t.flush()
     assert [v[1] for v in t.raw[before:]] == list(range(5000, 5034))
+
+
+def _race_scenario(start):
+    """Touches, races, a shared activation and a late event from ``start`` ms on (R-PLAY-5)."""
+    t = Table().begin(spits=("7H", "KS"))
+    n = len(t.raw)
+    t.touch(0, start).touch(0, start + 2).ready(1, start + 8)     # (an error, held in the buffer)
+    t.card(0, "8H", start + 20).card(0, "6S", start + 45)      # first touch wins, 6S late
+    t.card(1, "QS", start + 100, us=500).card(1, "JS", start + 100, us=500)   # one activation
+    t.ready(0, start + 30)                                     # arrives after later ones
+    t.touch(0, start + 300).advance(start + 600)               # a touch no read claims
+    t.card(0, "9H", start + 700).flush()
+    return [(v[0], v[1] - start, v[2], v[3], v[4], v[5], v[6]) for v in t.raw[n:]]
+
+
+def test_r_play_5_verdicts_do_not_depend_on_the_session_time():
+    # The queue keeps times as microseconds from a base that moves every 537 s: a scenario
+    # played across that moment judges as one played early in the session.
+    early = _race_scenario(100000)
+    assert len(early) >= 8
+    assert _race_scenario(536860) == early          # the base moves in the middle of it
+    assert _race_scenario(5 * 536871 + 7) == early  # after several moves

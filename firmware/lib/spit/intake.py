@@ -35,11 +35,12 @@ time), and clears ``_timed`` while no time-driven transition can happen (then ``
 called).
 
 The per-landing path (a touch, its read, the loop's ``advance`` that releases it) is written for
-the RP2040, where every Python call, attribute and global lookup costs microseconds: few method
-layers, state in flat arrays read through locals, and the usual case (one touch waiting, events
-arriving in time order) handled inline before the general code.  A call whose frame is bigger than
-11 words also costs a heap allocation and a free on MicroPython (``fun_bc_call``), so the path
-makes as few of them as it can.
+the RP2040, where a bytecode costs about a microsecond and a Python-level call 17-20 us
+(bench/README.md): few method layers, state in flat arrays read through locals, the usual case
+(one touch waiting, events arriving in time order) handled inline before the general code, and
+times kept as one small int each: microseconds since a base ``_base_ms`` that moves forward every
+few minutes (``_rebase``), so that comparing two times is one comparison, not two.  The game sees
+session time as ``(ms, us)`` pairs only.
 """
 
 try:
@@ -64,8 +65,10 @@ EVENT_NAMES = ("", "touch", "card", "stuck", "slap", "ready", "undo", "top", "an
 
 _CAP = const(32)         # buffered events (a few hundred ms of the fastest play)
 _MASK = const(31)        # slot index modulo _CAP
-_SLOT = const(8)         # ints per buffered event: kind, ms, us, a, b, c, flags (and one spare)
+_SLOT = const(6)         # ints per buffered event: kind, time, a, b, c, flags
 _TOUCH_CAP = const(8)    # unmatched touches per pile
+_LIMIT = const(0x20000000)   # move the base once the horizon is this far past it (537 s of us)
+_FLOOR = const(-0x20000000)  # times further back are clamped here: "long ago" (and "never")
 
 F_LATE = const(1)        # _process flag: arrived after later events were judged
 F_TIED = const(2)        # _process flag: cannot be ordered against the previous landing on its pile
@@ -83,190 +86,152 @@ class EventQueue:
         self.reorder_us = reorder_us
         self.touch_match_us = touch_match_us
         self.relist_us = relist_us
-        # Windows split into (ms, us) once, so the hot path compares pairs without calls.
-        self._hold_ms = reorder_us // 1000
-        self._hold_us = reorder_us % 1000
-        self._match_ms = touch_match_us // 1000
-        self._match_us = touch_match_us % 1000
-        self._relist_ms = relist_us // 1000 + 1
+        self._base_ms = 0   # internal times are (ms - _base_ms) * 1000 + us
         # The buffer sorted by time: a ring of _CAP slots of _SLOT ints, _qn of them from slot _qh.
         self._q = zeros(_CAP * _SLOT)
         self._qh = 0
         self._qn = 0
         # Unmatched touches: pile p owns slots p*_TOUCH_CAP .. + _tcount[p], sorted by time.
         n = npiles * _TOUCH_CAP
-        self._tms = array("i", [0] * n)
-        self._tus = array("i", [0] * n)
+        self._tt = zeros(n)
         self._tflag = bytearray(n)   # F_TIED: this touch's card may have landed under the previous one
-        self._tcount = array("i", [0] * npiles)
+        self._tcount = zeros(npiles)
         self._touches = 0   # unmatched touches on all piles
-        self._read_ms = array("i", [-1] * npiles)   # the last read's own time, per pile
-        self._read_us = array("i", [0] * npiles)
-        self._land_ms = array("i", [0] * npiles)    # ... and the landing time it was given
-        self._land_us = array("i", [0] * npiles)
-        self._relist_end = -1   # no read waits for a relist once the horizon is past this ms
-        self.horizon_ms = 0
-        self.horizon_us = 0
-        self._done_ms = 0   # time of the last event handed to the game
-        self._done_us = 0
+        self._read_t = array("i", [_FLOOR] * npiles)   # the last read's own time, per pile
+        self._land_t = zeros(npiles)                  # ... and the landing time it was given
+        self._relist_end = _FLOOR   # no read holds anything back once the horizon is here
+        self._horizon = 0   # the newest time seen
+        self._done = 0      # the time the game has been brought to (events judged, clock)
         self.overflows = 0
         self._timed = True   # the subclass clears it while time alone can change nothing
 
     # --- input side ---
     def feed(self, kind, ms, us, a, b, c):
         """One input event with its hardware time (session ms + us within the ms)."""
-        if ms > self.horizon_ms or (ms == self.horizon_ms and us > self.horizon_us):
-            self.horizon_ms = ms
-            self.horizon_us = us
+        t = (ms - self._base_ms) * 1000 + us
+        if t > self._horizon:
+            if t >= _LIMIT:
+                t = self._rebase(ms, us)
+            self._horizon = t
+        elif t < _FLOOR:
+            t = _FLOOR   # from long before anything still waiting: judged late anyway
         flags = 0
         if kind == EV_TOUCH and 0 <= a < self.npiles:
             # A touch only waits for its read: nothing becomes due until the next event.
             tcount = self._tcount
             if tcount[a] == 0:   # the usual case: the pile's only waiting touch
                 i = a * _TOUCH_CAP
-                self._tms[i] = ms
-                self._tus[i] = us
+                self._tt[i] = t
                 self._tflag[i] = 0
                 tcount[a] = 1
                 self._touches += 1
             else:
-                self._push_touch(a, ms, us)
+                self._push_touch(a, t)
             return
         if kind == EV_CARD and 0 <= a < self.npiles:
             # The usual case first: one touch waits on the pile, taken at most touch_match_us
             # before this read and not after it: the card landed at that touch.
             i = a * _TOUCH_CAP
-            tms = self._tms[i]
-            tus = self._tus[i]
-            dm = ms - tms
-            if self._tcount[a] == 1 and (dm > 0 or (dm == 0 and tus <= us)) and (
-                    dm < self._match_ms or (dm == self._match_ms and us - tus <= self._match_us)):
-                self._read_ms[a] = ms
-                self._read_us[a] = us
-                if ms + self._relist_ms > self._relist_end:
-                    self._relist_end = ms + self._relist_ms
+            tt = self._tt[i]
+            if self._tcount[a] == 1 and tt <= t and t - tt <= self.touch_match_us:
+                self._read_t[a] = t
+                if t + self.relist_us > self._relist_end:
+                    self._relist_end = t + self.relist_us
                 self._tcount[a] = 0
                 self._touches -= 1
                 flags = self._tflag[i]
-                ms = tms
-                us = tus
-                self._land_ms[a] = ms
-                self._land_us[a] = us
+                t = tt
+                self._land_t[a] = t
             else:
-                flags = self._pair(a, ms, us)
-                ms = self._land_ms[a]
-                us = self._land_us[a]
+                flags = self._pair(a, t)
+                t = self._land_t[a]
         n = self._qn
         q = self._q
         if n > 0:
             k = ((self._qh + n - 1) & _MASK) * _SLOT   # the newest buffered event
-            if n == _CAP or q[k + 1] > ms or (q[k + 1] == ms and q[k + 2] > us):
-                self._insert(kind, ms, us, a, b, c, flags)
+            if n == _CAP or q[k + 1] > t:
+                self._insert(kind, t, a, b, c, flags)
                 self.advance(ms, us)
                 return
         k = ((self._qh + n) & _MASK) * _SLOT   # in time order (the usual case): append
         q[k] = kind
-        q[k + 1] = ms
-        q[k + 2] = us
-        q[k + 3] = a
-        q[k + 4] = b
-        q[k + 5] = c
-        q[k + 6] = flags
+        q[k + 1] = t
+        q[k + 2] = a
+        q[k + 3] = b
+        q[k + 4] = c
+        q[k + 5] = flags
         self._qn = n + 1
         self.advance(ms, us)
 
-    def _pair(self, pile, ms, us):
-        """Pair a read at (ms, us) on ``pile`` with a touch and set the pile's ``_land_ms/_us`` to
+    def _pair(self, pile, t):
+        """Pair a read at time ``t`` on ``pile`` with a touch and set the pile's ``_land_t`` to
         its landing time: that touch's time, the previous read's landing (one activation read
         both), or the read's own time.  Returns the read's flags (``F_TIED`` or 0)."""
-        read_ms = self._read_ms
-        read_us = self._read_us
-        rms = read_ms[pile]
-        rus = read_us[pile]
-        read_ms[pile] = ms
-        read_us[pile] = us
-        if ms + self._relist_ms > self._relist_end:
-            self._relist_end = ms + self._relist_ms
+        read_t = self._read_t
+        rt = read_t[pile]
+        read_t[pile] = t
+        if t + self.relist_us > self._relist_end:
+            self._relist_end = t + self.relist_us
         tcount = self._tcount
         if tcount[pile] > 0:
             base = pile * _TOUCH_CAP
-            tms = self._tms
-            tus = self._tus
-            dm = ms - tms[base]
-            if dm > self._match_ms or (dm == self._match_ms and us - tus[base] > self._match_us):
-                self._expire_touches(pile, ms, us)   # (only when the first one is stale)
+            tt = self._tt
+            if t - tt[base] > self.touch_match_us:
+                self._expire_touches(pile, t)   # (only when the first one is stale)
             n = tcount[pile]
-            if n > 0 and (tms[base] < ms or (tms[base] == ms and tus[base] <= us)):
+            if n > 0 and tt[base] <= t:
                 # The card landed at the pile's first touch.  Every other touch up to this read:
                 # its card was on the pile too when this tag answered, so which of the two this
                 # read is cannot be told.
                 tflag = self._tflag
                 flags = tflag[base]
-                self._land_ms[pile] = tms[base]
-                self._land_us[pile] = tus[base]
+                self._land_t[pile] = tt[base]
                 if n == 1:   # the usual case: nothing to shift
                     tcount[pile] = 0
                     self._touches -= 1
                     return flags
                 for i in range(base + 1, base + n):
-                    if tms[i] < ms or (tms[i] == ms and tus[i] <= us):
+                    if tt[i] <= t:
                         tflag[i] = F_TIED
                 self._pop_touch(pile)
                 return flags
         # No touch of its own: it landed at the read's time, unless the previous read on the pile
         # came from the same activation.
-        land_ms = self._land_ms
-        land_us = self._land_us
-        if rms >= 0:
-            dm = ms - rms
-            if dm == 0 and us == rus:
+        land_t = self._land_t
+        if rt > _FLOOR:
+            if t == rt and land_t[pile] >= self._done:
                 # Reported with the previous read's time: both answered one activation, so
                 # they landed together as far as anyone can tell (unless that is judged).
-                lms = land_ms[pile]
-                if lms > self._done_ms or (lms == self._done_ms and land_us[pile] >= self._done_us):
-                    return F_TIED   # (keeps that read's landing time)
-            # Right after the previous read on the pile, the card may have been in the field
-            # already when that read was made (read in UID order): a tie.
-            if 0 <= dm <= self._relist_ms and dm * 1000 + us - rus <= self.relist_us:
-                land_ms[pile] = ms
-                land_us[pile] = us
+                return F_TIED   # (keeps that read's landing time)
+            # Right after the previous read on the pile (in the same or a later ms), the card may
+            # have been in the field already when that read was made (read in UID order): a tie.
+            if t // 1000 >= rt // 1000 and t - rt <= self.relist_us:
+                land_t[pile] = t
                 return F_TIED
-        land_ms[pile] = ms
-        land_us[pile] = us
+        land_t[pile] = t
         return 0
 
     def advance(self, ms, us):
         """Time has reached (ms, us): judge what is due (the device loop calls it every step)."""
-        hms = self.horizon_ms
-        hus = self.horizon_us
-        if ms > hms or (ms == hms and us > hus):
-            self.horizon_ms = hms = ms
-            self.horizon_us = hus = us
+        h = (ms - self._base_ms) * 1000 + us
+        if h > self._horizon:
+            if h >= _LIMIT:
+                h = self._rebase(ms, us)
+            self._horizon = h
+        else:
+            h = self._horizon
         # Due: events at or before horizon - reorder_us ...
-        tms = hms - self._hold_ms
-        tus = hus - self._hold_us
-        if tus < 0:
-            tus += 1000
-            tms -= 1
+        due = h - self.reorder_us
         # ... and, for relist_us after a pile's last read, before that read: another tag of
         # the same activation may still come (a reader resolving a collision reports it with
         # the activation's time, several loop steps later) ...
-        if hms <= self._relist_end:
+        if h < self._relist_end:
             relist = self.relist_us
-            read_ms = self._read_ms
+            read_t = self._read_t
             for p in range(self.npiles):
-                wms = read_ms[p]
-                # (A read over a ms after tms holds nothing back: the one just made skips here.)
-                if 0 <= wms <= tms + 1 and hms - wms <= self._relist_ms:
-                    wus = self._read_us[p]
-                    if (hms - wms) * 1000 + hus - wus < relist:
-                        wus -= 1   # strictly before the read
-                        if wus < 0:
-                            wus += 1000
-                            wms -= 1
-                        if wms < tms or (wms == tms and wus < tus):
-                            tms = wms
-                            tus = wus
+                w = read_t[p]
+                if w <= due and h - w < relist:
+                    due = w - 1   # strictly before the read
         # ... and before every touch still waiting for its read (each pile's first touch is
         # its earliest, once the stale ones are given up): that read lands earlier than anything
         # after the touch, so with touch sensors the hold can be short.
@@ -274,50 +239,41 @@ class EventQueue:
             tcount = self._tcount
             for p in range(self.npiles):
                 if tcount[p] > 0:
-                    self._expire_touches(p, hms, hus)
+                    self._expire_touches(p, h)
                 if tcount[p] > 0:
-                    i = p * _TOUCH_CAP
-                    wms = self._tms[i]
-                    wus = self._tus[i] - 1   # strictly before the touch
-                    if wus < 0:
-                        wus += 1000
-                        wms -= 1
-                    if wms < tms or (wms == tms and wus < tus):
-                        tms = wms
-                        tus = wus
+                    w = self._tt[p * _TOUCH_CAP]
+                    if w <= due:
+                        due = w - 1   # strictly before the touch
         # Judge what is due, earliest first (_release_first written out: no call per event).
         q = self._q
+        base = self._base_ms
         while self._qn > 0:
-            h = self._qh
-            k = h * _SLOT
-            ms = q[k + 1]
-            us = q[k + 2]
-            if ms > tms or (ms == tms and us > tus):
+            i = self._qh
+            k = i * _SLOT
+            t = q[k + 1]
+            if t > due:
                 break
-            self._qh = (h + 1) & _MASK
+            self._qh = (i + 1) & _MASK
             self._qn -= 1
-            flags = q[k + 6]
-            m = self._done_ms
-            if ms < m or (ms == m and us < self._done_us):
-                ms = m   # arrived after later events were judged: judged now, at the latest time
-                us = self._done_us
+            flags = q[k + 5]
+            if t < self._done:
+                t = self._done   # arrived after later events were judged: judged now, at the latest time
                 flags |= F_LATE
             else:
-                self._done_ms = ms
-                self._done_us = us
+                self._done = t
+            ms = base + t // 1000
+            us = t % 1000
             if self._timed:
                 self._clock_to(ms, us)
             if q[k] == EV_CARD and not flags & F_LATE:
-                self._on_card(ms, us, q[k + 3], q[k + 4], q[k + 5], flags)
+                self._on_card(ms, us, q[k + 2], q[k + 3], q[k + 4], flags)
             else:
-                self._process(q[k], ms, us, q[k + 3], q[k + 4], q[k + 5], flags)
+                self._process(q[k], ms, us, q[k + 2], q[k + 3], q[k + 4], flags)
         # Time-driven transitions (countdown end, slap window, game timer) up to there.
-        m = self._done_ms
-        if tms > m or (tms == m and tus > self._done_us):
-            self._done_ms = tms
-            self._done_us = tus
+        if due > self._done:
+            self._done = due
             if self._timed:
-                self._clock_to(tms, tus)
+                self._clock_to(base + due // 1000, due % 1000)
 
     def flush(self):
         """End of input: judge everything still buffered."""
@@ -326,63 +282,70 @@ class EventQueue:
                 self._unread_first(p)
         while self._qn > 0:
             self._release_first()
-        self._clock_to(self.horizon_ms, self.horizon_us)
+        h = self._horizon
+        self._clock_to(self._base_ms + h // 1000, h % 1000)
+
+    def _rebase(self, ms, us):
+        """Move the base to ``ms`` (every stored time shifts, the oldest clamped at _FLOOR, far
+        older than any window): times stay small ints.  Returns (ms, us) as a time."""
+        shift = (ms - self._base_ms) * 1000
+        self._base_ms = ms
+        q = self._q
+        for i in range(_CAP):
+            q[i * _SLOT + 1] = _shifted(q[i * _SLOT + 1], shift)
+        tt = self._tt
+        for i in range(len(tt)):
+            tt[i] = _shifted(tt[i], shift)
+        for p in range(self.npiles):
+            self._read_t[p] = _shifted(self._read_t[p], shift)
+            self._land_t[p] = _shifted(self._land_t[p], shift)
+        self._relist_end = _shifted(self._relist_end, shift)
+        self._horizon = _shifted(self._horizon, shift)
+        self._done = _shifted(self._done, shift)
+        return us
 
     # --- touches (per pile, sorted by time) ---
-    def _push_touch(self, pile, ms, us):
+    def _push_touch(self, pile, t):
         if self._tcount[pile] == _TOUCH_CAP:
             self._unread_first(pile)   # full: the oldest touch can only be a stale one
         base = pile * _TOUCH_CAP
         i = base + self._tcount[pile]
-        tms = self._tms
-        tus = self._tus
+        tt = self._tt
         tflag = self._tflag
-        while i > base and (tms[i - 1] > ms or (tms[i - 1] == ms and tus[i - 1] > us)):
-            tms[i] = tms[i - 1]
-            tus[i] = tus[i - 1]
+        while i > base and tt[i - 1] > t:
+            tt[i] = tt[i - 1]
             tflag[i] = tflag[i - 1]
             i -= 1
-        tms[i] = ms
-        tus[i] = us
+        tt[i] = t
         tflag[i] = 0
         self._tcount[pile] += 1
         self._touches += 1
 
     def _unread_first(self, pile):
         """The pile's earliest touch will get no read: a ``no_read`` event at its time."""
-        i = pile * _TOUCH_CAP
-        self._insert(EV_NO_READ, self._tms[i], self._tus[i], pile, -1, -1, 0)
+        self._insert(EV_NO_READ, self._tt[pile * _TOUCH_CAP], pile, -1, -1, 0)
         self._pop_touch(pile)
 
     def _pop_touch(self, pile):
         base = pile * _TOUCH_CAP
         n = self._tcount[pile] - 1
-        tms = self._tms
-        tus = self._tus
+        tt = self._tt
         tflag = self._tflag
         for i in range(base, base + n):
-            tms[i] = tms[i + 1]
-            tus[i] = tus[i + 1]
+            tt[i] = tt[i + 1]
             tflag[i] = tflag[i + 1]
         self._tcount[pile] = n
         self._touches -= 1
 
-    def _expire_touches(self, pile, ms, us):
-        # Touches more than touch_match_us before (ms, us) can no longer be claimed.
-        lms = ms - self._match_ms
-        lus = us - self._match_us
-        if lus < 0:
-            lus += 1000
-            lms -= 1
+    def _expire_touches(self, pile, t):
+        # Touches more than touch_match_us before t can no longer be claimed.
+        oldest = t - self.touch_match_us
         i = pile * _TOUCH_CAP
-        while self._tcount[pile] > 0:
-            tms = self._tms[i]
-            if tms > lms or (tms == lms and self._tus[i] >= lus):
-                return
+        while self._tcount[pile] > 0 and self._tt[i] < oldest:
             self._unread_first(pile)
 
     # --- the sorted buffer ---
-    def _insert(self, kind, ms, us, a, b, c, flags):
+    def _insert(self, kind, t, a, b, c, flags):
         if self._qn == _CAP:
             self.overflows += 1
             self._release_first()   # judge the oldest now
@@ -392,48 +355,44 @@ class EventQueue:
         i = self._qn
         while i > 0:
             j = ((h + i - 1) & _MASK) * _SLOT
-            if q[j + 1] < ms or (q[j + 1] == ms and q[j + 2] <= us):
+            if q[j + 1] <= t:
                 break
             k = ((h + i) & _MASK) * _SLOT
-            for f in range(7):
+            for f in range(_SLOT):
                 q[k + f] = q[j + f]
             i -= 1
         k = ((h + i) & _MASK) * _SLOT
         q[k] = kind
-        q[k + 1] = ms
-        q[k + 2] = us
-        q[k + 3] = a
-        q[k + 4] = b
-        q[k + 5] = c
-        q[k + 6] = flags
+        q[k + 1] = t
+        q[k + 2] = a
+        q[k + 3] = b
+        q[k + 4] = c
+        q[k + 5] = flags
         self._qn += 1
 
     def _release_first(self):
         """Judge the earliest buffered event (flush, overflow; ``advance`` has its own copy)."""
         q = self._q
-        h = self._qh
-        k = h * _SLOT
-        self._qh = (h + 1) & _MASK
+        i = self._qh
+        k = i * _SLOT
+        self._qh = (i + 1) & _MASK
         self._qn -= 1
-        ms = q[k + 1]
-        us = q[k + 2]
-        flags = q[k + 6]
-        m = self._done_ms
-        if ms < m or (ms == m and us < self._done_us):
-            # Arrived after later events were judged: judge it now, at the latest time.
-            ms = m
-            us = self._done_us
+        t = q[k + 1]
+        flags = q[k + 5]
+        if t < self._done:
+            t = self._done   # arrived after later events were judged: judged now, at the latest time
             flags |= F_LATE
         else:
-            self._done_ms = ms
-            self._done_us = us
+            self._done = t
+        ms = self._base_ms + t // 1000
+        us = t % 1000
         if self._timed:
             self._clock_to(ms, us)
         # (Judging never feeds the queue, so the slot still holds this event.)
         if q[k] == EV_CARD and not flags & F_LATE:   # a card read in time: the usual case
-            self._on_card(ms, us, q[k + 3], q[k + 4], q[k + 5], flags)
+            self._on_card(ms, us, q[k + 2], q[k + 3], q[k + 4], flags)
         else:
-            self._process(q[k], ms, us, q[k + 3], q[k + 4], q[k + 5], flags)
+            self._process(q[k], ms, us, q[k + 2], q[k + 3], q[k + 4], flags)
 
     # --- hooks for the game ---
     def _clock_to(self, ms, us):
@@ -444,3 +403,8 @@ class EventQueue:
 
     def _process(self, kind, ms, us, a, b, c, flags):
         pass
+
+
+def _shifted(t, shift):
+    t -= shift
+    return t if t > _FLOOR else _FLOOR
