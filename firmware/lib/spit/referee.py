@@ -58,9 +58,10 @@ class Referee(EventQueue, Settlement, Corrections):
         self._slow_spit = rules.slow_spit_ms > 0
         # fits() has nothing to add to "one rank up or down" (R-CARD-2) under these rules.
         self._plain = not rules.alternate_colours and rules.wrap != WRAP_ACE_ONLY
-        # ... and then fits() of a card of rank r on a top counting as rank t is _rank_fits[r*16+t].
+        # ... and then fits() of a card of rank r (0: a joker) on a top counting as rank t is
+        # _rank_fits[r*16+t] (the top's card itself only matters for colours).
         self._rank_fits = bytearray(256)
-        for r in range(1, 14):
+        for r in range(14):
             for t in range(14):
                 self._rank_fits[r * 16 + t] = 1 if fits(rules, t, t, r) else 0
         self._joker_any = rules.joker_next == JOKER_ANY
@@ -314,8 +315,9 @@ class Referee(EventQueue, Settlement, Corrections):
         tables, private copies of the codes it emits (``const`` is inlined per module only),
         no allocation; anything unusual goes to ``_refuse_card``."""
         r = card & 15
-        if self.phase != PH_PLAY or not 0 <= pile < self.npiles or not 0 <= card < 64 or r > 13 \
-                or (r == 0 and card != _JOKER) or not -1 <= player <= 1:
+        # (card & -64: not 0..63; player * player > 1: not -1, 0 or 1)
+        if self.phase != PH_PLAY or card & -64 or r > 13 or (r == 0 and card != _JOKER) \
+                or pile < 0 or pile >= self.npiles or player * player > 1:
             self._refuse_card(ms, us, pile, card, player)
             return
         own = self._own_deck
@@ -349,7 +351,7 @@ class Referee(EventQueue, Settlement, Corrections):
             self._emit(_V_TIE, ms, us, pile, card, top, dt)
         race = dt < self._race_window
         top_rank = self.top_rank[pile]
-        if self._plain and card != _JOKER and top >= 0:
+        if self._plain and top >= 0:
             ok = self._rank_fits[r * 16 + top_rank]   # fits() under these rules, precomputed
         else:
             ok = fits(self.rules, top, top_rank, card)
