@@ -58,12 +58,6 @@ class Referee(EventQueue, Settlement, Corrections):
         self._slow_spit = rules.slow_spit_ms > 0
         # fits() has nothing to add to "one rank up or down" (R-CARD-2) under these rules.
         self._plain = not rules.alternate_colours and rules.wrap != WRAP_ACE_ONLY
-        # ... and then fits() of a card of rank r (0: a joker) on a top counting as rank t is
-        # _rank_fits[r*16+t] (the top's card itself only matters for colours).
-        self._rank_fits = bytearray(256)
-        for r in range(14):
-            for t in range(14):
-                self._rank_fits[r * 16 + t] = 1 if fits(rules, t, t, r) else 0
         self._joker_any = rules.joker_next == JOKER_ANY
         self.sink = sink
         self.intents = intents   # a spit.intents.LedIntents, or None (no LEDs)
@@ -311,8 +305,8 @@ class Referee(EventQueue, Settlement, Corrections):
 
     def _on_card(self, ms, us, pile, card, player, tied):
         """The checked play: judge a card read in landing order (R-PLAY-*, R-CARD-*); ``_land``
-        makes the state change.  The per-card path: locals, precomputed option values and
-        tables, private copies of the codes it emits (``const`` is inlined per module only),
+        makes the state change.  The per-card path: locals, precomputed option values,
+        private copies of the codes it emits (``const`` is inlined per module only),
         no allocation; anything unusual goes to ``_refuse_card``."""
         r = card & 15
         # (card & -64: not 0..63; player * player > 1: not -1, 0 or 1)
@@ -351,11 +345,10 @@ class Referee(EventQueue, Settlement, Corrections):
             self._emit(_V_TIE, ms, us, pile, card, top, dt)
         race = dt < self._race_window
         top_rank = self.top_rank[pile]
-        if self._plain and top >= 0:
-            ok = self._rank_fits[r * 16 + top_rank]   # fits() under these rules, precomputed
-        else:
-            ok = fits(self.rules, top, top_rank, card)
-        if ok:
+        d = r - top_rank
+        # The common case first: the next rank up or down under plain rules (no call).
+        if (self._plain and (d == 1 or d == -1) and card != _JOKER and top_rank != 0 and top >= 0) \
+                or fits(self.rules, top, top_rank, card):
             self._land(ms, us, pile, card, player, False)
             # _emit(V_ACCEPT, ...) written out: one call less per landing.
             self.n_verdicts += 1
