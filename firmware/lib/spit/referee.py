@@ -14,11 +14,10 @@ except ImportError:  # CPython
     def const(x):
         return x
 
-from array import array
 
 from spit import verdicts as V
 from spit.intake import (EventQueue, EV_TOUCH, EV_CARD, EV_STUCK, EV_SLAP, EV_READY, EV_UNDO,
-                         EV_TOP, EV_ANSWER, EV_NO_READ, F_LATE, F_TIED, zeros)
+                         EV_TOP, EV_ANSWER, EV_NO_READ, F_LATE, F_TIED)
 from spit.legal import fits, MODE_TABLEAU, MODE_OWN_DECK, MODE_SPEED, JOKER_ANY, WRAP_ACE_ONLY
 from spit.settle import Settlement
 from spit.corrections import Corrections
@@ -65,19 +64,20 @@ class Referee(EventQueue, Settlement, Corrections):
             counts = rules.default_counts()
         self.cards = [counts[0], counts[1]]   # each player's cards at the start of a round
         # Piles.
-        self.top = array("i", [-1] * n)          # top card (-1: empty)
-        self.top_rank = array("i", [0] * n)      # the rank the top counts as (0: wild joker)
-        self.prev_top = array("i", [-1] * n)     # the top before the last landing (for "late")
-        self.prev_rank = array("i", [0] * n)
-        self.size = array("i", [0] * n)
-        self.land_ms = array("i", [0] * n)       # time of the last landing (for races and ties)
-        self.land_us = array("i", [0] * n)
-        self.landed = bytearray(n)
-        self.need_spit = bytearray(n)
-        self.spitter = array("i", [-1] * n)
-        self._hist = zeros(n * _HIST)      # card | 64 if a spit card | (player + 1) << 7
-        self._hist_n = array("i", [0] * n)             # landings recorded (the ring's write index)
-        self._hist_depth = array("i", [0] * n)         # of which still remembered (<= _HIST)
+        # (Lists of small ints, as in intake.py: quicker to index than arrays on the RP2040.)
+        self.top = [-1] * n          # top card (-1: empty)
+        self.top_rank = [0] * n      # the rank the top counts as (0: wild joker)
+        self.prev_top = [-1] * n     # the top before the last landing (for "late")
+        self.prev_rank = [0] * n
+        self.size = [0] * n
+        self.land_ms = [0] * n       # time of the last landing (for races and ties)
+        self.land_us = [0] * n
+        self.landed = [0] * n
+        self.need_spit = [0] * n
+        self.spitter = [-1] * n
+        self._hist = [0] * (n * _HIST)   # card | 64 if a spit card | (player + 1) << 7
+        self._hist_n = [0] * n           # landings recorded (the ring's write index)
+        self._hist_depth = [0] * n       # of which still remembered (<= _HIST)
         # Players.
         self.stock_start = [0, 0]    # tableau cards at round start (R-SETUP-2/3/4)
         self.spit_left = [0, 0]      # cards left in the spit pile (or own deck, or side pile)
@@ -352,10 +352,12 @@ class Referee(EventQueue, Settlement, Corrections):
             self._land(ms, us, pile, card, player, False)
             # _emit(V_ACCEPT, ...) written out: one call less per landing.
             self.n_verdicts += 1
-            if self.intents is not None:
-                self.intents.on_accept(pile, ms)
-            if self.sink is not None:
-                self.sink(_V_ACCEPT, ms, us, pile, card, player, dt if race else -1)
+            it = self.intents
+            if it is not None:
+                it.on_accept(pile, ms)
+            it = self.sink
+            if it is not None:
+                it(_V_ACCEPT, ms, us, pile, card, player, dt if race else -1)
             if own and player >= 0 and self.left[player] == 0:
                 self.game_over(ms, us, player, V.R_NO_CARDS)   # R-OWN-1
         elif race and fits(self.rules, self.prev_top[pile], self.prev_rank[pile], card):
