@@ -4,8 +4,8 @@
 
 1. Median engine cost per landing (touch edge + card read + the loop's advance that judges it, with
    the LED intents on) and per engine call, CPython and the MicroPython unix port side by side,
-   the best of a few runs (other processes on the machine only ever add time); x128 estimates the
-   RP2040 (issue 8's measured ratio; ``bench/bench_rp2.py`` measures it on the emulated chip).
+   the best of a few runs (other processes on the machine only ever add time); x170 estimates the
+   RP2040 (this workload's ratio measured with ``bench/bench_rp2.py`` on the emulated chip).
 2. Heap bytes allocated per steady-state card event on MicroPython (gc disabled, gc.mem_alloc
    before/after), target 0.
 3. Peak live heap of a whole game per preset on MicroPython, loaded as the firmware boots
@@ -151,7 +151,7 @@ def main():
             return " | ".join(out)
         print("| us per landing | %s |" % cells(lambda us, a, n: "%.1f" % us))
         print("| us per engine call | %s |" % cells(lambda us, a, n: "%.1f" % (us / 3)))
-        print("| RP2040 estimate (x128) | %s |" % cells(lambda us, a, n: "%.2f ms" % (us * 128 / 1000.0), True))
+        print("| RP2040 estimate (x170) | %s |" % cells(lambda us, a, n: "%.2f ms" % (us * 170 / 1000.0), True))
         print("| heap B allocated per landing | %s |" % cells(
             lambda us, a, n: "-" if a is None else "%.2f" % (a / float(n))))
         print("(target: <= 6 us per landing on the unix port; allocations 0)")
