@@ -78,7 +78,7 @@ class Table:
         return handler
 
     def _on_card(self, pile, card_uid, ticks_us):
-        self.cards.append((pile, card_uid, ticks_us))
+        self.cards.append((pile, bytes(card_uid), ticks_us))   # a view, valid during the call
 
     def _on_status(self, reader):
         self.status_changes.append((reader.pile, reader.status, reader.last_error))

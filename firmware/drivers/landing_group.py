@@ -17,7 +17,7 @@ class LandingGroup:
     def __init__(self, slots=4):
         self.slots = slots
         self._uids = bytearray(slots * _SLOT)
-        self._count = 0
+        self.count = 0      # cards held
         self.stamp_us = 0
         self.open = False
 
@@ -25,20 +25,13 @@ class LandingGroup:
         self.open = True
         self.stamp_us = stamp_us
 
-    @property
-    def full(self):
-        return self._count == self.slots
-
     def hold(self, buf, n):
-        base = self._count * _SLOT
+        base = self.count * _SLOT
         uids = self._uids
         uids[base] = n
         for i in range(n):
             uids[base + 1 + i] = buf[i]
-        self._count += 1
-
-    def __len__(self):
-        return self._count
+        self.count += 1
 
     def uid_into(self, k, out):
         """Copy held card ``k`` into ``out``; returns its length."""
@@ -49,5 +42,5 @@ class LandingGroup:
         return n
 
     def clear(self):
-        self._count = 0
+        self.count = 0
         self.open = False

@@ -37,7 +37,7 @@ from micropython import const
 import time
 
 from drivers import tag_scan
-from drivers.pn532 import MAX_UID_LEN, PN532Timeout
+from drivers.pn532 import MAX_UID_LEN, PN532Timeout, prefix_views
 from drivers.pn532_setup import ChipSetup
 from drivers.landing_group import LandingGroup
 from drivers.uid_memory import UidMemory, keep_uid, same_uid
@@ -57,6 +57,7 @@ _FIELD_OFF = const(5)
 _FIELD_ON = const(6)
 _BACKOFF = const(7)
 _SETUP = const(8)
+_HALT_NEXT = const(9)   # a listed tag was delivered: halt it in the next step
 
 _RETRY_FOREVER = const(0xFF)   # MxRtyPassiveActivation: the chip itself waits for a card
 _MAX_SHIFT = const(12)
@@ -72,7 +73,9 @@ class NfcReader:
         self.pn532 = pn532
         self.pile = pile
         self.strategy = strategy
-        self.on_card = on_card        # on_card(pile, uid_bytes, ticks_us)
+        # on_card(pile, uid, ticks_us): uid is a memoryview of ``self.uid``, valid during the
+        # call (nothing is allocated per card): copy it to keep it.
+        self.on_card = on_card
         self.on_status = on_status    # on_status(reader) when status changes
         self.passive_retries = passive_retries
         self.reply_timeout_us = reply_timeout_us
@@ -84,8 +87,9 @@ class NfcReader:
         self.setup = ChipSetup(pn532, passive_retries, reset_low_us, reset_boot_us, reply_timeout_us)
         self.scan = tag_scan.TagScan(pn532)
         self.memory = UidMemory(memory)
-        # The last card delivered (also handed to on_card).
+        # The last card delivered; on_card gets the view of its length (no copy allocated).
         self.uid = bytearray(MAX_UID_LEN)
+        self._uid_views = prefix_views(self.uid)
         self.uid_len = 0
         self.uid_ticks_us = 0
         # Health and counters, for the status display, the log and the benches.
@@ -131,6 +135,12 @@ class NfcReader:
 
     def service(self, now_us):
         """Advance one step.  Returns how many new cards were reported now."""
+        if self._state == _LISTING and self._acked:
+            # The usual step: the chip waits for a card and its IRQ line is still high.
+            irq = self.pn532.irq
+            if (irq is not None and irq.value()
+                    and time.ticks_diff(now_us, self._since_us) <= self.reply_timeout_us):
+                return 0
         try:
             return self._step(now_us)
         except Exception as error:  # noqa: BLE001 - a reader must never stop the loop
@@ -208,6 +218,11 @@ class NfcReader:
             if time.ticks_diff(now_us, self._retry_at_us) >= 0:
                 self._recover(now_us)
             return 0
+        if state == _HALT_NEXT:
+            self.pn532.start_halt()
+            self._state = _HALTING
+            self._since_us = now_us
+            return 0
         if state == _POLL_WAIT:
             if time.ticks_diff(now_us, self._since_us) >= self.poll_us:
                 self._start_scan(now_us)
@@ -242,8 +257,9 @@ class NfcReader:
         return 0
 
     def _listing_done(self, now_us):
+        pn = self.pn532
         buf = self._read_buf
-        n = self.pn532.finish_list(buf)
+        n = pn.finish_list(buf)
         handoff = self._handoff
         group = self.group
         if group.open:
@@ -254,33 +270,30 @@ class NfcReader:
                 # Resolving a scan's collision: these tags answered that REQA.  (A listing
                 # that waited longer heard a tag that landed since: its own reply time.)
                 self._stamp_us = self._activation_us
-        self._ok()
+        if self.status:
+            self._ok()
         if n == 0:
             delivered = self._close_group()
             self._after_quiet(now_us)
             return delivered
-        pn = self.pn532
-        two = pn.uid2_len > 0
-        new1 = not self.memory.known(buf, n)
-        new2 = two and not self.memory.known(pn.uid2, pn.uid2_len)
+        memory = self.memory
+        n2 = pn.uid2_len
+        new1 = not memory.known(buf, n)
+        new2 = n2 > 0 and not memory.known(pn.uid2, n2)
         delivered = 0
-        if (new1 or new2) and (handoff or two or group.open):
+        if (new1 or new2) and (handoff or n2 or group.open):
             # Tags that answered together; more may follow in the scan: hold them.
             if not group.open:
                 group.start(self._stamp_us)
-            delivered += self._deliver(buf, n)
-            if two:
-                delivered += self._deliver(pn.uid2, pn.uid2_len)
-        else:
-            delivered += self._close_group()
-            delivered += self._deliver(buf, n)
-            if two:
-                delivered += self._deliver(pn.uid2, pn.uid2_len)
+        elif group.open:
+            delivered = self._close_group()
+        delivered += self._deliver(buf, n, new1)
+        if n2:
+            delivered += self._deliver(pn.uid2, n2, new2)
         self._count_relist(not (new1 or new2) and not handoff, buf, n)
-        # Halt it even when known: a re-woken tag must go quiet again.
-        self.pn532.start_halt()
-        self._state = _HALTING
-        self._since_us = now_us
+        # Halt it even when known (a re-woken tag must go quiet again), in the next step:
+        # the card's verdict and LEDs come first.
+        self._state = _HALT_NEXT
         return delivered
 
     def _count_relist(self, relisted, buf, n):
@@ -331,13 +344,13 @@ class NfcReader:
             # New tags that answered one REQA together: one time for all of them.
             if not group.open:
                 group.start(self._activation_us)
-            return self._deliver(scan.uid, n)
+            return self._deliver(scan.uid, n, True)
         if group.open:
             # The last of the group answers alone.
-            self._deliver(scan.uid, n)
+            self._deliver(scan.uid, n, True)
             return self._close_group()
         self._stamp_us = self._activation_us
-        return self._deliver(scan.uid, n)
+        return self._deliver(scan.uid, n, True)
 
     def _scan_over(self, now_us):
         self.scan.stop()
@@ -359,15 +372,15 @@ class NfcReader:
         else:
             self._detect(now_us)
 
-    def _deliver(self, buf, n):
-        """A tag read now: report it if new (held while a group is open).  Returns 1 if it
-        was reported now."""
-        if self.memory.known(buf, n):
+    def _deliver(self, buf, n, new):
+        """A tag read now: report it if ``new`` (not in ``memory``; held while a group is
+        open).  Returns 1 if it was reported now."""
+        if not new:
             self.rereads += 1
             return 0
         self.memory.remember(buf, n)
         group = self.group
-        if group.open and self.wakes_halted and not group.full:
+        if group.open and self.wakes_halted and group.count < group.slots:
             # Bit-wise anticollision takes a while: hand the group over in one step.
             group.hold(buf, n)
             return 0
@@ -377,7 +390,7 @@ class NfcReader:
     def _close_group(self):
         """Report the held cards of the group, all with its time.  Returns how many."""
         group = self.group
-        held = len(group)
+        held = group.count
         buf = self._group_buf
         for k in range(held):
             self._report(buf, group.uid_into(k, buf), group.stamp_us)
@@ -392,13 +405,14 @@ class NfcReader:
         self.uid_ticks_us = stamp_us
         self.cards += 1
         if self.on_card is not None:
-            self.on_card(self.pile, bytes(buf[:n]), stamp_us)
+            self.on_card(self.pile, self._uid_views[n], stamp_us)
 
     # ---- failures ------------------------------------------------------------------------
     def _fail(self, now_us, error):
         self.failures += 1
         self.consecutive_failures += 1
-        self.last_error = getattr(error, "kind", "bus")
+        # PN532Error.kind; OSError from the bus; "memory" only where something allocated.
+        self.last_error = getattr(error, "kind", "memory" if isinstance(error, MemoryError) else "bus")
         self._close_group()   # what was read stays read
         self.scan.stop()
         self.scan.invalidate()

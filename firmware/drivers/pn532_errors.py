@@ -1,4 +1,5 @@
-"""PN532 driver errors, and the frame-size rule the transports use to read length first."""
+"""PN532 driver errors, the frame-size rule the transports use to read length first, and
+``prefix_views`` for transfers that allocate nothing."""
 
 from micropython import const
 
@@ -45,3 +46,10 @@ def frame_size(header):
     if (length + lcs) & 0xFF:
         return HEADER_SIZE   # bad length checksum: _finish reports it
     return length + 7
+
+
+def prefix_views(buf):
+    """``views[k]`` is ``memoryview(buf)[:k]`` for every k, made once: a slice made per
+    transfer would allocate (``machine.SPI``/``I2C`` always send or fill a whole buffer)."""
+    view = memoryview(buf)
+    return tuple(view[:k] for k in range(len(buf) + 1))

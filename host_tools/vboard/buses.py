@@ -22,6 +22,8 @@ I2C devices implement::
 MicroPython-compatible (no typing, dataclasses, ...).
 """
 
+from . import heapgate
+
 _ENODEV = 19
 _ETIMEDOUT = 110
 
@@ -39,7 +41,11 @@ class _CsWatch:
         def value(v=None):
             result = watch._original_value(v)
             if v is not None:
-                watch.sync()
+                heapgate.enter_c()   # a GPIO write on the chip; the device's Python may allocate
+                try:
+                    watch.sync()
+                finally:
+                    heapgate.exit_c()
             return result
 
         def on():
