@@ -49,12 +49,12 @@ STATUS_OK = const(0)
 STATUS_FAILING = const(1)
 
 _IDLE = const(0)
-_LISTING = const(1)
+_LISTING = const(1)     # _LISTING.._FIELD_ON: a command's reply is awaited
 _HALTING = const(2)
 _SCANNING = const(3)
-_POLL_WAIT = const(4)
-_FIELD_OFF = const(5)
-_FIELD_ON = const(6)
+_FIELD_OFF = const(4)
+_FIELD_ON = const(5)
+_POLL_WAIT = const(6)
 _BACKOFF = const(7)
 _SETUP = const(8)
 _HALT_NEXT = const(9)   # a listed tag was delivered: halt it in the next step
@@ -135,13 +135,19 @@ class NfcReader:
 
     def service(self, now_us):
         """Advance one step.  Returns how many new cards were reported now."""
-        if self._state == _LISTING and self._acked:
-            # The usual step: the chip waits for a card and its IRQ line is still high.
-            irq = self.pn532.irq
-            if (irq is not None and irq.value()
-                    and time.ticks_diff(now_us, self._since_us) <= self.reply_timeout_us):
-                return 0
         try:
+            state = self._state
+            if _LISTING <= state <= _FIELD_ON:
+                # The usual step: a reply is awaited (the chip waits for a card).  Once the
+                # command's ACK was read, the IRQ line alone says when the reply is there.
+                pn = self.pn532
+                irq = pn.irq
+                if irq is not None and not pn.awaiting_ack:
+                    if irq.value():
+                        if time.ticks_diff(now_us, self._since_us) <= self.reply_timeout_us:
+                            return 0
+                    elif state == _LISTING:
+                        return self._listing_done(now_us)
             return self._step(now_us)
         except Exception as error:  # noqa: BLE001 - a reader must never stop the loop
             self._fail(now_us, error)
@@ -290,7 +296,8 @@ class NfcReader:
         delivered += self._deliver(buf, n, new1)
         if n2:
             delivered += self._deliver(pn.uid2, n2, new2)
-        self._count_relist(not (new1 or new2) and not handoff, buf, n)
+        if self._relists or not (new1 or new2 or handoff):
+            self._count_relist(not (new1 or new2) and not handoff, buf, n)
         # Halt it even when known (a re-woken tag must go quiet again), in the next step:
         # the card's verdict and LEDs come first.
         self._state = _HALT_NEXT

@@ -23,9 +23,13 @@ def keep_uid(slot, buf, n):
 
 
 class UidMemory:
+    """Up to ``slots`` UIDs; the oldest is dropped when full.  A one-byte sum per slot is
+    compared first, so a lookup costs one comparison per remembered card."""
+
     def __init__(self, slots):
         self.slots = slots
         self._seen = bytearray(slots * _SLOT)
+        self._sums = bytearray(slots)
         self._count = 0
         self._next = 0
 
@@ -37,8 +41,15 @@ class UidMemory:
         return self._count
 
     def _find(self, buf, n):
+        total = n
+        for i in range(n):
+            total += buf[i]
+        total &= 0xFF
+        sums = self._sums
         seen = self._seen
         for slot in range(self._count):
+            if sums[slot] != total:
+                continue
             base = slot * _SLOT
             if seen[base] != n:
                 continue
@@ -46,27 +57,31 @@ class UidMemory:
             while i < n and seen[base + 1 + i] == buf[i]:
                 i += 1
             if i == n:
-                return base
+                return slot
         return -1
 
     def known(self, buf, n):
         return self._find(buf, n) >= 0
 
     def forget(self, uid):
-        base = self._find(uid, len(uid))
-        if base < 0:
+        slot = self._find(uid, len(uid))
+        if slot < 0:
             return False
-        self._seen[base] = 0
+        self._seen[slot * _SLOT] = 0   # length 0: matches no UID
         return True
 
     def remember(self, buf, n):
         if not self.slots:
             return
-        base = self._next * _SLOT
+        slot = self._next
+        base = slot * _SLOT
         seen = self._seen
         seen[base] = n
+        total = n
         for i in range(n):
             seen[base + 1 + i] = buf[i]
-        self._next = (self._next + 1) % self.slots
+            total += buf[i]
+        self._sums[slot] = total & 0xFF
+        self._next = (slot + 1) % self.slots
         if self._count < self.slots:
             self._count += 1
