@@ -1,36 +1,33 @@
 """NfcReader: one PN532 under one center pile, serviced by the firmware loop without blocking.
 
-Each ``service(now_us)`` does one step: a status poll, or reading one reply and writing the
-next command.  ACKs are read when they are there, replies when the IRQ line (or status byte)
-says so; nothing waits for the chip.
+Each ``service(now_us)`` does one step: nothing (the IRQ line is high), a status poll, or
+reading one reply and writing the next command.  Nothing waits for the chip, and nothing is
+allocated per step or per card (only a failure allocates, when it happens).
 
 Newest card on a growing pile::
 
-    listing --reply--> halt it --> scan (own REQA) --quiet--> listing ...
+    listing --reply--> (card to on_card) halt it --> scan (own REQA) --quiet--> listing ...
        (the chip waits for a card itself: no bus traffic on a quiet pile)
 
-Every card read is halted (HLTA).  The listing (InListPassiveTarget, MaxTg=2) only says "a
-tag answered": whether the chip sends REQA or WUPA (which wakes halted tags) is not
-documented.  So each listing is followed by a ``TagScan`` (own REQA, anticollision, SELECT,
-HLTA: ``drivers/tag_scan.py``), which only tags not read yet answer (ISO 14443-3).  Two new
-tags answering one REQA go to the chip's listing, unless the chip wakes halted tags: then
-the scan resolves them bit by bit.  The same read tag listed again twice in a row means the
-chip wakes halted tags (``wakes_halted``): the reader then scans every ``poll_us`` instead.
+Every card read is halted (HLTA).  Whether the chip's listing (InListPassiveTarget, MaxTg=2)
+sends REQA or WUPA (which wakes halted tags) is not documented, so each listing is followed
+by a ``TagScan`` (own REQA, anticollision, SELECT, HLTA: ``drivers/tag_scan.py``), which only
+tags not read yet answer (ISO 14443-3).  The same read tag listed twice in a row means the
+chip wakes halted tags (``wakes_halted``): the reader then scans every ``poll_us`` instead,
+resolving collisions bit by bit.  ``STRATEGY_FIELD_RESET`` also switches the field off and on
+every ``field_reset_us`` on a quiet pile: every tag wakes and is read again.  The reader
+remembers the pile's UIDs (``memory`` slots) and reports each once; ``clear_pile()`` when
+the pile is taken.
 
 Time stamps are never earlier than the landing (the referee matches reads to touch edges):
 a listing's IRQ edge, or the time a scan's REQA was answered.  New tags that answered one
 activation together share one time (``LandingGroup``): a tie for the referee (R-PLAY-5).
 
-``STRATEGY_FIELD_RESET`` also switches the field off and on every ``field_reset_us`` while
-the pile is quiet (not once ``wakes_halted``): every tag wakes and is read again.  The
-reader remembers the pile's UIDs (``memory`` slots: the whole pile) and reports each once;
-call ``clear_pile()`` when the pile is taken.
-
 Failures (NACK, no ACK, bad checksum, error frame, timeout, bus errors) never raise into the
 loop: they are counted (``failures``, ``last_error``), ``status`` turns ``STATUS_FAILING``
 (``on_status(reader)``) and the reader retries with exponential backoff; after
 ``setup_after`` failures in a row it sets the chip up again in steps (``ChipSetup``: RSTPD_N
-pulse, I2C bus clear, wake-up, configuration).
+pulse, I2C bus clear, wake-up, configuration), none longer than the SPI wake-up's 2 ms.
 """
 
 from micropython import const
@@ -39,8 +36,7 @@ import time
 from drivers import tag_scan
 from drivers.pn532 import MAX_UID_LEN, PN532Timeout, prefix_views
 from drivers.pn532_setup import ChipSetup
-from drivers.landing_group import LandingGroup
-from drivers.uid_memory import UidMemory, keep_uid, same_uid
+from drivers.uid_memory import LandingGroup, UidMemory, keep_uid, same_uid
 
 STRATEGY_HALT = const(0)
 STRATEGY_FIELD_RESET = const(1)
@@ -90,8 +86,6 @@ class NfcReader:
         # The last card delivered; on_card gets the view of its length (no copy allocated).
         self.uid = bytearray(MAX_UID_LEN)
         self._uid_views = prefix_views(self.uid)
-        self.uid_len = 0
-        self.uid_ticks_us = 0
         # Health and counters, for the status display, the log and the benches.
         self.status = STATUS_OK
         self.last_error = None
@@ -112,7 +106,6 @@ class NfcReader:
         self._since_us = 0
         self._retry_at_us = 0
         self._last_reset_us = 0
-        self._listed_at_us = 0
         self._irq_us = 0
         self._irq_seen = False
         self._stamp_us = 0          # time given to the cards being delivered
@@ -161,17 +154,13 @@ class NfcReader:
         """Forget one UID (a card lifted off the pile, e.g. by a correction)."""
         return self.memory.forget(uid)
 
-    @property
-    def healthy(self):
-        return self.status == STATUS_OK
-
     # ---- the state machine ------------------------------------------------------------
     def _start_listing(self):
         self._handoff = False
         self.scan.invalidate()
         self.pn532.start_list(2)
         self._state = _LISTING
-        self._since_us = self._listed_at_us = time.ticks_us()
+        self._since_us = time.ticks_us()
         self._irq_seen = False
         self._acked = False
 
@@ -272,7 +261,7 @@ class NfcReader:
             self._stamp_us = group.stamp_us
         else:
             self._stamp_us = self._irq_us if self._irq_seen else now_us
-            if handoff and time.ticks_diff(self._stamp_us, self._listed_at_us) <= _HANDOFF_US:
+            if handoff and time.ticks_diff(self._stamp_us, self._since_us) <= _HANDOFF_US:
                 # Resolving a scan's collision: these tags answered that REQA.  (A listing
                 # that waited longer heard a tag that landed since: its own reply time.)
                 self._stamp_us = self._activation_us
@@ -389,7 +378,7 @@ class NfcReader:
         group = self.group
         if group.open and self.wakes_halted and group.count < group.slots:
             # Bit-wise anticollision takes a while: hand the group over in one step.
-            group.hold(buf, n)
+            group.remember(buf, n)
             return 0
         self._report(buf, n, group.stamp_us if group.open else self._stamp_us)
         return 1
@@ -408,8 +397,6 @@ class NfcReader:
         uid = self.uid
         for i in range(n):
             uid[i] = buf[i]
-        self.uid_len = n
-        self.uid_ticks_us = stamp_us
         self.cards += 1
         if self.on_card is not None:
             self.on_card(self.pile, self._uid_views[n], stamp_us)

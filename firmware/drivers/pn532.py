@@ -65,13 +65,11 @@ HALT_DESELECT = const(0x44)
 HALT_RELEASE = const(0x52)
 # UID buffers handed to finish_list() need this many bytes (triple-size ISO14443A UID).
 MAX_UID_LEN = const(10)
-_SETUP_STEPS = const(4)
+SETUP_STEPS = const(4)   # start_setup_step / finish_setup_step 0..3
 
 
 class PN532:
     """Protocol core.  Use a transport: ``PN532_SPI`` or ``PN532_I2C`` (via ``PN532Raw``)."""
-
-    SETUP_STEPS = _SETUP_STEPS
 
     def __init__(self, irq=None, ack_timeout_ms=ACK_TIMEOUT_MS, halt_command=HALT_RELEASE,
                  reset=None):
@@ -359,6 +357,6 @@ class PN532:
         self.awaiting_ack = False
         self.wake()
         version = None
-        for step in range(_SETUP_STEPS):
+        for step in range(SETUP_STEPS):
             version = self._blocking_step(step, passive_retries, timeout_ms)
         return version

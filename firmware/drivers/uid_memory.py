@@ -1,9 +1,20 @@
-"""UidMemory: the UIDs already read on one pile, in a preallocated ring (no allocation);
-``same_uid``/``keep_uid`` for a single UID slot (length byte + up to 10 bytes)."""
+"""UIDs kept in preallocated 11-byte slots (length byte + up to 10 bytes; nothing allocated
+after ``__init__``):
+
+- ``UidMemory``: the UIDs already read on one pile, in a ring (the oldest goes when full);
+- ``LandingGroup``: new cards that landed together on one pile, held to be reported at once.
+  Tags that answered one activation together (two targets of one listing, or a bit collision
+  in a scan) landed too close together for the reader to order them: they get one time
+  stamp.  When resolving them takes long (the reader's own bit-wise anticollision, tens of
+  ms) they are also held and handed to the loop in one step, after the last of them is
+  read, so the referee sees the landings together rather than a second read arriving long
+  after the first was judged;
+- ``same_uid``/``keep_uid`` for a single slot.
+"""
 
 from micropython import const
 
-_SLOT = const(11)  # one remembered UID: length byte + up to 10 bytes
+_SLOT = const(11)  # one UID: length byte + up to 10 bytes
 
 
 def same_uid(slot, buf, n):
@@ -23,22 +34,19 @@ def keep_uid(slot, buf, n):
 
 
 class UidMemory:
-    """Up to ``slots`` UIDs; the oldest is dropped when full.  A one-byte sum per slot is
-    compared first, so a lookup costs one comparison per remembered card."""
+    """Up to ``slots`` UIDs.  A one-byte sum per slot is compared first, so a lookup costs
+    about one comparison per remembered card."""
 
     def __init__(self, slots):
         self.slots = slots
         self._seen = bytearray(slots * _SLOT)
         self._sums = bytearray(slots)
-        self._count = 0
+        self.count = 0
         self._next = 0
 
     def clear(self):
-        self._count = 0
+        self.count = 0
         self._next = 0
-
-    def __len__(self):
-        return self._count
 
     def _find(self, buf, n):
         total = n
@@ -47,7 +55,7 @@ class UidMemory:
         total &= 0xFF
         sums = self._sums
         seen = self._seen
-        for slot in range(self._count):
+        for slot in range(self.count):
             if sums[slot] != total:
                 continue
             base = slot * _SLOT
@@ -83,5 +91,34 @@ class UidMemory:
             total += buf[i]
         self._sums[slot] = total & 0xFF
         self._next = (slot + 1) % self.slots
-        if self._count < self.slots:
-            self._count += 1
+        if self.count < self.slots:
+            self.count += 1
+
+    def uid_into(self, slot, out):
+        """Copy the UID in ``slot`` (0 = the first remembered, before the ring wraps) into
+        ``out``; returns its length."""
+        base = slot * _SLOT
+        seen = self._seen
+        n = seen[base]
+        for i in range(n):
+            out[i] = seen[base + 1 + i]
+        return n
+
+
+class LandingGroup(UidMemory):
+    """Held cards (``remember``, while ``count < slots``), the group's time and whether it
+    is open (new cards that answer the same activation join it)."""
+
+    def __init__(self, slots=4):
+        super().__init__(slots)
+        self.stamp_us = 0
+        self.open = False
+
+    def start(self, stamp_us):
+        self.open = True
+        self.stamp_us = stamp_us
+
+    def clear(self):
+        self.count = 0
+        self._next = 0
+        self.open = False
