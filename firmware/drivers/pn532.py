@@ -25,7 +25,8 @@ or InRelease (0x52, the default) both send HLTA.
 Allocation: every buffer is made in ``__init__``; a command, an ACK, a reply and a listed UID
 allocate nothing (only a raised error does).  Timeouts use ``time.ticks_ms``/``ticks_diff``
 (wrap-safe).  Transports implement ``_write_frame(n)`` (send ``_tx[:n]``), ``_read_ready()``
-(status byte bit 0), ``_read_frame()`` (the waiting frame into ``_rx``) and ``wake()``.
+(status byte bit 0), ``_read_frame()`` (the waiting frame into ``_rx``; returns the sum of
+its TFI, data and DCS bytes, computed while the bytes are copied) and ``wake()``.
 """
 
 from micropython import const
@@ -155,7 +156,7 @@ class PN532:
         if self.pending != command or self.awaiting_ack:
             raise PN532Error("no such reply pending")
         self.pending = 0
-        self._read_frame()
+        total = self._read_frame()
         rx = self._rx
         if rx[0] or rx[1] or rx[2] != 0xFF:
             raise PN532Error("bad preamble")
@@ -167,12 +168,8 @@ class PN532:
             raise PN532ChecksumError("bad length checksum")
         if length < 2 and not (length == 1 and rx[5] == _TFI_ERROR):
             raise PN532Error("frame too short")
-        end = 5 + length  # index of DCS
-        if end >= RX_SIZE:
+        if length + 7 > RX_SIZE:
             raise PN532Error("frame too long")
-        total = 0
-        for j in range(5, end + 1):
-            total += rx[j]
         if total & 0xFF:
             raise PN532ChecksumError("bad data checksum")
         if rx[5] != _TFI_CHIP or rx[6] != command + 1:

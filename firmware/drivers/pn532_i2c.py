@@ -97,9 +97,10 @@ class PN532_I2C(PN532Raw):
 
     def _read_frame(self):
         self._read_into(HEADER_SIZE)
-        total = frame_size(self._rx)
+        rx = self._rx
+        total = frame_size(rx)
         if total <= HEADER_SIZE:
-            return
+            return rx[5]
         if total > RX_SIZE:
             total = RX_SIZE    # _finish reports "frame too long"
         # Ask for the frame again and read exactly its length.
@@ -111,6 +112,10 @@ class PN532_I2C(PN532Raw):
             time.sleep_us(_RESEND_POLL_US)
             waited += _RESEND_POLL_US
         self._read_into(total)
+        checksum = 0
+        for i in range(5, total - 1):   # TFI, data, DCS
+            checksum += rx[i]
+        return checksum
 
     def bus_clear(self):
         """Clock a stuck slave free (9 SCL pulses, then STOP) and rebuild the I2C bus."""

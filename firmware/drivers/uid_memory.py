@@ -34,13 +34,14 @@ def keep_uid(slot, buf, n):
 
 
 class UidMemory:
-    """Up to ``slots`` UIDs.  A one-byte sum per slot is compared first, so a lookup costs
-    about one comparison per remembered card."""
+    """Up to ``slots`` UIDs.  A one-byte sum per slot is searched first (``bytearray.find``,
+    C code), so a lookup compares bytes only where the sums match."""
 
     def __init__(self, slots):
         self.slots = slots
         self._seen = bytearray(slots * _SLOT)
         self._sums = bytearray(slots)
+        self._sum = bytearray(1)   # the sum looked for
         self.count = 0
         self._next = 0
 
@@ -52,20 +53,21 @@ class UidMemory:
         total = n
         for i in range(n):
             total += buf[i]
-        total &= 0xFF
+        key = self._sum
+        key[0] = total & 0xFF
         sums = self._sums
         seen = self._seen
-        for slot in range(self.count):
-            if sums[slot] != total:
-                continue
+        count = self.count
+        slot = sums.find(key)
+        while 0 <= slot < count:
             base = slot * _SLOT
-            if seen[base] != n:
-                continue
-            i = 0
-            while i < n and seen[base + 1 + i] == buf[i]:
-                i += 1
-            if i == n:
-                return slot
+            if seen[base] == n:
+                i = 0
+                while i < n and seen[base + 1 + i] == buf[i]:
+                    i += 1
+                if i == n:
+                    return slot
+            slot = sums.find(key, slot + 1)
         return -1
 
     def known(self, buf, n):
