@@ -36,7 +36,7 @@ import time
 from drivers import tag_scan
 from drivers.pn532 import MAX_UID_LEN, PN532Timeout, prefix_views
 from drivers.pn532_setup import ChipSetup
-from drivers.uid_memory import LandingGroup, UidMemory, keep_uid, same_uid
+from drivers.uid_memory import LandingGroup, UidMemory, copy_into, keep_uid, same_uid
 
 STRATEGY_HALT = const(0)
 STRATEGY_FIELD_RESET = const(1)
@@ -394,9 +394,7 @@ class NfcReader:
         return held
 
     def _report(self, buf, n, stamp_us):
-        uid = self.uid
-        for i in range(n):
-            uid[i] = buf[i]
+        copy_into(self.uid, 0, buf, n)
         self.cards += 1
         if self.on_card is not None:
             self.on_card(self.pile, self._uid_views[n], stamp_us)

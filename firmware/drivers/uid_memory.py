@@ -12,9 +12,26 @@ after ``__init__``):
 - ``same_uid``/``keep_uid`` for a single slot.
 """
 
+import micropython
 from micropython import const
 
 _SLOT = const(11)  # one UID: length byte + up to 10 bytes
+_MAX_UID = const(10)
+
+
+@micropython.viper
+def copy_into(dst, start: int, src, n: int) -> int:
+    """``dst[start:start + n] = src[:n]``; returns ``n`` + the sum of the bytes, the slot
+    checksum (viper: a Python loop costs ~10 us per byte on the chip).  No bounds checks:
+    callers keep ``n`` within both buffers (UIDs are at most 10 bytes)."""
+    d = ptr8(dst)
+    s = ptr8(src)
+    total = n
+    for i in range(n):
+        b = s[i]
+        d[start + i] = b
+        total += b
+    return total
 
 
 def same_uid(slot, buf, n):
@@ -42,6 +59,7 @@ class UidMemory:
         self._seen = bytearray(slots * _SLOT)
         self._sums = bytearray(slots)
         self._sum = bytearray(1)   # the sum looked for
+        self._uid = bytearray(_MAX_UID)   # copy_into's scratch destination: only its sum counts
         self.count = 0
         self._next = 0
 
@@ -50,11 +68,10 @@ class UidMemory:
         self._next = 0
 
     def _find(self, buf, n):
-        total = n
-        for i in range(n):
-            total += buf[i]
+        if n > _MAX_UID:
+            return -1
         key = self._sum
-        key[0] = total & 0xFF
+        key[0] = copy_into(self._uid, 0, buf, n) & 0xFF
         sums = self._sums
         seen = self._seen
         count = self.count
@@ -85,13 +102,8 @@ class UidMemory:
             return
         slot = self._next
         base = slot * _SLOT
-        seen = self._seen
-        seen[base] = n
-        total = n
-        for i in range(n):
-            seen[base + 1 + i] = buf[i]
-            total += buf[i]
-        self._sums[slot] = total & 0xFF
+        self._seen[base] = n
+        self._sums[slot] = copy_into(self._seen, base + 1, buf, n) & 0xFF
         self._next = (slot + 1) % self.slots
         if self.count < self.slots:
             self.count += 1
