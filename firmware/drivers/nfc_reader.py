@@ -265,8 +265,7 @@ class NfcReader:
                 # Resolving a scan's collision: these tags answered that REQA.  (A listing
                 # that waited longer heard a tag that landed since: its own reply time.)
                 self._stamp_us = self._activation_us
-        if self.status:
-            self._ok()
+        self._ok()
         if n == 0:
             delivered = self._close_group()
             self._after_quiet(now_us)
@@ -408,13 +407,8 @@ class NfcReader:
         self._close_group()   # what was read stays read
         self.scan.stop()
         self.scan.invalidate()
-        shift = self.consecutive_failures - 1
-        if shift > _MAX_SHIFT:
-            shift = _MAX_SHIFT
-        delay = self.backoff_us << shift
-        if delay > self.max_backoff_us:
-            delay = self.max_backoff_us
-        self._retry_at_us = time.ticks_add(now_us, delay)
+        delay = self.backoff_us << min(self.consecutive_failures - 1, _MAX_SHIFT)
+        self._retry_at_us = time.ticks_add(now_us, min(delay, self.max_backoff_us))
         self._state = _BACKOFF
         if self.consecutive_failures >= self.setup_after:
             self._needs_setup = True
@@ -432,10 +426,10 @@ class NfcReader:
         self._detect(now_us)
 
     def _ok(self):
-        if self.consecutive_failures:
+        if self.status:   # failing until now (consecutive_failures > 0)
             self.consecutive_failures = 0
             self.recoveries += 1
-        self._set_status(STATUS_OK)
+            self._set_status(STATUS_OK)
 
     def _set_status(self, status):
         if status != self.status:

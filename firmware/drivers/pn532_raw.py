@@ -9,8 +9,7 @@ bytes.  ``drivers/tag_scan.py`` builds REQA, anticollision, SELECT and HLTA on t
 
 from micropython import const
 
-from drivers.pn532 import PN532
-from drivers.pn532_errors import PN532Error
+from drivers.pn532 import PN532, PN532Error
 
 _CMD_WRITE_REGISTER = const(0x08)
 _CMD_IN_COMMUNICATE_THRU = const(0x42)
