@@ -207,12 +207,31 @@ def negative_control():
         r.close()
 
 
+def byteloops_match():
+    """The viper loops (native code on this port) and their plain-Python fallback agree."""
+    import random
+    from drivers import byteloops, byteloops_py
+    from host_tools.vboard.pn532_wire import reverse_bits
+    table = bytes(reverse_bits(b) for b in range(256))
+    for n in (0, 1, 6, 16, 58):
+        src = bytes(random.getrandbits(8) for _ in range(n))
+        out = []
+        for module in (byteloops, byteloops_py):
+            a = bytearray(64)
+            b = bytearray(64)
+            out.append((module.reverse_into(a, 3, src, n, table), bytes(a),
+                        module.copy_into(b, 5, src, n), bytes(b)))
+        check(out[0] == out[1], "viper and plain byte loops agree (%d bytes)" % n)
+        check(out[0][1][3:3 + n] == bytes(reverse_bits(x) for x in src), "bits reversed (%d bytes)" % n)
+
+
 def main():
     if "--bad" in sys.argv:
         caught = negative_control()
         print("mp_reader_heap_check: %s" % ("caught" if caught else "NOT caught"))
         sys.exit(0 if caught else 1)
-    for part in (lambda: landings("spi"), lambda: landings("i2c"), wupa_chip, field_resets):
+    for part in (byteloops_match, lambda: landings("spi"), lambda: landings("i2c"), wupa_chip,
+                 field_resets):
         try:
             part()
         except Exception as e:  # noqa: BLE001

@@ -154,6 +154,10 @@ class NfcReader:
         """Forget one UID (a card lifted off the pile, e.g. by a correction)."""
         return self.memory.forget(uid)
 
+    @property
+    def healthy(self):
+        return self.status == STATUS_OK
+
     # ---- the state machine ------------------------------------------------------------
     def _start_listing(self):
         self._handoff = False

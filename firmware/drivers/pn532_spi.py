@@ -21,12 +21,16 @@ The bus and the pins are passed in, already built by the board loader::
     reader = PN532_SPI(spi, machine.Pin(17, machine.Pin.OUT, value=1), irq=machine.Pin(20, machine.Pin.IN))
 """
 
-import micropython
 from micropython import const
 import time
 
 from drivers.pn532 import HEADER_SIZE, frame_size, prefix_views
 from drivers.pn532_raw import PN532Raw
+
+try:
+    from drivers.byteloops import reverse_into
+except ValueError:   # its native code is for another CPU (a unix-port board): plain Python
+    from drivers.byteloops_py import reverse_into
 
 _WAKE_MS = const(2)
 _REV_OP_DATA_WRITE = const(0x80)   # 0x01 bit-reversed
@@ -50,21 +54,6 @@ def _reverse_table():
 
 # _REVERSE[b] is b with its bit order reversed (LSB-first <-> MSB-first).
 _REVERSE = _reverse_table()
-
-@micropython.viper
-def _reverse_into(dst, start: int, src, n: int) -> int:
-    """``dst[start + i] = _REVERSE[src[i]]`` for ``i < n``; returns the sum of the bytes
-    stored.  Viper: a Python loop costs ~10 us per byte on the chip, this ~0.2 us."""
-    d = ptr8(dst)
-    s = ptr8(src)
-    table = ptr8(_REVERSE)
-    total = 0
-    for i in range(n):
-        b = table[s[i]]
-        d[start + i] = b
-        total += b
-    return total
-
 
 # The wire buffer, shared by every reader (the loop runs one transfer at a time), and
 # _VIEWS[k] = its first k bytes.
@@ -92,7 +81,7 @@ class PN532_SPI(PN532Raw):
 
     def _write_frame(self, n):
         _WIRE[0] = _REV_OP_DATA_WRITE
-        _reverse_into(_WIRE, 1, self._tx, n)
+        reverse_into(_WIRE, 1, self._tx, n, _REVERSE)
         cs = self._cs
         cs.value(0)
         if self.cs_setup_us:
@@ -125,7 +114,7 @@ class PN532_SPI(PN532Raw):
         try:
             spi.write(_DATA_READ)
             spi.readinto(views[HEADER_SIZE], 0)
-            _reverse_into(rx, 0, _WIRE, HEADER_SIZE)
+            reverse_into(rx, 0, _WIRE, HEADER_SIZE, _REVERSE)
             total = rx[5]
             rest = frame_size(rx) - HEADER_SIZE
             if rest > _WIRE_SIZE:
@@ -133,7 +122,7 @@ class PN532_SPI(PN532Raw):
             if rest > 0:
                 spi.readinto(views[rest], 0)
                 # TFI + data + DCS: the sum without the postamble
-                total += _reverse_into(rx, HEADER_SIZE, _WIRE, rest) - rx[HEADER_SIZE + rest - 1]
+                total += reverse_into(rx, HEADER_SIZE, _WIRE, rest, _REVERSE) - rx[HEADER_SIZE + rest - 1]
         finally:
             cs.value(1)
         return total

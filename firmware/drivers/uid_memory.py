@@ -12,26 +12,15 @@ after ``__init__``):
 - ``same_uid``/``keep_uid`` for a single slot.
 """
 
-import micropython
 from micropython import const
+
+try:
+    from drivers.byteloops import copy_into
+except ValueError:   # its native code is for another CPU (a unix-port board): plain Python
+    from drivers.byteloops_py import copy_into
 
 _SLOT = const(11)  # one UID: length byte + up to 10 bytes
 _MAX_UID = const(10)
-
-
-@micropython.viper
-def copy_into(dst, start: int, src, n: int) -> int:
-    """``dst[start:start + n] = src[:n]``; returns ``n`` + the sum of the bytes, the slot
-    checksum (viper: a Python loop costs ~10 us per byte on the chip).  No bounds checks:
-    callers keep ``n`` within both buffers (UIDs are at most 10 bytes)."""
-    d = ptr8(dst)
-    s = ptr8(src)
-    total = n
-    for i in range(n):
-        b = s[i]
-        d[start + i] = b
-        total += b
-    return total
 
 
 def same_uid(slot, buf, n):
