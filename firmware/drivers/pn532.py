@@ -33,6 +33,11 @@ its TFI, data and DCS bytes, computed while the bytes are copied) and ``wake()``
 from micropython import const
 import time
 
+try:   # the per-byte loops (viper), re-exported for the transports and the reader
+    from drivers.byteloops import copy_into, reverse_into
+except ValueError:   # their native code is for another CPU (a unix-port board): plain Python
+    from drivers.byteloops_py import copy_into, reverse_into
+
 HEADER_SIZE = const(6)   # 00 00 FF LEN LCS + one byte: a whole ACK/NACK, or TFI of a frame
 
 
@@ -174,11 +179,7 @@ class PN532:
         tx[4] = (-2 - nparams) & 0xFF
         tx[5] = _TFI_HOST
         tx[6] = command
-        total = _TFI_HOST + command
-        for i in range(nparams):
-            b = params[i]
-            tx[7 + i] = b
-            total += b
+        total = _TFI_HOST + command + copy_into(tx, 7, params, nparams) - nparams
         tx[7 + nparams] = -total & 0xFF
         tx[8 + nparams] = 0x00
         return nparams + 9

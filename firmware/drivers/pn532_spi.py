@@ -24,13 +24,8 @@ The bus and the pins are passed in, already built by the board loader::
 from micropython import const
 import time
 
-from drivers.pn532 import HEADER_SIZE, frame_size, prefix_views
+from drivers.pn532 import HEADER_SIZE, frame_size, prefix_views, reverse_into
 from drivers.pn532_raw import PN532Raw
-
-try:
-    from drivers.byteloops import reverse_into
-except ValueError:   # its native code is for another CPU (a unix-port board): plain Python
-    from drivers.byteloops_py import reverse_into
 
 _WAKE_MS = const(2)
 _REV_OP_DATA_WRITE = const(0x80)   # 0x01 bit-reversed

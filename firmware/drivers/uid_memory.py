@@ -14,10 +14,7 @@ after ``__init__``):
 
 from micropython import const
 
-try:
-    from drivers.byteloops import copy_into
-except ValueError:   # its native code is for another CPU (a unix-port board): plain Python
-    from drivers.byteloops_py import copy_into
+from drivers.pn532 import copy_into
 
 _SLOT = const(11)  # one UID: length byte + up to 10 bytes
 _MAX_UID = const(10)
