@@ -1,7 +1,9 @@
 """The PN532 reader drivers on the real MicroPython rp2 port (emulated Pico, host_tools/rp2emu):
-no allocation per card or idle step, and no ``service()`` call longer than ~2 ms, even while a
-dead reader fails and is set up again.  tests/rp2_reader_heap.py runs on the chip (mpremote
-run) while the table lands a card every 150 ms, alternately on both piles.
+no allocation per card or idle step, and no ``service()`` call that would break the loop's
+5 ms step limit (issue 8), even while a dead reader fails and is set up again (emulated,
+cycle-exact time: the figures are printed; they were 1.2 ms per card read and 2.3 ms at most
+for the SPI wake-up).  tests/rp2_reader_heap.py runs on the chip (mpremote run) while the
+table lands a card every 150 ms, alternately on both piles.
 
 Skipped, with the reason, when the emulated Pico is not available (see tests/test_rp2emu.py).
 """
@@ -60,9 +62,9 @@ def test_readers_on_the_chip_allocate_nothing_and_never_block():
     # 3 s of cards every 150 ms: every one read, none counted as a failure ("memory" would
     # be an allocation under the heap lock).
     assert locked["cards"] >= 15 and locked["failures"] == (0, 0), out
-    assert locked["max_us"] <= 2500, out
+    assert locked["max_us"] < 5 * MS, out
     dead = phases["dead"]
     assert dead["failures"][0] == 0 and dead["failures"][1] >= 2, out
     assert dead["cards"] >= 5, out   # pile 0 goes on
-    assert dead["max_us"] <= 3000, out   # the SPI wake-up (2 ms) is the longest step
+    assert dead["max_us"] < 5 * MS, out   # the SPI wake-up (2 ms) is the longest step
     print(out)
