@@ -269,7 +269,8 @@ class NfcReader:
                 # Resolving a scan's collision: these tags answered that REQA.  (A listing
                 # that waited longer heard a tag that landed since: its own reply time.)
                 self._stamp_us = self._activation_us
-        self._ok()
+        if self.status:
+            self._ok()
         if n == 0:
             delivered = self._close_group()
             self._after_quiet(now_us)
