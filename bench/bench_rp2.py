@@ -187,10 +187,22 @@ def analyse(port, result, wall_s):
     return {"landings": n, "measured": len(landing_led), "ambiguous": ambiguous, "unseen": unseen,
             "landing_to_led_ms": landing_led, "read_to_led_ms": read_led, "loop_ms": periods, "step_ms": steps, "break_step_ms": break_steps,
             "masked_ms": masked, "heap_peak": port.heap_game["peak"], "heap_boot": port.heap_boot["now"],
-            "heap_end": port.heap_game["now"],
+            "heap_end": port.heap_game["now"], "heap_growth": heap_growth(port.heap_game.get("floors") or []),
             "alloc_per_landing": port.heap_game["allocated"] / float(max(1, n)),
             "finished": result.finished, "length_s": result.length_us / 1e6, "wall_s": wall_s,
             "notes": [x for x in result.notes if not x.startswith("unfinished")]}
+
+
+def heap_growth(floors):
+    """Live-heap trend over a game from the per-second floors: ``(first, last, bytes per hour)``,
+    the lowest floor in the first and in the last quarter of the seconds sampled."""
+    if len(floors) < 8:
+        return None
+    q = len(floors) // 4
+    first = min(f for _, f in floors[:q])
+    last = min(f for _, f in floors[-q:])
+    span_s = floors[-1][0] - floors[0][0]
+    return first, last, (last - first) * 3600.0 / max(1, span_s)
 
 
 def round_breaks(objs, offset):
@@ -372,6 +384,7 @@ def main(argv=None):
         "peak_heap_bytes": {k: g["heap_peak"] for k, g in games.items()},
         "heap_after_boot_bytes": {k: g["heap_boot"] for k, g in games.items()},
         "heap_at_end_bytes": {k: g["heap_end"] for k, g in games.items()},
+        "live_heap_trend": {k: g["heap_growth"] for k, g in games.items()},
         "alloc_per_landing_bytes": {k: round(g["alloc_per_landing"], 1) for k, g in games.items()},
         "race": {str(k): v for k, v in race.items()},
         "irq_masked_ms": {"leds": max(leds) if leds else 0.0, "flash": max(fl) if fl else 0.0,
@@ -404,6 +417,11 @@ def main(argv=None):
         print("%-18s %9d %9d %10d %9d %9d %9.1f %8.1f %8.1f %6d" % (k, g["landings"], g["measured"], g["heap_boot"],
                                                                g["heap_end"], g["heap_peak"], g["alloc_per_landing"],
                                                                g["length_s"], g["wall_s"], len(g["notes"])))
+    for k, g in games.items():
+        if g["heap_growth"]:
+            first, last, per_h = g["heap_growth"]
+            print("%-18s live heap (lowest per second) first quarter %d B, last quarter %d B: %+.0f B per hour"
+                  % (k, first, last, per_h))
     if race:
         print("race on one pile      " + "".join("%9s" % ("%d ms" % d) for d in RACE_DTS_MS))
         for k in ("right", "tie", "wrong"):
