@@ -220,7 +220,7 @@ def byteloops_match():
             a = bytearray(64)
             b = bytearray(64)
             out.append((module.reverse_into(a, 3, src, n, table), bytes(a),
-                        module.copy_into(b, 5, src, n), bytes(b)))
+                        module.copy_into(b, 5, src, 0, n), module.copy_into(b, 0, b, 6, 3), bytes(b)))
         check(out[0] == out[1], "viper and plain byte loops agree (%d bytes)" % n)
         check(out[0][1][3:3 + n] == bytes(reverse_bits(x) for x in src), "bits reversed (%d bytes)" % n)
 

@@ -26,14 +26,14 @@ def reverse_into(dst, start: int, src, n: int, table) -> int:
 
 
 @micropython.viper
-def copy_into(dst, start: int, src, n: int) -> int:
-    """``dst[start:start + n] = src[:n]``; returns ``n`` + the sum of the bytes (the UID
-    slots' checksum)."""
+def copy_into(dst, start: int, src, src_start: int, n: int) -> int:
+    """``dst[start:start + n] = src[src_start:src_start + n]``; returns ``n`` + the sum of
+    the bytes (the UID slots' checksum)."""
     d = ptr8(dst)
     s = ptr8(src)
     total = n
     for i in range(n):
-        b = s[i]
+        b = s[src_start + i]
         d[start + i] = b
         total += b
     return total

@@ -11,10 +11,10 @@ def reverse_into(dst, start, src, n, table):
     return total
 
 
-def copy_into(dst, start, src, n):
+def copy_into(dst, start, src, src_start, n):
     total = n
     for i in range(n):
-        b = src[i]
+        b = src[src_start + i]
         dst[start + i] = b
         total += b
     return total

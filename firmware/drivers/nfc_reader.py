@@ -398,7 +398,7 @@ class NfcReader:
         return held
 
     def _report(self, buf, n, stamp_us):
-        copy_into(self.uid, 0, buf, n)
+        copy_into(self.uid, 0, buf, 0, n)
         self.cards += 1
         if self.on_card is not None:
             self.on_card(self.pile, self._uid_views[n], stamp_us)

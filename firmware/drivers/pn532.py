@@ -179,7 +179,7 @@ class PN532:
         tx[4] = (-2 - nparams) & 0xFF
         tx[5] = _TFI_HOST
         tx[6] = command
-        total = _TFI_HOST + command + copy_into(tx, 7, params, nparams) - nparams
+        total = _TFI_HOST + command + copy_into(tx, 7, params, 0, nparams) - nparams
         tx[7 + nparams] = -total & 0xFF
         tx[8 + nparams] = 0x00
         return nparams + 9
@@ -307,9 +307,7 @@ class PN532:
         uid_len = rx[pos + 4]
         if uid_len > len(out) or pos + 5 + uid_len > end:
             raise PN532Error("bad UID length")
-        pos += 5
-        for i in range(uid_len):
-            out[i] = rx[pos + i]
+        copy_into(out, 0, rx, pos + 5, uid_len)
         return uid_len
 
     def start_halt(self):

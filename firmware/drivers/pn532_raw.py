@@ -9,7 +9,7 @@ bytes.  ``drivers/tag_scan.py`` builds REQA, anticollision, SELECT and HLTA on t
 
 from micropython import const
 
-from drivers.pn532 import PN532, PN532Error
+from drivers.pn532 import PN532, PN532Error, copy_into
 
 _CMD_WRITE_REGISTER = const(0x08)
 _CMD_IN_COMMUNICATE_THRU = const(0x42)
@@ -68,6 +68,5 @@ class PN532Raw(PN532):
         n -= 1
         if n > len(out):
             n = len(out)
-        for i in range(n):
-            out[i] = rx[8 + i]
+        copy_into(out, 0, rx, 8, n)
         return n

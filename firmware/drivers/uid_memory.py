@@ -32,8 +32,7 @@ def same_uid(slot, buf, n):
 
 def keep_uid(slot, buf, n):
     slot[0] = n
-    for i in range(n):
-        slot[1 + i] = buf[i]
+    copy_into(slot, 1, buf, 0, n)
 
 
 class UidMemory:
@@ -57,7 +56,7 @@ class UidMemory:
         if n > _MAX_UID:
             return -1
         key = self._sum
-        key[0] = copy_into(self._uid, 0, buf, n) & 0xFF
+        key[0] = copy_into(self._uid, 0, buf, 0, n) & 0xFF
         sums = self._sums
         seen = self._seen
         count = self.count
@@ -89,7 +88,7 @@ class UidMemory:
         slot = self._next
         base = slot * _SLOT
         self._seen[base] = n
-        self._sums[slot] = copy_into(self._seen, base + 1, buf, n) & 0xFF
+        self._sums[slot] = copy_into(self._seen, base + 1, buf, 0, n) & 0xFF
         self._next = (slot + 1) % self.slots
         if self.count < self.slots:
             self.count += 1
@@ -98,10 +97,8 @@ class UidMemory:
         """Copy the UID in ``slot`` (0 = the first remembered, before the ring wraps) into
         ``out``; returns its length."""
         base = slot * _SLOT
-        seen = self._seen
-        n = seen[base]
-        for i in range(n):
-            out[i] = seen[base + 1 + i]
+        n = self._seen[base]
+        copy_into(out, 0, self._seen, base + 1, n)
         return n
 
 
