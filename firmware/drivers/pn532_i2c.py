@@ -2,7 +2,9 @@
 
 Every read from the chip starts with a status byte (bit 0 = ready) followed by the frame.
 The chip clock-stretches while busy; an address NACK (OSError) while it is asleep or busy
-is treated as "not ready" for status polls and as a bus error for writes.  A bus timeout
+is treated as "not ready" for status polls and as a bus error for writes.  That OSError is
+allocated by the port, so status polls of a busy chip allocate: wire the IRQ pin (the reader
+then polls nothing, and nothing is allocated per card or idle step).  A bus timeout
 (ETIMEDOUT: SDA or SCL held low) is a bus error everywhere, so a hung bus fails fast.
 
 Frames are read length first: status + the 6-byte header; a longer frame is then asked for
