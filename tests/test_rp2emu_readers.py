@@ -1,8 +1,8 @@
 """The PN532 reader drivers on the real MicroPython rp2 port (emulated Pico, host_tools/rp2emu):
-no allocation per card or idle step, and no ``service()`` call that would break the loop's
-5 ms step limit (issue 8), even while a dead reader fails and is set up again (emulated,
-cycle-exact time: the figures are printed; they were 1.2 ms per card read and 2.3 ms at most
-for the SPI wake-up).  tests/rp2_reader_heap.py runs on the chip (mpremote run) while the
+no allocation per card or idle step, and a dead reader's failures and re-setup while the other
+pile goes on.  The longest ``service()`` call is printed, not asserted (timings are benchmarks:
+bench/bench_rp2.py checks the loop's 5 ms step limit); it was 1.2 ms per card read and 2.3 ms
+at most for the SPI wake-up.  tests/rp2_reader_heap.py runs on the chip (mpremote run) while the
 table lands a card every 150 ms, alternately on both piles.
 
 Skipped, with the reason, when the emulated Pico is not available (see tests/test_rp2emu.py).
@@ -55,16 +55,14 @@ def run_on_chip():
     return phases, out
 
 
-def test_readers_on_the_chip_allocate_nothing_and_never_block():
+def test_readers_on_the_chip_allocate_nothing_and_survive_a_dead_reader():
     phases, out = run_on_chip()
     assert "locked" in phases and "dead" in phases, out
     locked = phases["locked"]
     # 3 s of cards every 150 ms: every one read, none counted as a failure ("memory" would
     # be an allocation under the heap lock).
     assert locked["cards"] >= 15 and locked["failures"] == (0, 0), out
-    assert locked["max_us"] < 5 * MS, out
     dead = phases["dead"]
     assert dead["failures"][0] == 0 and dead["failures"][1] >= 2, out
     assert dead["cards"] >= 5, out   # pile 0 goes on
-    assert dead["max_us"] < 5 * MS, out   # the SPI wake-up (2 ms) is the longest step
     print(out)
