@@ -33,10 +33,7 @@ Constructor options:
     lock_heap       True: run every ``App.poll()`` under ``micropython.heap_lock()`` (MicroPython
                     only; fakes of C code release it, host_tools/vboard/heapgate.py), so any
                     allocation of the firmware's own code in the loop raises MemoryError;
-                    ``pause_work()`` (log formatting at pauses) runs unlocked;
-                    ``"app"``: the same, but the reader drivers' ``service`` runs unlocked and
-                    what it allocates is counted in ``heapgate.gated_bytes`` (the card
-                    callback into the firmware is locked again)
+                    ``pause_work()`` (log formatting at pauses) runs unlocked
     boot            False: do not boot (use ``run_main()`` to test boot errors)
     root            the directory used as the board's file system (default: a new temp dir)
 
@@ -304,9 +301,6 @@ class VirtualTable:
     def boot(self):
         """Boot the firmware (``main.start``); table time 0 is the session start."""
         self.app = self._import_main().start(self.root)
-        if self.lock_heap == "app":
-            for r in self.app.readers:
-                heapgate.gate_reader(r)
         self.t0 = self.clock.now_us
         self._next_step = self.clock.now_us
         return self.app
