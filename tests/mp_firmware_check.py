@@ -7,7 +7,8 @@ game (hard IRQ handlers run under heap_lock), and checks the LEDs, the race orde
 wrap, a reader fault and that the device's verdict lines equal spit.log.rejudge of the log.
 
 Then the allocation proof: a second game where every ``App.poll()`` (inputs, card map,
-engine, LED intents and frames, log records, buzzer) runs under ``micropython.heap_lock()``
+engine, LED intents and frames, log records, buzzer) and, in play, ``App.pause_work()`` (the
+live log echoed to the console, formatted into a bytearray) runs under ``micropython.heap_lock()``
 while cards land (accepted, illegal, a race lost, spit calls and countdowns, slaps), so one
 allocated byte raises MemoryError.  The reader drivers (nfc_reader/pn532, another issue) run
 outside the lock and what they allocate is printed per landing; the card they deliver goes
@@ -78,7 +79,7 @@ def main():
 
 def locked_game():
     from host_tools.vboard import heapgate
-    t = VirtualTable(start_us=(1 << 30) - 2_500_000, lock_heap="app")
+    t = VirtualTable(start_us=(1 << 30) - 2_500_000, lock_heap="app", console=True)
     try:
         app = t.app
         landings = 0
@@ -108,6 +109,12 @@ def locked_game():
               "the locked game was refereed: %r" % (v,))
         check(app.readers[0].cards + app.readers[1].cards == landings,
               "every landing read: %d of %d" % (app.readers[0].cards + app.readers[1].cards, landings))
+        # The live echo (the console) ran in the locked steps too: the same lines as the log.
+        echoed = bytes(t.console).decode().splitlines()
+        logged = t.log_lines()[1:]
+        check(len(echoed) > 3 * landings and echoed == logged[:len(echoed)],
+              "the console echo (formatted under heap_lock) equals the log: %d lines echoed of %d"
+              % (len(echoed), len(logged)))
         print("locked game: %d landings, %d steps with App.poll() under heap_lock, %d verdicts; "
               "reader drivers (outside the lock) allocated %d B = %d B per landing"
               % (landings, t.steps, len(v), heapgate.gated_bytes[0], heapgate.gated_bytes[0] // landings))

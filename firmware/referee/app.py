@@ -41,19 +41,20 @@ from spit.cardmap import uid_hex
 from spit.intake import EV_TOUCH, EV_CARD, EV_STUCK, EV_SLAP, EV_TOP
 from spit.intents import LedIntents
 from spit.notation import header_line
-from spit.referee import Referee, PH_OVER
+from spit.referee import Referee, PH_BETWEEN, PH_OVER
 from drivers.input_ring import InputRing
 from referee import sources
 from referee.rejected import RejectedUids
 from referee.stalls import FlashStalls
-from referee.sessionlog import SessionLog
+from referee.sessionlog import SessionLog, RECORD_BYTES
 
 _DRAIN_MAX = const(48)     # events taken from the ring per step (the rest next step)
 _HOUSEKEEP_MS = const(1000)
 _REREPORT_MS = const(10000)
-_IDLE_MS = const(1)       # sleep after a step with no input waiting
+_IDLE_US = const(1000)    # longest idle wait after a step with no input waiting
 _RENDER_MS = const(10)     # animation frame period (patterns change at >= 62 ms)
-_FORMAT_PER_STEP = const(2)   # log records formatted per step at a pause (~1-2 ms each on the chip)
+_FORMAT_PER_STEP = const(4)   # log records formatted into the Logbook's buffer per step at a pause
+_ECHO_PER_STEP = const(2)     # records echoed to the console per step in play
 
 
 # Modules only the boot needs (the board-file validator, device builders, boot steps, the
@@ -98,7 +99,7 @@ class App:
         self.root = root
         self._log_buffer = log_buffer   # the log's RAM buffer, allocated early at boot
         self.out = out
-        self.echo = echo          # echo(line): live session log on the console (None: off)
+        self.echo = echo          # echo(buf, off, n): live session log on the console (None: off)
         # The session log's records (9 KB in one block, made first thing at boot by
         # referee/boot.py, or here), reused by every session.
         if log_records is None:
@@ -127,6 +128,10 @@ class App:
         self._shown_changes = 0
         self._render_ms = 0
         self._over_ready = [False, False]
+        self.paused = False       # no card can land now (set each step by pause_work)
+        self._synced = True       # the session file has no unsynced write
+        self._swept = True        # gc.collect() done at this pause
+        self._restart = False     # both READY after the game: a new session once the log is written
 
     # ---- boot ---------------------------------------------------------------------------
     def boot(self):
@@ -182,8 +187,12 @@ class App:
 
     # ---- the loop -----------------------------------------------------------------------
     def run_forever(self):
+        import machine
+        idle = machine.idle
         ring = self.ring
         probe = self.loop_pin
+        ticks_us = time.ticks_us
+        ticks_diff = time.ticks_diff
         while True:
             if probe is not None:
                 probe.value(1)
@@ -191,11 +200,16 @@ class App:
                 probe.value(0)
             else:
                 self.step()
-            if not len(ring):
-                # Nothing waiting: sleep (WFE) until the next tick. Edges are stamped by
-                # hard IRQs meanwhile, so this adds at most a millisecond before they are
-                # judged, and the chip idles between cards instead of spinning.
-                time.sleep_ms(_IDLE_MS)
+            leds = self.leds
+            if len(ring) or (leds is not None and leds.pending):
+                continue
+            # Nothing waiting: idle (WFE) until an interrupt or the next millisecond.  A hard
+            # IRQ stamps an edge into the ring and wakes the core, so a reader's reply (its
+            # IRQ line is an input too) or a touch is taken at once, not after a fixed sleep;
+            # timed work (animation frames, reader timeouts) waits at most _IDLE_US.
+            t0 = ticks_us()
+            while not len(ring) and ticks_diff(ticks_us(), t0) < _IDLE_US:
+                idle()
 
     def step(self):
         self.poll()
@@ -244,30 +258,53 @@ class App:
         self.steps += 1
 
     def pause_work(self):
-        """Log formatting and flash writes, only where no card can land (see the module doc)."""
+        """In play: echo a few new log records to the console (no allocation, after the LEDs).
+        At a pause (no card can land: between rounds, after the game, the correction menu),
+        one piece of log work per step: format a few records into the Logbook's buffer, or
+        write that buffer (one flash write: at most one erase), or sync the file, or start
+        the next session, or ``gc.collect()`` once."""
         slog = self.slog
-        if self.corr.menu and slog.pending:
-            slog.pause = True
         book = self.book
+        paused = self.paused = self.at_pause()
         if book is not None and book.flushes != self.stalls.seen:
-            self.stalls.note(book, self.clock.ms, slog.pause)
-        if not slog.pause:
+            self.stalls.note(book, self.clock.ms, paused)   # (a forced write in this step)
+        if not paused:
+            self._swept = False
             if slog.echo is not None:
-                slog.echo_some(_FORMAT_PER_STEP)
+                slog.echo_some(_ECHO_PER_STEP)
             return
-        if slog.drain(_FORMAT_PER_STEP):
+        if slog.pending and (book is None or book.free() >= RECORD_BYTES):
+            slog.drain(_FORMAT_PER_STEP)
             return
-        slog.flush()
-        if book is not None:
+        if book is not None and (book.bytes_buffered or not self._synced):
+            if book.bytes_buffered:
+                book.write_buffered()
+                self._synced = False
+            else:
+                book.sync()
+                self._synced = True
             self.stalls.note(book, self.clock.ms, True)
-        gc.collect()
+            return
+        if self._restart:
+            self._restart = False
+            self.new_session()
+            return
+        if not self._swept:
+            self._swept = True
+            gc.collect()
+
+    def at_pause(self):
+        """True where no card, slap or press can be timed: between rounds (after the slaps:
+        waiting for READY and the next deal), after the game, in the correction menu."""
+        ph = self.referee.phase
+        return self.corr.menu or ph == PH_BETWEEN or ph == PH_OVER
 
     def _input(self, src, ticks):
         """One debounced input event."""
         st = self.stalls
         book = self.book
         if st.watch_ms >= 0 or (book is not None and book.flushes != st.seen):
-            ticks = st.stamp(ticks, book, self.clock.ms, self.slog.pause)
+            ticks = st.stamp(ticks, book, self.clock.ms, self.paused)
         k = sources.kind(src)
         if k == sources.KIND_READER:
             self.readers[src & 3].note_irq(ticks)
@@ -299,7 +336,7 @@ class App:
             # After the game: both STUCK (READY) start the next game.
             self._over_ready[player] = True
             if self._over_ready[0] and self._over_ready[1]:
-                self.new_session()
+                self._restart = True   # (pause_work: once the log is on flash)
             return
         self.feed(EV_STUCK, ms, us, player, 0, 0)
 
@@ -313,14 +350,14 @@ class App:
         st = self.stalls
         book = self.book
         if st.watch_ms >= 0 or (book is not None and book.flushes != st.seen):
-            ticks = st.stamp(ticks, book, self.clock.ms, self.slog.pause)
+            ticks = st.stamp(ticks, book, self.clock.ms, self.paused)
         clock = self.clock
         clock.convert(ticks)
         ms = clock.ev_ms
         us = clock.ev_us
         cm = self.cards
         if not cm.lookup(uid, len(uid)):
-            self.slog.uid_note = uid_hex(uid)
+            self.slog.uid_note = uid_hex(uid).encode()
             self.referee.report(ms, us, V.E_UNKNOWN_UID, pile, -1)
             self.out("spit-referee: pile %d: unknown tag %s (not in cards.json)" % (pile, uid_hex(uid)))
             return
@@ -333,6 +370,18 @@ class App:
                 self._forget_now(pile)
             rejected.keep(pile, cm.card, uid)   # to forget it if the card is rejected
         self.feed(EV_CARD, ms, us, pile, cm.card, cm.owner if self.own_deck else -1)
+        self._judge_now()
+
+    def _judge_now(self):
+        """A card was fed: judge it and draw its verdict now, inside the reader's callback,
+        before the reader's next bus command and the other readers' service."""
+        clock = self.clock
+        clock.update()
+        ms = clock.ms
+        us = clock.us
+        self.referee.advance(ms, us)
+        self.slog.advanced(ms, us)
+        self._render(ms)
 
     def _forget_card(self, pile, card):
         """A rejected card goes back to its player: once it can have left the pile, the
