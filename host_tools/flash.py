@@ -3,7 +3,8 @@
 Steps (``--dry-run`` prints the mpremote command lines instead of running them):
 
 1. Take the board's manifest (``board_manifest``): every file below ``firmware/`` except the host-only
-   modules (``lib/spit/log.py``, ``describe.py``, ``referee/logread.py``) and the drivers of other boards (``pn532_spi``/``pn532_i2c`` by
+   modules (``lib/spit/log.py``, ``describe.py``, ``referee/logread.py``), the bring-up scripts sent by
+   ``mpremote run`` when needed (``referee/enroll.py``, ``referee/nfc_probe.py``) and the drivers of other boards (``pn532_spi``/``pn532_i2c`` by
    the board's ``nfc.bus``, ``led_strip``/``gpio_leds`` by its ``leds.type``), unless a kept module imports them.
    Compile each ``.py`` of it into the build dir (default ``build/mpy/``), keeping the tree:
    ``lib/spit/*.mpy``, ``drivers/*.mpy``, ``referee/*.mpy``. Top-level files such as ``main.py`` stay ``.py``
@@ -161,6 +162,10 @@ def collect_firmware(firmware_dir):
 # Modules only the PC uses (log parsing/re-judging, rule descriptions, reading logs back).  Kept anyway while a
 # device module imports them (anywhere in its code), so a device import never breaks.
 HOST_ONLY = ("lib/spit/log.py", "lib/spit/describe.py", "referee/logread.py")
+# Device code for bring-up sessions, not for play: not installed, so it costs the board no flash and
+# no heap.  ``mpremote run`` sends it when needed (``spit enroll --board-port`` runs referee/enroll.py;
+# docs/hardware.md shows the reader probe, referee/nfc_probe.py).
+ON_DEMAND = ("referee/enroll.py", "referee/nfc_probe.py")
 # Board-specific drivers: (file, board section, key, value that needs it).  The firmware imports them lazily
 # (referee/app.py ``_make_pn532``, referee/board_hw.py ``build_leds``), so a board gets only its own; one is kept
 # anyway while a kept module imports it at module level (drivers/gpio_leds.py imports drivers/led_strip.py).
@@ -223,6 +228,9 @@ def board_manifest(firmware_dir, board_data, firmware_files=None):
     for rel in HOST_ONLY:
         if rel in present:
             skipped[rel] = "host-only module"
+    for rel in ON_DEMAND:
+        if rel in present:
+            skipped[rel] = "bring-up script (sent by mpremote run when needed)"
     data = board_data if isinstance(board_data, dict) else {}
     for rel, section, key, value in BOARD_DRIVERS:
         conf = data.get(section)
