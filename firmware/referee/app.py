@@ -40,7 +40,6 @@ from spit import verdicts as V
 from spit.cardmap import uid_hex
 from spit.intake import EV_TOUCH, EV_CARD, EV_STUCK, EV_SLAP, EV_TOP
 from spit.intents import LedIntents
-from spit.notation import header_line
 from spit.referee import Referee, PH_BETWEEN, PH_OVER
 from drivers.input_ring import InputRing
 from referee import sources
@@ -61,6 +60,8 @@ _ECHO_PER_STEP = const(2)     # records echoed to the console per step in play
 # ruleset presets and validation: play needs only the Ruleset, in spit.legal):
 # dropped after boot so their code does not hold heap during play (imported again if needed).
 _BOOT_ONLY = ("referee.startup", "referee.board_hw", "referee.board", "spit.rules")
+# The log's words (spit.notation): the log header at a session start, the line tables at boot.
+_SESSION_ONLY = ("spit.notation",)
 
 
 def _drop_modules(names):
@@ -145,7 +146,7 @@ class App:
         startup.selftest(self)
         del startup
         _drop_modules(_BOOT_ONLY)
-        self.new_session()
+        self.new_session()   # (drops _SESSION_ONLY)
         gc.collect()
 
     # ---- sessions -----------------------------------------------------------------------
@@ -158,8 +159,11 @@ class App:
         self.intents = LedIntents()
         self.slog.start(self.book, self.rules.reorder_us)
         if self.book is not None:
+            from spit.notation import header_line
             extra = {"board": self.board["name"], "firmware": spit.__version__}
             self.book.start(header_line(self.rules, self.counts, extra))
+            del header_line
+        _drop_modules(_SESSION_ONLY)   # (loaded again at the next session start)
         for r in self.readers:
             r.clear_pile()
         self.clock.start()
@@ -288,6 +292,7 @@ class App:
         if self._restart:
             self._restart = False
             self.new_session()
+            gc.collect()   # (the last game's engine)
             return
         if not self._swept:
             self._swept = True

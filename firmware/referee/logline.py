@@ -8,25 +8,24 @@
 Each call writes one JSON line ending in ``\\n`` at ``buf[p:]`` and returns its end; the
 caller keeps ``MAX_LINE`` bytes free.  The text is the one ``spit.notation`` gives
 (``event_items`` / ``verdict_items``, keys in that order, fields holding -1 left out), built
-from the same tables: the names are turned into ``bytes`` once here, and a line is only
-slice stores and digit stores into ``buf`` (a slice store takes no heap on MicroPython), so
+from the same tables: their text is copied once into one blob here, and a line is only
+byte stores into ``buf`` (and slice stores, which take no heap on MicroPython), so
 the firmware can echo and log lines in the middle of play with no garbage and no GC pause.
 ``t`` is written from the session time pair ``(ms, us)`` as ``ms`` then ``us`` on three
 digits: ``ms * 1000 + us`` would be a big int on the RP2040 after 17.9 minutes.
 """
 
+from array import array
+
 from micropython import const
 
-from spit.cards import format_card, is_card, JOKER
-from spit.intake import EVENT_NAMES
-from spit import notation
-from spit import verdicts as V
+from spit.cards import JOKER, is_card
 
 MAX_LINE = const(200)   # longest line (an error verdict with a card and a 10-byte UID: ~150)
 
-_INT = const(0)        # field kinds
+_INT = const(0)        # field kinds (the low 3 bits)
 _CARD = const(1)
-_NAME = const(2)       # an index into a name table
+_NAME = const(2)       # an index into a name table (``_vbase``: its first piece)
 _ERR_VALUE = const(3)  # an error's value: a card unless the error never carries one
 _KEEP = const(8)       # flag: -1 is written (a game_over winner: a draw)
 _OPTIONAL = const(16)  # flag: a negative value is left out (an event's "player?")
@@ -64,31 +63,56 @@ def _put_int(buf, p, v):
 
 
 class LineFormat:
-    def __init__(self):
-        keys = {}   # one bytes object per key text, shared by every table (boot only)
+    """Every piece of text a line can hold (``, "pile": ``, ``"accept"``, a rank ...) is kept
+    once in one ``bytes`` blob (``_text``, piece ``k`` at ``_off[k]:_off[k + 1]``), and the
+    verdict and event layouts are small byte arrays of piece ids: about 2 KB of heap for
+    every table, built at boot from ``spit.notation`` (which need not stay loaded)."""
 
-        def key(name):
-            k = keys.get(name)
+    def __init__(self):
+        from spit import notation as N   # (boot only: the app drops it from sys.modules)
+        from spit.cards import format_card
+        from spit.intake import EVENT_NAMES
+        from spit import verdicts as V
+        pieces = [""]   # piece 0: nothing
+        ids = {}
+
+        def piece(text):   # a shared piece (keys)
+            k = ids.get(text)
             if k is None:
-                k = keys[name] = (', "%s": ' % name).encode()
+                k = ids[text] = len(pieces)
+                pieces.append(text)
             return k
 
-        def names(table):
-            return tuple(('"%s"' % s).encode() for s in table)
+        def table(names, form):   # consecutive pieces; returns the first one's id
+            first = len(pieces)
+            for name in names:
+                pieces.append(form % name)
+            return first
 
-        self._reason = names(V.REASON_NAMES)
-        self._error = names(notation.ERROR_NAMES)
-        self._ask = names(notation.QUESTION_NAMES)
-        # Verdicts: head (``, "verdict": "accept"``) and per field a (key, kind, table) triple.
-        self._vhead = tuple((', "verdict": "%s"' % s).encode() for s in notation.VERDICT_NAMES)
-        vspec = [()]
-        for code in range(1, len(notation.VERDICT_NAMES)):
-            spec = []
-            for name in notation._FIELDS[code]:   # (the engine's table of verdict fields)
+        reason = table(V.REASON_NAMES, '"%s"')
+        error = table(N.ERROR_NAMES, '"%s"')
+        ask = table(N.QUESTION_NAMES, '"%s"')
+        self._rank = table([format_card(r)[:-1] for r in range(1, 14)], "%s") - 1   # rank 1..13
+        self._suits = "".join(format_card(16 * s + 1)[-1] for s in range(4)).encode()
+        self._joker = piece('"%s"' % format_card(JOKER))
+        self._card_key = piece(', "card": ')
+        self._uid_key = piece(', "uid": ')
+        self._start_text = piece('{"t": ')
+        # Verdicts: a head piece (``, "verdict": "accept"``) per code, then per field (4 a
+        # code) its key piece (0: unused), kind and, for a name, its table's first piece.
+        nv = len(N.VERDICT_NAMES)
+        self._vhead = bytearray(nv)
+        self._vkey = bytearray(4 * nv)
+        self._vkind = bytearray(4 * nv)
+        self._vbase = bytearray(4 * nv)
+        for code in range(1, nv):
+            self._vhead[code] = piece(', "verdict": "%s"' % N.VERDICT_NAMES[code])
+            fields = N._FIELDS[code]   # (the engine's table of verdict fields)
+            for i in range(4):
+                name = fields[i]
                 if name is None:
-                    spec.append(None)
                     continue
-                kind, table = _INT, None
+                kind = _INT
                 at = name.find("@")
                 if at >= 0:
                     tag = name[at + 1:]
@@ -97,27 +121,27 @@ class LineFormat:
                         kind = _CARD
                     else:
                         kind = _NAME
-                        table = (self._reason if tag == "reason" else
-                                 self._error if tag == "error" else self._ask)
+                        self._vbase[4 * code + i] = (reason if tag == "reason" else
+                                                     error if tag == "error" else ask)
                 if code == V.V_ERROR and name == "value":
                     kind = _ERR_VALUE
                 if code == V.V_GAME_OVER and name == "winner":
                     kind |= _KEEP
-                spec.append((key(name), kind, table))
-            vspec.append(tuple(spec))
-        self._vspec = tuple(vspec)
-        # Events: head (``, "ev": "touch"``) and per field (key, kind) or None.
-        ehead = [b""]
-        espec = [()]
-        for kind in range(1, len(EVENT_NAMES)):
+                self._vkey[4 * code + i] = piece(', "%s": ' % name)
+                self._vkind[4 * code + i] = kind
+        # Events: a head piece (``, "ev": "touch"``) per kind, then per field (3 a kind)
+        # its key piece (0: none) and kind.
+        ne = len(EVENT_NAMES)
+        self._ehead = bytearray(ne)
+        self._ekey = bytearray(3 * ne)
+        self._ekind = bytearray(3 * ne)
+        for kind in range(1, ne):
             name = EVENT_NAMES[kind]
-            ehead.append((', "ev": "%s"' % name).encode())
-            fields = notation.EVENT_FIELDS.get(name)
-            spec = []
+            self._ehead[kind] = piece(', "ev": "%s"' % name)
+            fields = N.EVENT_FIELDS.get(name)
             for i in range(3):
                 f = fields[i + 1] if fields else None
                 if f is None:
-                    spec.append(None)
                     continue
                 k = _INT
                 if f.endswith("?"):
@@ -125,21 +149,31 @@ class LineFormat:
                     k = _OPTIONAL
                 if f == "card":
                     k |= _CARD
-                spec.append((key(f), k))
-            espec.append(tuple(spec))
-        self._ehead = tuple(ehead)
-        self._espec = tuple(espec)
-        self._card_key = key("card")
-        self._uid_key = key("uid")
-        self._not_card = notation._NOT_CARD_ERRORS   # errors whose value is never a card
-        # Card text: rank then suit letter (format_card's codes, "10" included).
-        self._ranks = tuple(("" if r == 0 else format_card(r)[:-1]).encode() for r in range(14))
-        self._suits = "".join(format_card(16 * s + 1)[-1] for s in range(4)).encode()
-        self._joker = ('"%s"' % format_card(JOKER)).encode()
+                self._ekey[3 * kind + i] = piece(', "%s": ' % f)
+                self._ekind[3 * kind + i] = k
+        self._not_card = N._NOT_CARD_ERRORS   # errors whose value is never a card (a tuple)
+        if len(pieces) > 255:
+            raise ValueError("log line pieces")
+        off = array("H", bytes(2 * (len(pieces) + 1)))
+        n = 0
+        for k in range(len(pieces)):
+            off[k] = n
+            n += len(pieces[k])
+        off[len(pieces)] = n
+        self._off = off
+        self._text = "".join(pieces).encode()
 
     # ---- pieces -------------------------------------------------------------------------
+    def _piece(self, buf, p, k):
+        text = self._text
+        off = self._off
+        for j in range(off[k], off[k + 1]):
+            buf[p] = text[j]
+            p += 1
+        return p
+
     def _start(self, buf, p, ms, us):
-        p = _put(buf, p, b'{"t": ')
+        p = self._piece(buf, p, self._start_text)
         if ms:
             p = _put_int(buf, p, ms)
             buf[p] = 48 + us // 100
@@ -150,67 +184,66 @@ class LineFormat:
 
     def _card(self, buf, p, card):
         if card == JOKER:
-            return _put(buf, p, self._joker)
+            return self._piece(buf, p, self._joker)
         buf[p] = _QUOTE
-        p = _put(buf, p + 1, self._ranks[card & 15])
+        p = self._piece(buf, p + 1, self._rank + (card & 15))
         buf[p] = self._suits[card >> 4]
         buf[p + 1] = _QUOTE
-        return p + 2
-
-    def _end(self, buf, p):
-        buf[p] = 125   # }
-        buf[p + 1] = _NL
         return p + 2
 
     # ---- lines --------------------------------------------------------------------------
     def event(self, buf, p, kind, ms, us, a, b, c):
         """The ``ev`` line of an input event (``tick``: no fields)."""
         p = self._start(buf, p, ms, us)
-        p = _put(buf, p, self._ehead[kind])
-        spec = self._espec[kind]
-        for i in range(len(spec)):
-            f = spec[i]
-            if f is None:
+        p = self._piece(buf, p, self._ehead[kind])
+        f = 3 * kind
+        for i in range(3):
+            key = self._ekey[f + i]
+            if not key:
                 continue
             v = a if i == 0 else b if i == 1 else c
-            k = f[1]
+            k = self._ekind[f + i]
             if k & _OPTIONAL and v < 0:
                 continue
-            p = _put(buf, p, f[0])
+            p = self._piece(buf, p, key)
             p = self._card(buf, p, v) if k & _CARD else _put_int(buf, p, v)
-        return self._end(buf, p)
+        buf[p] = 125   # }
+        buf[p + 1] = _NL
+        return p + 2
 
     def verdict(self, buf, p, code, ms, us, a, b, c, d, uid=None):
         """The ``verdict`` line (``uid``: bytes of hex digits added as ``"uid"``, or None)."""
         p = self._start(buf, p, ms, us)
-        p = _put(buf, p, self._vhead[code])
-        spec = self._vspec[code]
-        for i in range(len(spec)):
-            f = spec[i]
-            if f is None:
+        p = self._piece(buf, p, self._vhead[code])
+        f = 4 * code
+        for i in range(4):
+            key = self._vkey[f + i]
+            if not key:
                 continue
             v = a if i == 0 else b if i == 1 else c if i == 2 else d
-            k = f[1]
+            k = self._vkind[f + i]
             if v == -1 and not k & _KEEP:
                 continue
             k &= 7
             if k == _ERR_VALUE:
                 if a not in self._not_card and is_card(v):
-                    p = _put(buf, p, self._card_key)
+                    p = self._piece(buf, p, self._card_key)
                     p = self._card(buf, p, v)
                     continue
                 k = _INT
-            p = _put(buf, p, f[0])
+            p = self._piece(buf, p, key)
             if k == _CARD:
                 p = self._card(buf, p, v)
             elif k == _NAME:
-                p = _put(buf, p, f[2][v])
+                p = self._piece(buf, p, self._vbase[f + i] + v)
             else:
                 p = _put_int(buf, p, v)
         if uid is not None:
-            p = _put(buf, p, self._uid_key)
+            p = self._piece(buf, p, self._uid_key)
             buf[p] = _QUOTE
             p = _put(buf, p + 1, uid)
             buf[p] = _QUOTE
             p += 1
-        return self._end(buf, p)
+        buf[p] = 125   # }
+        buf[p + 1] = _NL
+        return p + 2
