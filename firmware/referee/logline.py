@@ -15,8 +15,6 @@ the firmware can echo and log lines in the middle of play with no garbage and no
 digits: ``ms * 1000 + us`` would be a big int on the RP2040 after 17.9 minutes.
 """
 
-from array import array
-
 from micropython import const
 
 from spit.cards import JOKER, is_card
@@ -64,9 +62,10 @@ def _put_int(buf, p, v):
 
 class LineFormat:
     """Every piece of text a line can hold (``, "pile": ``, ``"accept"``, a rank ...) is kept
-    once in one ``bytes`` blob (``_text``, piece ``k`` at ``_off[k]:_off[k + 1]``), and the
-    verdict and event layouts are small byte arrays of piece ids: about 2 KB of heap for
-    every table, built at boot from ``spit.notation`` (which need not stay loaded)."""
+    once in one ``bytes`` blob, seen through one memoryview per piece (``_views[k]``: a slice
+    store of it into the line takes no heap), and the verdict and event layouts are small
+    byte arrays of piece ids: about 3 KB of heap for every table, built at boot from
+    ``spit.notation`` (which need not stay loaded)."""
 
     def __init__(self):
         from spit import notation as N   # (boot only: the app drops it from sys.modules)
@@ -154,23 +153,20 @@ class LineFormat:
         self._not_card = N._NOT_CARD_ERRORS   # errors whose value is never a card (a tuple)
         if len(pieces) > 255:
             raise ValueError("log line pieces")
-        off = array("H", bytes(2 * (len(pieces) + 1)))
+        text = memoryview("".join(pieces).encode())
+        views = []
         n = 0
         for k in range(len(pieces)):
-            off[k] = n
+            views.append(text[n:n + len(pieces[k])])
             n += len(pieces[k])
-        off[len(pieces)] = n
-        self._off = off
-        self._text = "".join(pieces).encode()
+        self._views = tuple(views)
 
     # ---- pieces -------------------------------------------------------------------------
     def _piece(self, buf, p, k):
-        text = self._text
-        off = self._off
-        for j in range(off[k], off[k + 1]):
-            buf[p] = text[j]
-            p += 1
-        return p
+        v = self._views[k]
+        n = p + len(v)
+        buf[p:n] = v
+        return n
 
     def _start(self, buf, p, ms, us):
         p = self._piece(buf, p, self._start_text)
