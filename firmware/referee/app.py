@@ -15,13 +15,16 @@ drain the ring (debounce, ticks -> session time; touch -> ``touch``, slap pads -
 STUCK edges -> ``Corrections`` (a short press is ``stuck``, both held 2 s opens the correction
 menu), reader IRQ edges -> ``note_irq``); report ring overflows (``overflow``); service every
 reader one non-blocking step (cards -> card map -> ``card``, unknown tags -> ``unknown_uid``,
-failing readers -> ``reader_down``); ``referee.advance(now)``; LEDs (only when the intents
-changed, an animation frame is due or a frame waits for the strip) and buzzer.  A card landing
-allocates nothing in ``poll()`` (tests/mp_firmware_check.py runs it under heap_lock).
-``pause_work()`` writes the log only where no card can land (round end, game over, correction
-menu): it formats a few log records per step, writes them to flash when all are formatted,
-then ``gc.collect()``.  In play it only echoes new records to the console when ``echo`` is set
-(the live log; that formatting allocates, after the LEDs are drawn).
+failing readers -> ``reader_down``); a card is judged and its LED frame started inside the
+reader's callback (``_judge_now``), before the reader's next command and the other readers;
+``referee.advance(now)``; LEDs (only when the intents changed, an animation frame is due or a
+frame waits for the strip) and buzzer.  A card landing allocates nothing in ``poll()``
+(tests/mp_firmware_check.py runs it under heap_lock).  ``pause_work()``: in play, the live
+echo of one log record to the console (formatted into a bytearray: no allocation); at a
+pause (``at_pause()``: between rounds, after the game, the correction menu) one piece of
+log work per step (format, one flash write, a sync, the next session, ``gc.collect()``).
+``run_forever()`` idles (WFE) between steps until an interrupt stamps an input or 1 ms
+passes, so a reader's reply or a touch is taken at once.
 
 Flash writes mask interrupts: an input edge during one is stamped when the write ends, in
 GPIO order.  Every stamp inside the last write's window is therefore moved to the window's end
@@ -40,20 +43,18 @@ from spit import verdicts as V
 from spit.cardmap import uid_hex
 from spit.intake import EV_TOUCH, EV_CARD, EV_STUCK, EV_SLAP, EV_TOP
 from spit.intents import LedIntents
-from spit.referee import Referee, PH_BETWEEN, PH_OVER
+from spit.referee import Referee, PH_OVER
 from drivers.input_ring import InputRing
 from referee import sources
 from referee.rejected import RejectedUids
 from referee.stalls import FlashStalls
-from referee.sessionlog import SessionLog, RECORD_BYTES
+from referee.sessionlog import SessionLog
+from referee import loop
 
 _DRAIN_MAX = const(48)     # events taken from the ring per step (the rest next step)
 _HOUSEKEEP_MS = const(1000)
 _REREPORT_MS = const(10000)
-_IDLE_US = const(1000)    # longest idle wait after a step with no input waiting
 _RENDER_MS = const(10)     # animation frame period (patterns change at >= 62 ms)
-_FORMAT_PER_STEP = const(4)   # log records formatted into the Logbook's buffer per step at a pause
-_ECHO_PER_STEP = const(1)     # records echoed to the console per step in play (~0.5 ms each on the chip)
 
 
 # Modules only the boot needs (the board-file validator, device builders, boot steps, the
@@ -189,31 +190,10 @@ class App:
         self.slog.event(kind, ms, us, a, b, c)
         self.referee.feed(kind, ms, us, a, b, c)
 
-    # ---- the loop -----------------------------------------------------------------------
-    def run_forever(self):
-        import machine
-        idle = machine.idle
-        ring = self.ring
-        probe = self.loop_pin
-        ticks_us = time.ticks_us
-        ticks_diff = time.ticks_diff
-        while True:
-            if probe is not None:
-                probe.value(1)
-                self.step()
-                probe.value(0)
-            else:
-                self.step()
-            leds = self.leds
-            if len(ring) or (leds is not None and leds.pending):
-                continue
-            # Nothing waiting: idle (WFE) until an interrupt or the next millisecond.  A hard
-            # IRQ stamps an edge into the ring and wakes the core, so a reader's reply (its
-            # IRQ line is an input too) or a touch is taken at once, not after a fixed sleep;
-            # timed work (animation frames, reader timeouts) waits at most _IDLE_US.
-            t0 = ticks_us()
-            while not len(ring) and ticks_diff(ticks_us(), t0) < _IDLE_US:
-                idle()
+    # ---- the loop (run_forever, pause_work, at_pause: referee/loop.py) ------------------
+    run_forever = loop.run_forever
+    pause_work = loop.pause_work
+    at_pause = loop.at_pause
 
     def step(self):
         self.poll()
@@ -260,50 +240,6 @@ class App:
         if ms - self._housekeep_ms >= _HOUSEKEEP_MS:
             self._housekeep(ms, us)
         self.steps += 1
-
-    def pause_work(self):
-        """In play: echo a few new log records to the console (no allocation, after the LEDs).
-        At a pause (no card can land: between rounds, after the game, the correction menu),
-        one piece of log work per step: format a few records into the Logbook's buffer, or
-        write that buffer (one flash write: at most one erase), or sync the file, or start
-        the next session, or ``gc.collect()`` once."""
-        slog = self.slog
-        book = self.book
-        paused = self.paused = self.at_pause()
-        if book is not None and book.flushes != self.stalls.seen:
-            self.stalls.note(book, self.clock.ms, paused)   # (a forced write in this step)
-        if not paused:
-            self._swept = False
-            if slog.echo is not None and not len(self.ring):
-                # (an input waiting goes first: the next step takes it without this delay)
-                slog.echo_some(_ECHO_PER_STEP)
-            return
-        if slog.pending and (book is None or book.free() >= RECORD_BYTES):
-            slog.drain(_FORMAT_PER_STEP)
-            return
-        if book is not None and (book.bytes_buffered or not self._synced):
-            if book.bytes_buffered:
-                book.write_buffered()
-                self._synced = False
-            else:
-                book.sync()
-                self._synced = True
-            self.stalls.note(book, self.clock.ms, True)
-            return
-        if self._restart:
-            self._restart = False
-            self.new_session()
-            gc.collect()   # (the last game's engine)
-            return
-        if not self._swept:
-            self._swept = True
-            gc.collect()
-
-    def at_pause(self):
-        """True where no card, slap or press can be timed: between rounds (after the slaps:
-        waiting for READY and the next deal), after the game, in the correction menu."""
-        ph = self.referee.phase
-        return self.corr.menu or ph == PH_BETWEEN or ph == PH_OVER
 
     def _input(self, src, ticks):
         """One debounced input event."""

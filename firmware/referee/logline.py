@@ -107,6 +107,8 @@ class LineFormat:
         for code in range(1, nv):
             self._vhead[code] = piece(', "verdict": "%s"' % N.VERDICT_NAMES[code])
             fields = N._FIELDS[code]   # (the engine's table of verdict fields)
+            if fields is None:
+                continue
             for i in range(4):
                 name = fields[i]
                 if name is None:

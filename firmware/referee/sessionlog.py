@@ -84,7 +84,7 @@ class SessionLog:
         self.h_us = 0
         self.l_ms = 0                 # newest t written to the log
         self.l_us = 0
-        self.uid_note = None          # UID hex (bytes) added to the next verdict line (unknown_uid)
+        self.uid_note = b""           # UID hex (bytes) added to the next verdict line (unknown_uid)
         self.lines = 0
         self.ticks_written = 0
         self.spills = 0               # records formatted mid-play because the arrays were full
@@ -172,11 +172,11 @@ class SessionLog:
     def sink(self, code, ms, us, a, b, c, d):
         """The engine's verdict sink (also used for errors the firmware reports)."""
         i = self._push(_VERDICT | code, ms, us, a, b, c, d)
-        if self.uid_note is not None:
+        if self.uid_note:
             if self._notes is None:
                 self._notes = {}
             self._notes[i] = self.uid_note
-            self.uid_note = None
+            self.uid_note = b""
         if self.on_verdict is not None:
             self.on_verdict(code, ms, a, b, c)
 
