@@ -174,7 +174,8 @@ class App:
             self._reported_ms[p] = 0
             if self.versions[p] is None:
                 self.referee.report(0, 0, V.E_READER, p, 0)
-        self.slog.flush()
+        # (the new engine's first records wait in RAM for the next pause: its countdown has
+        # begun, and a flash write now would mask the IRQs that time early cards)
         if self.book is not None:
             self.stalls.note(self.book, 0, True)   # (written before play: not a mid-play write)
 
