@@ -60,7 +60,7 @@ _RENDER_MS = const(10)     # animation frame period (patterns change at >= 62 ms
 # Modules only the boot needs (the board-file validator, device builders, boot steps, the
 # ruleset presets and validation: play needs only the Ruleset, in spit.legal):
 # dropped after boot so their code does not hold heap during play (imported again if needed).
-_BOOT_ONLY = ("referee.startup", "referee.board_hw", "referee.board", "spit.rules")
+_BOOT_ONLY = ("referee.startup", "referee.board_hw", "referee.boardfile", "referee.board", "spit.rules")
 # The log's words (spit.notation): the log header at a session start, the line tables at boot.
 _SESSION_ONLY = ("spit.notation",)
 

@@ -35,7 +35,7 @@ def _print_exception(e):
 
 
 def _blink(led, code, cycles):
-    from referee.board import blink_code
+    from referee.boardfile import blink_code
 
     while cycles != 0:
         blink_code(led, code, 1)

@@ -117,7 +117,7 @@ class _Reader:
 
 def run(deck=None, jokers=False, root="", timeout_s=0, out=print, reader=None):
     """Prompt until every card of the deck is enrolled; returns how many were added now."""
-    from referee.board import load_board
+    from referee.boardfile import load as load_board
     from referee import board_hw
     board = load_board(root + "board.json", "board.json")
     if reader is None:

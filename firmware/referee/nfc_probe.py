@@ -96,7 +96,7 @@ def probe(pn, out=print, cards=1):
 def run(pile=0, cards=1, root="", out=print):
     """Build pile ``pile``'s reader from ``board.json`` and probe it (``cards`` on it)."""
     from referee import board_hw
-    from referee.board import load_board
+    from referee.boardfile import load as load_board
 
     board = load_board(root + "board.json", "board.json")
     bus, cs, irq = board_hw.build_nfc(board)[pile]
