@@ -148,9 +148,9 @@ class App:
         del startup
         _drop_modules(_BOOT_ONLY)
         self.new_session()   # (drops _SESSION_ONLY)
+        gc.collect()
         while self.slog.echo_some(8):   # the session's first verdicts, before the loop starts
             pass
-        gc.collect()
 
     # ---- sessions -----------------------------------------------------------------------
     def new_session(self):
