@@ -413,7 +413,7 @@ def race_trials(dt_us, trials, same_pile, seed=7, read_us=(ANTICOLLISION_US, ANT
             em.attach_spi(spi, cs)
             drv = PN532_SPI(spi, cs, irq=irq)
             drv.setup()
-            reader = NfcReader(drv, p, on_card=lambda pile, uid, t: reads.append((pile, uid, t, clock.now_us)))
+            reader = NfcReader(drv, p, on_card=lambda pile, uid, t: reads.append((pile, bytes(uid), t, clock.now_us)))
             irq.irq(lambda pin, r=reader: r.note_irq(clock.ticks_us()), machine.Pin.IRQ_FALLING, hard=True)
             ems.append(em)
             readers.append(reader)

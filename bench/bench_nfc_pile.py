@@ -48,7 +48,7 @@ def pile_run(cards=40, gap_us=300000, wupa=False, strategy="STRATEGY_HALT", stac
         driver.setup(passive_retries=0xFF)
         reads = []
         reader = nfc_reader.NfcReader(driver, 0, strategy=getattr(nfc_reader, strategy),
-                                      on_card=lambda pile, uid, ticks: reads.append((uid, ticks)),
+                                      on_card=lambda pile, uid, ticks: reads.append((bytes(uid), ticks)),
                                       passive_retries=0xFF, reply_timeout_us=500000, memory=64)
         irq.irq(lambda pin: reader.note_irq(clock.ticks_us()), machine.Pin.IRQ_FALLING, hard=True)
         uids = []

@@ -114,7 +114,7 @@ def run_reader():
         readers = []
 
         def on_card(pile, card_uid, ticks_us):
-            cards.append((pile, card_uid, ticks_us))
+            cards.append((pile, bytes(card_uid), ticks_us))
 
         for pile in range(2):
             emulator = board.add_device(PN532Emulator(clock, irq=20 + pile, seed=pile + 1))
@@ -177,7 +177,7 @@ def run_wupa_chip():
         driver = PN532_SPI(spi, cs, irq=irq)
         driver.setup(passive_retries=0xFF)
         cards = []
-        reader = NfcReader(driver, 0, on_card=lambda pile, u, t: cards.append((u, t)),
+        reader = NfcReader(driver, 0, on_card=lambda pile, u, t: cards.append((bytes(u), t)),
                            passive_retries=0xFF, reply_timeout_us=500000)
         irq.irq(_make_handler(reader, time), machine.Pin.IRQ_FALLING, hard=True)
 

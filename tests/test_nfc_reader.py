@@ -78,7 +78,7 @@ class Table:
         return handler
 
     def _on_card(self, pile, card_uid, ticks_us):
-        self.cards.append((pile, card_uid, ticks_us))
+        self.cards.append((pile, bytes(card_uid), ticks_us))   # a view, valid during the call
 
     def _on_status(self, reader):
         self.status_changes.append((reader.pile, reader.status, reader.last_error))
@@ -378,3 +378,30 @@ def test_slow_acks_on_the_board_never_show_reader_down():
         assert [o["card"] for o in t.log_objects() if o.get("verdict") == "spit"] == ["7H", "KS"]
     finally:
         t.close()
+
+
+# ---- issue 8: no allocation per card or idle step ---------------------------------------
+
+def _run_micropython(*args):
+    import shutil
+    import subprocess
+    exe = os.path.join(ROOT, ".venv", "bin", "micropython")
+    if not os.path.exists(exe):
+        exe = shutil.which("micropython")
+    if not exe:
+        pytest.skip("micropython executable not found")
+    env = dict(os.environ, MICROPYPATH=".frozen:firmware:firmware/lib:.")
+    return subprocess.run([exe, "tests/mp_reader_heap_check.py"] + list(args), cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_readers_allocate_nothing_per_card_or_idle_step_under_heap_lock():
+    result = _run_micropython()
+    assert result.returncode == 0 and "mp_reader_heap_check: OK" in result.stdout, \
+        result.stdout + result.stderr
+
+
+def test_reader_heap_check_catches_an_allocating_card_callback():
+    result = _run_micropython("--bad")
+    assert result.returncode == 0 and "mp_reader_heap_check: caught" in result.stdout, \
+        result.stdout + result.stderr

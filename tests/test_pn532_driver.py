@@ -238,7 +238,7 @@ def test_spi_chip_stays_asleep_without_the_wake_pulse():
     r = Rig("spi")
     try:
         with pytest.raises(r.pn532.PN532Timeout):
-            r.driver.sam_configuration()
+            r.driver.firmware_version()
         r.driver.setup()  # setup() starts with the ~2 ms CS wake pulse
     finally:
         r.close()

@@ -1,46 +1,42 @@
 """NfcReader: one PN532 under one center pile, serviced by the firmware loop without blocking.
 
-Each ``service(now_us)`` does one step: a status poll, or reading one reply and writing the
-next command.  ACKs are read when they are there, replies when the IRQ line (or status byte)
-says so; nothing waits for the chip.
+Each ``service(now_us)`` does one step: nothing (the IRQ line is high), a status poll, or
+reading one reply and writing the next command.  Nothing waits for the chip, and nothing is
+allocated per step or per card (only a failure allocates, when it happens).
 
 Newest card on a growing pile::
 
-    listing --reply--> halt it --> scan (own REQA) --quiet--> listing ...
+    listing --reply--> (card to on_card) halt it --> scan (own REQA) --quiet--> listing ...
        (the chip waits for a card itself: no bus traffic on a quiet pile)
 
-Every card read is halted (HLTA).  The listing (InListPassiveTarget, MaxTg=2) only says "a
-tag answered": whether the chip sends REQA or WUPA (which wakes halted tags) is not
-documented.  So each listing is followed by a ``TagScan`` (own REQA, anticollision, SELECT,
-HLTA: ``drivers/tag_scan.py``), which only tags not read yet answer (ISO 14443-3).  Two new
-tags answering one REQA go to the chip's listing, unless the chip wakes halted tags: then
-the scan resolves them bit by bit.  The same read tag listed again twice in a row means the
-chip wakes halted tags (``wakes_halted``): the reader then scans every ``poll_us`` instead.
+Every card read is halted (HLTA).  Whether the chip's listing (InListPassiveTarget, MaxTg=2)
+sends REQA or WUPA (which wakes halted tags) is not documented, so each listing is followed
+by a ``TagScan`` (own REQA, anticollision, SELECT, HLTA: ``drivers/tag_scan.py``), which only
+tags not read yet answer (ISO 14443-3).  The same read tag listed twice in a row means the
+chip wakes halted tags (``wakes_halted``): the reader then scans every ``poll_us`` instead,
+resolving collisions bit by bit.  ``STRATEGY_FIELD_RESET`` also switches the field off and on
+every ``field_reset_us`` on a quiet pile: every tag wakes and is read again.  The reader
+remembers the pile's UIDs (``memory`` slots) and reports each once; ``clear_pile()`` when
+the pile is taken.
 
 Time stamps are never earlier than the landing (the referee matches reads to touch edges):
 a listing's IRQ edge, or the time a scan's REQA was answered.  New tags that answered one
 activation together share one time (``LandingGroup``): a tie for the referee (R-PLAY-5).
 
-``STRATEGY_FIELD_RESET`` also switches the field off and on every ``field_reset_us`` while
-the pile is quiet (not once ``wakes_halted``): every tag wakes and is read again.  The
-reader remembers the pile's UIDs (``memory`` slots: the whole pile) and reports each once;
-call ``clear_pile()`` when the pile is taken.
-
 Failures (NACK, no ACK, bad checksum, error frame, timeout, bus errors) never raise into the
 loop: they are counted (``failures``, ``last_error``), ``status`` turns ``STATUS_FAILING``
 (``on_status(reader)``) and the reader retries with exponential backoff; after
 ``setup_after`` failures in a row it sets the chip up again in steps (``ChipSetup``: RSTPD_N
-pulse, I2C bus clear, wake-up, configuration).
+pulse, I2C bus clear, wake-up, configuration), none longer than the SPI wake-up's 2 ms.
 """
 
 from micropython import const
 import time
 
 from drivers import tag_scan
-from drivers.pn532 import MAX_UID_LEN, PN532Timeout
+from drivers.pn532 import MAX_UID_LEN, PN532Timeout, prefix_views
 from drivers.pn532_setup import ChipSetup
-from drivers.landing_group import LandingGroup
-from drivers.uid_memory import UidMemory, keep_uid, same_uid
+from drivers.uid_memory import LandingGroup, UidMemory, copy_into, keep_uid, same_uid
 
 STRATEGY_HALT = const(0)
 STRATEGY_FIELD_RESET = const(1)
@@ -49,14 +45,15 @@ STATUS_OK = const(0)
 STATUS_FAILING = const(1)
 
 _IDLE = const(0)
-_LISTING = const(1)
+_LISTING = const(1)     # _LISTING.._FIELD_ON: a command's reply is awaited
 _HALTING = const(2)
 _SCANNING = const(3)
-_POLL_WAIT = const(4)
-_FIELD_OFF = const(5)
-_FIELD_ON = const(6)
+_FIELD_OFF = const(4)
+_FIELD_ON = const(5)
+_POLL_WAIT = const(6)
 _BACKOFF = const(7)
 _SETUP = const(8)
+_HALT_NEXT = const(9)   # a listed tag was delivered: halt it in the next step
 
 _RETRY_FOREVER = const(0xFF)   # MxRtyPassiveActivation: the chip itself waits for a card
 _MAX_SHIFT = const(12)
@@ -72,7 +69,9 @@ class NfcReader:
         self.pn532 = pn532
         self.pile = pile
         self.strategy = strategy
-        self.on_card = on_card        # on_card(pile, uid_bytes, ticks_us)
+        # on_card(pile, uid, ticks_us): uid is a memoryview of ``self.uid``, valid during the
+        # call (nothing is allocated per card): copy it to keep it.
+        self.on_card = on_card
         self.on_status = on_status    # on_status(reader) when status changes
         self.passive_retries = passive_retries
         self.reply_timeout_us = reply_timeout_us
@@ -84,10 +83,9 @@ class NfcReader:
         self.setup = ChipSetup(pn532, passive_retries, reset_low_us, reset_boot_us, reply_timeout_us)
         self.scan = tag_scan.TagScan(pn532)
         self.memory = UidMemory(memory)
-        # The last card delivered (also handed to on_card).
+        # The last card delivered; on_card gets the view of its length (no copy allocated).
         self.uid = bytearray(MAX_UID_LEN)
-        self.uid_len = 0
-        self.uid_ticks_us = 0
+        self._uid_views = prefix_views(self.uid)
         # Health and counters, for the status display, the log and the benches.
         self.status = STATUS_OK
         self.last_error = None
@@ -108,7 +106,6 @@ class NfcReader:
         self._since_us = 0
         self._retry_at_us = 0
         self._last_reset_us = 0
-        self._listed_at_us = 0
         self._irq_us = 0
         self._irq_seen = False
         self._stamp_us = 0          # time given to the cards being delivered
@@ -132,6 +129,18 @@ class NfcReader:
     def service(self, now_us):
         """Advance one step.  Returns how many new cards were reported now."""
         try:
+            state = self._state
+            if _LISTING <= state <= _FIELD_ON:
+                # The usual step: a reply is awaited (the chip waits for a card).  Once the
+                # command's ACK was read, the IRQ line alone says when the reply is there.
+                pn = self.pn532
+                irq = pn.irq
+                if irq is not None and not pn.awaiting_ack:
+                    if irq.value():
+                        if time.ticks_diff(now_us, self._since_us) <= self.reply_timeout_us:
+                            return 0
+                    elif state == _LISTING:
+                        return self._listing_done(now_us)
             return self._step(now_us)
         except Exception as error:  # noqa: BLE001 - a reader must never stop the loop
             self._fail(now_us, error)
@@ -155,7 +164,7 @@ class NfcReader:
         self.scan.invalidate()
         self.pn532.start_list(2)
         self._state = _LISTING
-        self._since_us = self._listed_at_us = time.ticks_us()
+        self._since_us = time.ticks_us()
         self._irq_seen = False
         self._acked = False
 
@@ -208,6 +217,11 @@ class NfcReader:
             if time.ticks_diff(now_us, self._retry_at_us) >= 0:
                 self._recover(now_us)
             return 0
+        if state == _HALT_NEXT:
+            self.pn532.start_halt()
+            self._state = _HALTING
+            self._since_us = now_us
+            return 0
         if state == _POLL_WAIT:
             if time.ticks_diff(now_us, self._since_us) >= self.poll_us:
                 self._start_scan(now_us)
@@ -242,45 +256,44 @@ class NfcReader:
         return 0
 
     def _listing_done(self, now_us):
+        pn = self.pn532
         buf = self._read_buf
-        n = self.pn532.finish_list(buf)
+        n = pn.finish_list(buf)
         handoff = self._handoff
         group = self.group
         if group.open:
             self._stamp_us = group.stamp_us
         else:
             self._stamp_us = self._irq_us if self._irq_seen else now_us
-            if handoff and time.ticks_diff(self._stamp_us, self._listed_at_us) <= _HANDOFF_US:
+            if handoff and time.ticks_diff(self._stamp_us, self._since_us) <= _HANDOFF_US:
                 # Resolving a scan's collision: these tags answered that REQA.  (A listing
                 # that waited longer heard a tag that landed since: its own reply time.)
                 self._stamp_us = self._activation_us
-        self._ok()
+        if self.status:
+            self._ok()
         if n == 0:
             delivered = self._close_group()
             self._after_quiet(now_us)
             return delivered
-        pn = self.pn532
-        two = pn.uid2_len > 0
-        new1 = not self.memory.known(buf, n)
-        new2 = two and not self.memory.known(pn.uid2, pn.uid2_len)
+        memory = self.memory
+        n2 = pn.uid2_len
+        new1 = not memory.known(buf, n)
+        new2 = n2 > 0 and not memory.known(pn.uid2, n2)
         delivered = 0
-        if (new1 or new2) and (handoff or two or group.open):
+        if (new1 or new2) and (handoff or n2 or group.open):
             # Tags that answered together; more may follow in the scan: hold them.
             if not group.open:
                 group.start(self._stamp_us)
-            delivered += self._deliver(buf, n)
-            if two:
-                delivered += self._deliver(pn.uid2, pn.uid2_len)
-        else:
-            delivered += self._close_group()
-            delivered += self._deliver(buf, n)
-            if two:
-                delivered += self._deliver(pn.uid2, pn.uid2_len)
-        self._count_relist(not (new1 or new2) and not handoff, buf, n)
-        # Halt it even when known: a re-woken tag must go quiet again.
-        self.pn532.start_halt()
-        self._state = _HALTING
-        self._since_us = now_us
+        elif group.open:
+            delivered = self._close_group()
+        delivered += self._deliver(buf, n, new1)
+        if n2:
+            delivered += self._deliver(pn.uid2, n2, new2)
+        if self._relists or not (new1 or new2 or handoff):
+            self._count_relist(not (new1 or new2) and not handoff, buf, n)
+        # Halt it even when known (a re-woken tag must go quiet again), in the next step:
+        # the card's verdict and LEDs come first.
+        self._state = _HALT_NEXT
         return delivered
 
     def _count_relist(self, relisted, buf, n):
@@ -331,13 +344,13 @@ class NfcReader:
             # New tags that answered one REQA together: one time for all of them.
             if not group.open:
                 group.start(self._activation_us)
-            return self._deliver(scan.uid, n)
+            return self._deliver(scan.uid, n, True)
         if group.open:
             # The last of the group answers alone.
-            self._deliver(scan.uid, n)
+            self._deliver(scan.uid, n, True)
             return self._close_group()
         self._stamp_us = self._activation_us
-        return self._deliver(scan.uid, n)
+        return self._deliver(scan.uid, n, True)
 
     def _scan_over(self, now_us):
         self.scan.stop()
@@ -359,17 +372,17 @@ class NfcReader:
         else:
             self._detect(now_us)
 
-    def _deliver(self, buf, n):
-        """A tag read now: report it if new (held while a group is open).  Returns 1 if it
-        was reported now."""
-        if self.memory.known(buf, n):
+    def _deliver(self, buf, n, new):
+        """A tag read now: report it if ``new`` (not in ``memory``; held while a group is
+        open).  Returns 1 if it was reported now."""
+        if not new:
             self.rereads += 1
             return 0
         self.memory.remember(buf, n)
         group = self.group
-        if group.open and self.wakes_halted and not group.full:
+        if group.open and self.wakes_halted and group.count < group.slots:
             # Bit-wise anticollision takes a while: hand the group over in one step.
-            group.hold(buf, n)
+            group.remember(buf, n)
             return 0
         self._report(buf, n, group.stamp_us if group.open else self._stamp_us)
         return 1
@@ -377,7 +390,7 @@ class NfcReader:
     def _close_group(self):
         """Report the held cards of the group, all with its time.  Returns how many."""
         group = self.group
-        held = len(group)
+        held = group.count
         buf = self._group_buf
         for k in range(held):
             self._report(buf, group.uid_into(k, buf), group.stamp_us)
@@ -385,30 +398,22 @@ class NfcReader:
         return held
 
     def _report(self, buf, n, stamp_us):
-        uid = self.uid
-        for i in range(n):
-            uid[i] = buf[i]
-        self.uid_len = n
-        self.uid_ticks_us = stamp_us
+        copy_into(self.uid, 0, buf, 0, n)
         self.cards += 1
         if self.on_card is not None:
-            self.on_card(self.pile, bytes(buf[:n]), stamp_us)
+            self.on_card(self.pile, self._uid_views[n], stamp_us)
 
     # ---- failures ------------------------------------------------------------------------
     def _fail(self, now_us, error):
         self.failures += 1
         self.consecutive_failures += 1
-        self.last_error = getattr(error, "kind", "bus")
+        # PN532Error.kind; OSError from the bus; "memory" only where something allocated.
+        self.last_error = getattr(error, "kind", "memory" if isinstance(error, MemoryError) else "bus")
         self._close_group()   # what was read stays read
         self.scan.stop()
         self.scan.invalidate()
-        shift = self.consecutive_failures - 1
-        if shift > _MAX_SHIFT:
-            shift = _MAX_SHIFT
-        delay = self.backoff_us << shift
-        if delay > self.max_backoff_us:
-            delay = self.max_backoff_us
-        self._retry_at_us = time.ticks_add(now_us, delay)
+        delay = self.backoff_us << min(self.consecutive_failures - 1, _MAX_SHIFT)
+        self._retry_at_us = time.ticks_add(now_us, min(delay, self.max_backoff_us))
         self._state = _BACKOFF
         if self.consecutive_failures >= self.setup_after:
             self._needs_setup = True
@@ -426,10 +431,10 @@ class NfcReader:
         self._detect(now_us)
 
     def _ok(self):
-        if self.consecutive_failures:
+        if self.status:   # failing until now (consecutive_failures > 0)
             self.consecutive_failures = 0
             self.recoveries += 1
-        self._set_status(STATUS_OK)
+            self._set_status(STATUS_OK)
 
     def _set_status(self, status):
         if status != self.status:

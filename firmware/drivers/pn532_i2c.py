@@ -2,7 +2,9 @@
 
 Every read from the chip starts with a status byte (bit 0 = ready) followed by the frame.
 The chip clock-stretches while busy; an address NACK (OSError) while it is asleep or busy
-is treated as "not ready" for status polls and as a bus error for writes.  A bus timeout
+is treated as "not ready" for status polls and as a bus error for writes.  That OSError is
+allocated by the port, so status polls of a busy chip allocate: wire the IRQ pin (the reader
+then polls nothing, and nothing is allocated per card or idle step).  A bus timeout
 (ETIMEDOUT: SDA or SCL held low) is a bus error everywhere, so a hung bus fails fast.
 
 Frames are read length first: status + the 6-byte header; a longer frame is then asked for
@@ -22,7 +24,7 @@ re-initialises the same bus object and gives the pins back to the peripheral).
 from micropython import const
 import time
 
-from drivers.pn532 import HEADER_SIZE, PN532BusError, PN532Error, PN532Timeout, RX_SIZE, frame_size
+from drivers.pn532 import HEADER_SIZE, PN532BusError, PN532Error, PN532Timeout, RX_SIZE, frame_size, prefix_views
 from drivers.pn532_raw import PN532Raw
 
 _DEFAULT_ADDR = const(0x24)
@@ -35,15 +37,20 @@ _NACK = b"\x00\x00\xff\xff\x00\x00"
 _ETIMEDOUT = const(110)
 
 
+# One transfer buffer shared by every reader (the loop runs one transfer at a time), and
+# _VIEWS[k] = its first k bytes.
+_BUF = bytearray(RX_SIZE + 1)
+_VIEWS = prefix_views(_BUF)
+
+
 class PN532_I2C(PN532Raw):
+
     def __init__(self, i2c, irq=None, addr=_DEFAULT_ADDR, bus_pins=None, **options):
         super().__init__(irq, **options)
         self._i2c = i2c
         self._addr = addr
         self._bus_pins = bus_pins
         self._status = bytearray(1)
-        self._buf = bytearray(RX_SIZE + 1)
-        self._buf_mv = memoryview(self._buf)
         self.bus_clears = 0
 
     def wake(self, settle=True):
@@ -55,7 +62,14 @@ class PN532_I2C(PN532Raw):
         if settle:
             time.sleep_ms(_WAKE_MS)
 
-    def _write_frame_bytes(self, frame):
+    def _write_frame(self, n):
+        buf = _BUF
+        tx = self._tx
+        for i in range(n):
+            buf[i] = tx[i]
+        self._write(_VIEWS[n])
+
+    def _write(self, frame):
         try:
             self._i2c.writeto(self._addr, frame)
         except OSError:
@@ -69,37 +83,41 @@ class PN532_I2C(PN532Raw):
                 # A hung bus, not a busy chip: each poll would cost the bus timeout.
                 raise PN532BusError("I2C bus timed out")
             return False
-        return bool(self._status[0] & 0x01)
+        return self._status[0] & 0x01 == 1
 
-    def _read_into(self, rx, n):
-        view = self._buf_mv[:n + 1]
+    def _read_into(self, n):
         try:
-            self._i2c.readfrom_into(self._addr, view)
+            self._i2c.readfrom_into(self._addr, _VIEWS[n + 1])
         except OSError:
             raise PN532BusError("I2C read not acknowledged")
-        raw = self._buf
-        if not raw[0] & 0x01:
+        buf = _BUF
+        if not buf[0] & 0x01:
             raise PN532Error("PN532 not ready")
+        rx = self._rx
         for i in range(n):
-            rx[i] = raw[i + 1]
+            rx[i] = buf[i + 1]
 
-    def _read_frame(self, rx):
-        self._read_into(rx, HEADER_SIZE)
+    def _read_frame(self):
+        self._read_into(HEADER_SIZE)
+        rx = self._rx
         total = frame_size(rx)
         if total <= HEADER_SIZE:
-            return HEADER_SIZE
+            return rx[5]
         if total > RX_SIZE:
             total = RX_SIZE    # _finish reports "frame too long"
         # Ask for the frame again and read exactly its length.
-        self._write_frame_bytes(_NACK)
+        self._write(_NACK)
         waited = 0
         while not self._read_ready():
             if waited >= _RESEND_TIMEOUT_US:
                 raise PN532Timeout("no frame after NACK")
             time.sleep_us(_RESEND_POLL_US)
             waited += _RESEND_POLL_US
-        self._read_into(rx, total)
-        return total
+        self._read_into(total)
+        checksum = 0
+        for i in range(5, total - 1):   # TFI, data, DCS
+            checksum += rx[i]
+        return checksum
 
     def bus_clear(self):
         """Clock a stuck slave free (9 SCL pulses, then STOP) and rebuild the I2C bus."""

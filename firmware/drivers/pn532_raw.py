@@ -9,15 +9,13 @@ bytes.  ``drivers/tag_scan.py`` builds REQA, anticollision, SELECT and HLTA on t
 
 from micropython import const
 
-from drivers.pn532 import PN532
-from drivers.pn532_errors import PN532Error
+from drivers.pn532 import PN532, PN532Error, copy_into
 
 _CMD_WRITE_REGISTER = const(0x08)
 _CMD_IN_COMMUNICATE_THRU = const(0x42)
 _REG_TX_MODE = const(0x6302)      # bit 7 TxCRCEn; 0x00 = 106 kbps type A, no CRC
 _REG_RX_MODE = const(0x6303)      # bit 7 RxCRCEn
 _REG_BIT_FRAMING = const(0x633D)  # RxAlign bits 6-4, TxLastBits bits 2-0
-_BLOCKING_TIMEOUT_MS = const(100)
 # InCommunicateThru status (low 6 bits of the first reply byte).
 THRU_OK = const(0x00)
 THRU_TIMEOUT = const(0x01)   # the tag did not answer within fRetryTimeout
@@ -66,17 +64,9 @@ class PN532Raw(PN532):
         if n < 1:
             raise PN532Error("short InCommunicateThru reply")
         rx = self._rx
-        d = self._data_start
-        self.thru_status = rx[d] & 0x3F
+        self.thru_status = rx[7] & 0x3F
         n -= 1
         if n > len(out):
             n = len(out)
-        for i in range(n):
-            out[i] = rx[d + 1 + i]
+        copy_into(out, 0, rx, 8, n)
         return n
-
-    def thru(self, data, out, timeout_ms=_BLOCKING_TIMEOUT_MS):
-        """Blocking InCommunicateThru (bring-up probes): reply byte count; see thru_status."""
-        self.start_thru(data, len(data))
-        self._wait_ready(timeout_ms)
-        return self.finish_thru(out)

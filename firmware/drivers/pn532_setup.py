@@ -12,7 +12,7 @@ NACK ...) like any other command; the caller backs off and begins again.
 from micropython import const
 import time
 
-from drivers.pn532_errors import PN532Timeout
+from drivers.pn532 import SETUP_STEPS, PN532Timeout
 
 _RESET_LOW = const(1)
 _RESET_BOOT = const(2)
@@ -83,7 +83,7 @@ class ChipSetup:
                 return False
             result = pn.finish_setup_step(self._step)
             self._step += 1
-            if self._step < pn.SETUP_STEPS:
+            if self._step < SETUP_STEPS:
                 self._send(now_us)
                 return False
             self.version = result

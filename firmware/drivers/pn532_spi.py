@@ -11,6 +11,10 @@ bytes its LEN announces (no fixed 65-byte reads).
 AN10609 notes a PN532 SPI set-up issue; a few tens of microseconds cost little per
 transaction.
 
+No transfer allocates: ``machine.SPI`` sends and fills whole buffers, and a memoryview slice
+allocates, so the wire buffer has a view of every length, made once and shared by every
+reader (the firmware loop runs one transfer at a time).
+
 The bus and the pins are passed in, already built by the board loader::
 
     spi = machine.SPI(0, baudrate=1_000_000, polarity=0, phase=0, sck=..., mosi=..., miso=...)
@@ -20,13 +24,15 @@ The bus and the pins are passed in, already built by the board loader::
 from micropython import const
 import time
 
-from drivers.pn532 import HEADER_SIZE, RX_SIZE, frame_size
+from drivers.pn532 import HEADER_SIZE, frame_size, prefix_views, reverse_into
 from drivers.pn532_raw import PN532Raw
 
-_OP_DATA_WRITE = const(0x01)
-_OP_STATUS_READ = const(0x02)
-_OP_DATA_READ = const(0x03)
 _WAKE_MS = const(2)
+_REV_OP_DATA_WRITE = const(0x80)   # 0x01 bit-reversed
+_WIRE_SIZE = const(58)   # RX_SIZE - HEADER_SIZE: the rest of the largest frame (> 1 + TX_SIZE)
+# Status read (0x02) and its answer's clock, and the data read's op byte (0x03), reversed.
+_STATUS_READ = b"\x40\x00"
+_DATA_READ = b"\xc0"
 
 
 def _reverse_table():
@@ -44,6 +50,11 @@ def _reverse_table():
 # _REVERSE[b] is b with its bit order reversed (LSB-first <-> MSB-first).
 _REVERSE = _reverse_table()
 
+# The wire buffer, shared by every reader (the loop runs one transfer at a time), and
+# _VIEWS[k] = its first k bytes.
+_WIRE = bytearray(_WIRE_SIZE)
+_VIEWS = prefix_views(_WIRE)
+
 
 class PN532_SPI(PN532Raw):
     def __init__(self, spi, cs, irq=None, cs_setup_us=0, **options):
@@ -52,9 +63,6 @@ class PN532_SPI(PN532Raw):
         self._cs = cs
         self.cs_setup_us = cs_setup_us
         cs.value(1)
-        # One wire buffer for every transaction: operation byte + the largest frame.
-        self._wire = bytearray(RX_SIZE + 1)
-        self._wire_mv = memoryview(self._wire)
         self._status = bytearray(2)
 
     def wake(self, settle=True):
@@ -66,58 +74,50 @@ class PN532_SPI(PN532Raw):
         if settle:
             time.sleep_ms(_WAKE_MS)
 
-    def _select(self):
-        self._cs.value(0)
+    def _write_frame(self, n):
+        _WIRE[0] = _REV_OP_DATA_WRITE
+        reverse_into(_WIRE, 1, self._tx, n, _REVERSE)
+        cs = self._cs
+        cs.value(0)
         if self.cs_setup_us:
             time.sleep_us(self.cs_setup_us)
-
-    def _write_frame_bytes(self, frame):
-        n = len(frame)
-        wire = self._wire
-        table = _REVERSE
-        wire[0] = table[_OP_DATA_WRITE]
-        for i in range(n):
-            wire[i + 1] = table[frame[i]]
-        self._select()
         try:
-            self._spi.write(self._wire_mv[:n + 1])
+            self._spi.write(_VIEWS[n + 1])
         finally:
-            self._cs.value(1)
+            cs.value(1)
 
     def _read_ready(self):
         status = self._status
-        status[0] = _REVERSE[_OP_STATUS_READ]
-        status[1] = 0x00
-        self._select()
+        cs = self._cs
+        cs.value(0)
+        if self.cs_setup_us:
+            time.sleep_us(self.cs_setup_us)
         try:
-            self._spi.write_readinto(status, status)
+            self._spi.write_readinto(_STATUS_READ, status)
         finally:
-            self._cs.value(1)
-        return bool(_REVERSE[status[1]] & 0x01)
+            cs.value(1)
+        return _REVERSE[status[1]] & 0x01 == 1
 
-    def _read_frame(self, rx):
-        wire = self._wire
-        table = _REVERSE
-        wire[0] = table[_OP_DATA_READ]
-        for i in range(1, HEADER_SIZE + 1):
-            wire[i] = 0x00
-        view = self._wire_mv[:HEADER_SIZE + 1]
-        self._select()
+    def _read_frame(self):
+        views = _VIEWS
+        rx = self._rx
+        spi = self._spi
+        cs = self._cs
+        cs.value(0)
+        if self.cs_setup_us:
+            time.sleep_us(self.cs_setup_us)
         try:
-            self._spi.write_readinto(view, view)
-            for i in range(HEADER_SIZE):
-                rx[i] = table[wire[i + 1]]
-            total = frame_size(rx)
-            if total > RX_SIZE:
-                total = RX_SIZE    # _finish reports "frame too long"
-            rest = total - HEADER_SIZE
+            spi.write(_DATA_READ)
+            spi.readinto(views[HEADER_SIZE], 0)
+            reverse_into(rx, 0, _WIRE, HEADER_SIZE, _REVERSE)
+            total = rx[5]
+            rest = frame_size(rx) - HEADER_SIZE
+            if rest > _WIRE_SIZE:
+                rest = _WIRE_SIZE    # _finish reports "frame too long"
             if rest > 0:
-                view = self._wire_mv[:rest]
-                for i in range(rest):
-                    wire[i] = 0x00
-                self._spi.write_readinto(view, view)
-                for i in range(rest):
-                    rx[HEADER_SIZE + i] = table[wire[i]]
+                spi.readinto(views[rest], 0)
+                # TFI + data + DCS: the sum without the postamble
+                total += reverse_into(rx, HEADER_SIZE, _WIRE, rest, _REVERSE) - rx[HEADER_SIZE + rest - 1]
         finally:
-            self._cs.value(1)
-        return total if total > HEADER_SIZE else HEADER_SIZE
+            cs.value(1)
+        return total

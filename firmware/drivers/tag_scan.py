@@ -83,10 +83,6 @@ class TagScan:
         self._complete = False   # CLn known from a clean answer: SELECT next
 
     @property
-    def active(self):
-        return self._state != _S_IDLE
-
-    @property
     def awaiting_reqa(self):
         """The next reply is a REQA's: an answer starts a tag's activation."""
         return self._state == _S_REQA

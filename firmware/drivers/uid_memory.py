@@ -1,9 +1,23 @@
-"""UidMemory: the UIDs already read on one pile, in a preallocated ring (no allocation);
-``same_uid``/``keep_uid`` for a single UID slot (length byte + up to 10 bytes)."""
+"""UIDs kept in preallocated 11-byte slots (length byte + up to 10 bytes; nothing allocated
+after ``__init__``):
+
+- ``UidMemory``: the UIDs already read on one pile, in a ring (the oldest goes when full);
+- ``LandingGroup``: new cards that landed together on one pile, held to be reported at once.
+  Tags that answered one activation together (two targets of one listing, or a bit collision
+  in a scan) landed too close together for the reader to order them: they get one time
+  stamp.  When resolving them takes long (the reader's own bit-wise anticollision, tens of
+  ms) they are also held and handed to the loop in one step, after the last of them is
+  read, so the referee sees the landings together rather than a second read arriving long
+  after the first was judged;
+- ``same_uid``/``keep_uid`` for a single slot.
+"""
 
 from micropython import const
 
-_SLOT = const(11)  # one remembered UID: length byte + up to 10 bytes
+from drivers.pn532 import copy_into
+
+_SLOT = const(11)  # one UID: length byte + up to 10 bytes
+_MAX_UID = const(10)
 
 
 def same_uid(slot, buf, n):
@@ -18,55 +32,90 @@ def same_uid(slot, buf, n):
 
 def keep_uid(slot, buf, n):
     slot[0] = n
-    for i in range(n):
-        slot[1 + i] = buf[i]
+    copy_into(slot, 1, buf, 0, n)
 
 
 class UidMemory:
+    """Up to ``slots`` UIDs.  A one-byte sum per slot is searched first (``bytearray.find``,
+    C code), so a lookup compares bytes only where the sums match."""
+
     def __init__(self, slots):
         self.slots = slots
         self._seen = bytearray(slots * _SLOT)
-        self._count = 0
+        self._sums = bytearray(slots)
+        self._sum = bytearray(1)   # the sum looked for
+        self._uid = bytearray(_MAX_UID)   # copy_into's scratch destination: only its sum counts
+        self.count = 0
         self._next = 0
 
     def clear(self):
-        self._count = 0
+        self.count = 0
         self._next = 0
 
-    def __len__(self):
-        return self._count
-
     def _find(self, buf, n):
+        if n > _MAX_UID:
+            return -1
+        key = self._sum
+        key[0] = copy_into(self._uid, 0, buf, 0, n) & 0xFF
+        sums = self._sums
         seen = self._seen
-        for slot in range(self._count):
+        count = self.count
+        slot = sums.find(key)
+        while 0 <= slot < count:
             base = slot * _SLOT
-            if seen[base] != n:
-                continue
-            i = 0
-            while i < n and seen[base + 1 + i] == buf[i]:
-                i += 1
-            if i == n:
-                return base
+            if seen[base] == n:
+                i = 0
+                while i < n and seen[base + 1 + i] == buf[i]:
+                    i += 1
+                if i == n:
+                    return slot
+            slot = sums.find(key, slot + 1)
         return -1
 
     def known(self, buf, n):
         return self._find(buf, n) >= 0
 
     def forget(self, uid):
-        base = self._find(uid, len(uid))
-        if base < 0:
+        slot = self._find(uid, len(uid))
+        if slot < 0:
             return False
-        self._seen[base] = 0
+        self._seen[slot * _SLOT] = 0   # length 0: matches no UID
         return True
 
     def remember(self, buf, n):
         if not self.slots:
             return
-        base = self._next * _SLOT
-        seen = self._seen
-        seen[base] = n
-        for i in range(n):
-            seen[base + 1 + i] = buf[i]
-        self._next = (self._next + 1) % self.slots
-        if self._count < self.slots:
-            self._count += 1
+        slot = self._next
+        base = slot * _SLOT
+        self._seen[base] = n
+        self._sums[slot] = copy_into(self._seen, base + 1, buf, 0, n) & 0xFF
+        self._next = (slot + 1) % self.slots
+        if self.count < self.slots:
+            self.count += 1
+
+    def uid_into(self, slot, out):
+        """Copy the UID in ``slot`` (0 = the first remembered, before the ring wraps) into
+        ``out``; returns its length."""
+        base = slot * _SLOT
+        n = self._seen[base]
+        copy_into(out, 0, self._seen, base + 1, n)
+        return n
+
+
+class LandingGroup(UidMemory):
+    """Held cards (``remember``, while ``count < slots``), the group's time and whether it
+    is open (new cards that answer the same activation join it)."""
+
+    def __init__(self, slots=4):
+        super().__init__(slots)
+        self.stamp_us = 0
+        self.open = False
+
+    def start(self, stamp_us):
+        self.open = True
+        self.stamp_us = stamp_us
+
+    def clear(self):
+        self.count = 0
+        self._next = 0
+        self.open = False

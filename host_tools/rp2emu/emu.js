@@ -327,6 +327,14 @@ class Board {
     if (used > h.last) h.allocated += used - h.last;
     h.last = used;
     h.samples++;
+    // The lowest heap in use in each emulated second: with no garbage left after a collect,
+    // that floor is the live heap, and its trend over a game is growth (or none).
+    const second = Math.floor(now / 1e9);
+    if (second !== h.second) {
+      if (h.second >= 0) h.floors.push([h.second, h.floor]);
+      h.second = second;
+      h.floor = used;
+    } else if (used < h.floor) h.floor = used;
     h.next = now + h.every;
   }
 
@@ -389,14 +397,16 @@ class Board {
         case 'pwm': if (!this.pwmPins.has(m.pin)) { this.pwmPins.add(m.pin); watchPWM(this, m.pin); } break;
         case 'save_fs': fs.writeFileSync(m.path, Buffer.from(this.mcu.flash.subarray(FS_OFFSET, FS_OFFSET + FS_SIZE))); emit({ e: 'saved', path: m.path }); break;
         case 'heap_probe':
-          this.heap = { atb: m.atb, blocks: m.blocks, every: m.every_ns || 100000, peak: 0, last: 0, allocated: 0, samples: 0, next: 0 };
+          this.heap = { atb: m.atb, blocks: m.blocks, every: m.every_ns || 100000, peak: 0, last: 0, allocated: 0, samples: 0, next: 0,
+                        second: -1, floor: 0, floors: [] };
           this.heap.last = this.heapInUse();
           break;
         case 'heap': {
           const h = this.heap;
           const now = h ? this.heapInUse() : -1;
-          emit({ e: 'heap', now, peak: h ? Math.max(h.peak, now) : -1, allocated: h ? h.allocated : 0, samples: h ? h.samples : 0 });
-          if (h && m.reset) { h.peak = now; h.allocated = 0; h.samples = 0; h.last = now; }
+          emit({ e: 'heap', now, peak: h ? Math.max(h.peak, now) : -1, allocated: h ? h.allocated : 0, samples: h ? h.samples : 0,
+                 floors: h ? h.floors : [] });
+          if (h && m.reset) { h.peak = now; h.allocated = 0; h.samples = 0; h.last = now; h.floors = []; h.second = -1; }
           break;
         }
         case 'stats': emit({ e: 'stats', t: Math.round(this.mcu.clock.nanos), resets: this.resets, ...this.stats }); break;

@@ -180,8 +180,10 @@ class Rp2Emulator:
         self._send(c="heap_probe", atb=atb, blocks=blocks, every_ns=every_us * 1000)
 
     def heap(self, reset=False):
-        """``{"now", "peak", "allocated", "samples"}``: bytes in use now, the high-water mark
-        and the sum of the increases (bytes allocated) since the probe started or was reset."""
+        """``{"now", "peak", "allocated", "samples", "floors"}``: bytes in use now, the high-water
+        mark and the sum of the increases (bytes allocated) since the probe started or was reset,
+        and ``[second, lowest bytes in use]`` for each whole emulated second sampled (the live
+        heap once garbage is collected: its trend is growth)."""
         self._send(c="heap", reset=bool(reset))
         self._flush()
         while True:

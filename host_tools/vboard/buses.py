@@ -22,6 +22,8 @@ I2C devices implement::
 MicroPython-compatible (no typing, dataclasses, ...).
 """
 
+from . import heapgate
+
 _ENODEV = 19
 _ETIMEDOUT = 110
 
@@ -39,7 +41,11 @@ class _CsWatch:
         def value(v=None):
             result = watch._original_value(v)
             if v is not None:
-                watch.sync()
+                heapgate.enter_c()   # a GPIO write on the chip; the device's Python may allocate
+                try:
+                    watch.sync()
+                finally:
+                    heapgate.exit_c()
             return result
 
         def on():
@@ -114,9 +120,15 @@ class SPI:
             return self.idle_miso
         return chosen.spi_exchange(byte) & 0xFF
 
+    # Transfers are C code on the chip: what the emulated devices allocate is not the
+    # firmware's (heapgate releases the step's heap lock meanwhile).
     def write(self, buf):
-        for b in buf:
-            self._exchange(b)
+        heapgate.enter_c()
+        try:
+            for b in buf:
+                self._exchange(b)
+        finally:
+            heapgate.exit_c()
         return None
 
     def read(self, nbytes, write=0x00):
@@ -126,16 +138,24 @@ class SPI:
         return bytes(out)
 
     def readinto(self, buf, write=0x00):
-        for i in range(len(buf)):
-            buf[i] = self._exchange(write)
+        heapgate.enter_c()
+        try:
+            for i in range(len(buf)):
+                buf[i] = self._exchange(write)
+        finally:
+            heapgate.exit_c()
         return None
 
     def write_readinto(self, write_buf, read_buf):
         if len(write_buf) != len(read_buf):
             raise ValueError("buffers must be the same length")
-        for i in range(len(write_buf)):
-            # Read the outgoing byte before storing the incoming one: the buffers may be the same.
-            read_buf[i] = self._exchange(write_buf[i])
+        heapgate.enter_c()
+        try:
+            for i in range(len(write_buf)):
+                # Read the outgoing byte before storing the incoming one: the buffers may be the same.
+                read_buf[i] = self._exchange(write_buf[i])
+        finally:
+            heapgate.exit_c()
         return None
 
 
@@ -224,15 +244,23 @@ class I2C:
         return found
 
     def writeto(self, addr, buf, stop=True):
-        self.transactions += 1
-        if not self._device(addr).i2c_write(bytes(buf)):
-            raise OSError(_ENODEV)
+        heapgate.enter_c()   # C code on the chip, as SPI.write
+        try:
+            self.transactions += 1
+            if not self._device(addr).i2c_write(bytes(buf)):
+                raise OSError(_ENODEV)
+        finally:
+            heapgate.exit_c()
         return len(buf)
 
     def readfrom_into(self, addr, buf, stop=True):
-        self.transactions += 1
-        if not self._device(addr).i2c_read_into(buf):
-            raise OSError(_ENODEV)
+        heapgate.enter_c()
+        try:
+            self.transactions += 1
+            if not self._device(addr).i2c_read_into(buf):
+                raise OSError(_ENODEV)
+        finally:
+            heapgate.exit_c()
         return None
 
     def readfrom(self, addr, nbytes, stop=True):

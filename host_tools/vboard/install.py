@@ -8,8 +8,9 @@
 
 Installs ``time`` (a proxy: the VirtualClock's ticks_*/sleep_* plus the real module's other
 attributes), ``machine`` (host_tools/vboard/machine.py), ``rp2`` (host_tools/vboard/rp2.py: PIO)
-and, on CPython only, ``micropython`` (``const`` and
-friends).  Under the MicroPython unix port the real ``micropython`` module stays.
+and, on CPython only, ``micropython`` (``const`` and friends; ``native`` and ``viper`` run the
+function as plain Python, with the builtin ``ptr8`` cast returning the buffer itself).  Under
+the MicroPython unix port the real ``micropython`` module stays.
 
 ``Installed.add_device(emulator)`` makes firmware sleeps update that emulator.
 
@@ -132,6 +133,12 @@ class _FakeMicropython:
         return 0
 
 
+def _ptr8(buf):
+    """Viper's ``ptr8(buf)`` cast, for viper functions run as plain Python: indexing the
+    buffer itself reads and writes its bytes."""
+    return buf
+
+
 _real_time = None
 _proxy = None
 
@@ -197,12 +204,11 @@ def install(clock, purge=("drivers", "referee", "main")):
     sys.modules["rp2"] = fake_rp2
 
     if not _IS_MICROPYTHON:
-        try:
-            import micropython  # noqa: F401  (a real one, e.g. from a stub package, stays)
-            if not hasattr(micropython, "const"):
-                raise ImportError
-        except ImportError:
-            sys.modules["micropython"] = _FakeMicropython()
+        # Not a CPython package of the same name: it refuses viper functions.
+        sys.modules["micropython"] = _FakeMicropython()
+        import builtins
+        if not hasattr(builtins, "ptr8"):
+            builtins.ptr8 = _ptr8
 
     for name in list(sys.modules):
         for prefix in purge:

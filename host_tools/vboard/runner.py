@@ -34,10 +34,7 @@ Constructor options:
                     only; fakes of C code release it, host_tools/vboard/heapgate.py), so any
                     allocation of the firmware's own code in the loop raises MemoryError;
                     ``pause_work()`` runs locked in play (the live echo) and unlocked at
-                    pauses (log writes, ``gc.collect``);
-                    ``"app"``: the same, but the reader drivers' ``service`` runs unlocked and
-                    what it allocates is counted in ``heapgate.gated_bytes`` (the card
-                    callback into the firmware is locked again)
+                    pauses (log writes, ``gc.collect``)
     console         True: the firmware echoes its live log into ``console`` (bytes), as
                     it does on the chip's USB console
     boot            False: do not boot (use ``run_main()`` to test boot errors)
@@ -310,9 +307,6 @@ class VirtualTable:
         """Boot the firmware (``main.start``); table time 0 is the session start."""
         echo = self._console_write if self.console is not None else None
         self.app = self._import_main().start(self.root, echo)
-        if self.lock_heap == "app":
-            for r in self.app.readers:
-                heapgate.gate_reader(r)
         self.t0 = self.clock.now_us
         self._next_step = self.clock.now_us
         return self.app
