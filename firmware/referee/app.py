@@ -20,7 +20,7 @@ reader's callback (``_judge_now``), before the reader's next command and the oth
 ``referee.advance(now)``; LEDs (only when the intents changed, an animation frame is due or a
 frame waits for the strip) and buzzer.  A card landing allocates nothing in ``poll()``
 (tests/mp_firmware_check.py runs it under heap_lock).  ``pause_work()``: in play, the live
-echo of one log record to the console (formatted into a bytearray: no allocation); at a
+echo of a few log records to the console (formatted into a bytearray: no allocation); at a
 pause (``at_pause()``: between rounds, after the game, the correction menu) one piece of
 log work per step (format, one flash write, a sync, the next session, ``gc.collect()``).
 ``run_forever()`` idles (WFE) between steps until an interrupt stamps an input or 1 ms

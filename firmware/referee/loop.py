@@ -4,7 +4,7 @@ They live here to keep app.py short; app.py binds them in its class body (``run_
 loop.run_forever``), so a call costs what a method defined there costs.
 
 ``run_forever()``: step, then idle (WFE) until an interrupt stamps an input or 1 ms passes.
-``pause_work()`` (the second half of every step): in play the live console echo, one record
+``pause_work()`` (the second half of every step): in play the live console echo, a few records
 (no allocation); at a pause (``at_pause()``) one piece of the session log's flash work.
 Flash erase/program masks interrupts for up to ~45 ms (a 4 KB erase), so the log goes to
 flash only where no card, slap or press can be timed: between rounds once the slaps are
@@ -21,7 +21,7 @@ from referee.sessionlog import RECORD_BYTES
 
 _IDLE_US = const(1000)    # longest idle wait after a step with no input waiting
 _FORMAT_PER_STEP = const(4)   # log records formatted into the Logbook's buffer per step at a pause
-_ECHO_PER_STEP = const(1)     # records echoed to the console per step in play (~0.5 ms each on the chip)
+_ECHO_PER_STEP = const(3)     # records echoed to the console per step in play, no input waiting
 
 
 def run_forever(self):
@@ -63,9 +63,10 @@ def pause_work(self):
         self.stalls.note(book, self.clock.ms, paused)   # (a forced write in this step)
     if not paused:
         self._swept = False
-        if slog.echo is not None and not len(self.ring):
-            # (an input waiting goes first: the next step takes it without this delay)
-            slog.echo_some(_ECHO_PER_STEP)
+        if slog.echo is not None:
+            # One record per step while an input waits (the next step takes it soon), more
+            # when none does, so the console keeps up with the LEDs.
+            slog.echo_some(1 if len(self.ring) else _ECHO_PER_STEP)
         return
     if slog.pending and (book is None or book.free() >= RECORD_BYTES):
         slog.drain(_FORMAT_PER_STEP)
