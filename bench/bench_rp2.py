@@ -178,6 +178,8 @@ def analyse(port, result, wall_s):
     periods = [(b - a) / 1000.0 for a, b in zip(rises, rises[1:])]
     breaks = round_breaks(objs, offset)
     steps, break_steps = [], []
+    if falls and rises and falls[0] < rises[0]:
+        falls = falls[1:]   # the probe was first seen inside a step
     for r, f in zip(rises, falls):
         if f >= r:
             (break_steps if any(a <= r and f <= b for a, b in breaks) else steps).append((f - r) / 1000.0)
