@@ -330,8 +330,10 @@ def clear_build_dir(build_dir):
         f.write("made by spit flash; emptied on every build\n")
 
 
-def build(firmware_dir, build_dir, uploads, progress):
-    """Compile (or copy) the firmware into build_dir. Returns [(local path, remote path)]."""
+def build(firmware_dir, build_dir, uploads, progress, lines=False):
+    """Compile (or copy) the firmware into build_dir. Returns [(local path, remote path)].
+    Without ``lines`` the .mpy files carry no source line numbers (about 7 % smaller, in flash
+    and in the heap the code is loaded into; a traceback then names files and functions only)."""
     compiler = None
     result = []
     for index, (rel, remote, compiled) in enumerate(uploads, 1):
@@ -342,7 +344,8 @@ def build(firmware_dir, build_dir, uploads, progress):
             progress.step(index, len(uploads), "compile " + rel)
             compiler = compiler or mpy_cross_command()
             # -s: the module's path on the board, not this checkout's (no build paths in the .mpy).
-            proc = subprocess.run(compiler + ["-march=armv6m", "-o", out, "-s", rel, src],
+            strip = [] if lines else ["-X", "no-source-lines"]
+            proc = subprocess.run(compiler + ["-march=armv6m"] + strip + ["-o", out, "-s", rel, src],
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             if proc.returncode != 0:
                 detail = proc.stdout.strip().splitlines()
@@ -478,7 +481,8 @@ def flash(options, err=None, out=None):
     verify_actions = ["soft-reset", "+", "exec", verify_script(engine_modules(firmware_files), name)]
 
     if options.dry_run:
-        how = "copy (--source)" if options.source else "compile with mpy-cross"
+        how = "copy (--source)" if options.source else (
+            "compile with mpy-cross" + ("" if getattr(options, "lines", False) else " (no source lines)"))
         print("# %s %d firmware files from %s into %s" % (how, len(uploads), firmware_dir, build_dir), file=out)
         for rel in sorted(skipped):
             print("# not for board %s: %s (%s)" % (name, rel, skipped[rel]), file=out)
@@ -489,7 +493,7 @@ def flash(options, err=None, out=None):
         return None
 
     clear_build_dir(build_dir)
-    build(firmware_dir, build_dir, uploads, progress)
+    build(firmware_dir, build_dir, uploads, progress, lines=getattr(options, "lines", False))
     for remote, local in configs:
         if local:
             shutil.copyfile(local, os.path.join(build_dir, remote))
