@@ -57,7 +57,8 @@ def flashed_image(board="pico", ruleset="classic", options=None, firmware=None, 
     board_path = board if board.endswith(".json") else os.path.join(REPO, "boards", board + ".json")
     h = hashlib.sha256()
     _tree_digest(h, os.path.join(REPO, "firmware"))
-    for path in (board_path, firmware):
+    # (flash.py too: how spit flash builds the board's files is part of what goes on it)
+    for path in (board_path, firmware, os.path.join(REPO, "host_tools", "flash.py")):
         with open(path, "rb") as f:
             h.update(f.read())
     h.update(json.dumps([config, cards], sort_keys=True).encode())
