@@ -10,6 +10,12 @@ firmware calls per read: it hashes the raw UID bytes without building a hex stri
 
 import json
 
+try:
+    from micropython import const  # pyright: ignore[reportAssignmentType]
+except ImportError:  # CPython
+    def const(x):
+        return x
+
 from spit.cards import parse_card, CardError
 
 
@@ -24,11 +30,17 @@ def uid_hex(uid, n=-1):
     return "".join("%02X" % uid[i] for i in range(n))
 
 
+# Keys stay below 2**22, so ``h * 31 + byte`` stays below 2**27: a small int on the RP2040
+# (31-bit), nothing allocated per read.  (A 30-bit mask made ``h * 31`` a big int there, 256 B
+# of heap per card, which the 64-bit unix port cannot show.)
+_KEY_MASK = const(0x3FFFFF)
+
+
 def _key(uid, n):
     # A small-int key of the UID bytes (collisions are resolved by comparing bytes).
     h = n
     for i in range(n):
-        h = (h * 31 + uid[i]) & 0x3FFFFFFF
+        h = (h * 31 + uid[i]) & _KEY_MASK
     return h
 
 
