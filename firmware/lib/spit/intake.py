@@ -28,9 +28,9 @@ the touch edge that marks the true landing, and readers are serviced one after t
 * turns a touch that no read claimed within ``touch_match_us`` into a ``no_read`` event.
 
 Everything is preallocated: feeding an event allocates nothing.  The game itself lives in the
-subclass (``Referee``): it implements ``_on_card(ms, us, pile, card, player, tied)`` (a card read,
-in landing order), ``_process(kind, ms, us, a, b, c, flags)`` (every other event, and a card that
-arrived late: ``F_LATE``, ``F_TIED``) and ``_clock_to(ms, us)`` (time-driven transitions up to that
+subclass (``Referee``): it implements ``_on_card(ms, us, pile, card, player, tied)`` (a card read
+on one of the piles, in landing order), ``_process(kind, ms, us, a, b, c, flags)`` (every other
+event, a card that arrived late, ``F_LATE``, or on no pile, ``F_NO_PILE``; ``F_TIED``) and ``_clock_to(ms, us)`` (time-driven transitions up to that
 time), and clears ``_timed`` while no time-driven transition can happen (then ``_clock_to`` is not
 called).
 
@@ -71,6 +71,8 @@ _FLOOR = const(-0x20000000)  # times further back are clamped here: "long ago" (
 
 F_LATE = const(1)        # _process flag: arrived after later events were judged
 F_TIED = const(2)        # _process flag: cannot be ordered against the previous landing on its pile
+F_NO_PILE = const(4)     # _process flag: a card read on no pile of ours
+_PROCESS = const(5)      # F_LATE | F_NO_PILE: a card read that goes to _process, not _on_card
 
 
 class EventQueue:
@@ -148,6 +150,8 @@ class EventQueue:
             if w > self._relist_end:
                 self._relist_end = w
             t = tt
+        elif kind == EV_CARD:
+            flags = F_NO_PILE
         n = self._qn
         q = self._q
         if n > 0:
@@ -255,7 +259,8 @@ class EventQueue:
         # Judge what is due, earliest first (_release_first written out: no call per event).
         q = self._q
         base = self._base_ms
-        n = self._qn   # (judging never feeds the queue)
+        n = self._qn   # (judging never feeds the queue, nor moves _done)
+        done = self._done
         while n > 0:
             i = self._qh
             k = i * _SLOT
@@ -266,21 +271,22 @@ class EventQueue:
             self._qn = n
             self._qh = (i + 1) & _MASK
             flags = q[k + 5]
-            if t < self._done:
-                t = self._done   # arrived after later events were judged: judged now, at the latest time
+            if t < done:
+                t = done   # arrived after later events were judged: judged now, at the latest time
                 flags |= F_LATE
             else:
+                done = t
                 self._done = t
             ms = base + t // 1000
             us = t % 1000
             if self._timed:
                 self._clock_to(ms, us)
-            if q[k] == EV_CARD and not flags & F_LATE:
+            if q[k] == EV_CARD and not flags & _PROCESS:
                 self._on_card(ms, us, q[k + 2], q[k + 3], q[k + 4], flags)
             else:
                 self._process(q[k], ms, us, q[k + 2], q[k + 3], q[k + 4], flags)
         # Time-driven transitions (countdown end, slap window, game timer) up to there.
-        if due > self._done:
+        if due > done:
             self._done = due
             if self._timed:
                 self._clock_to(base + due // 1000, due % 1000)
@@ -400,7 +406,7 @@ class EventQueue:
         if self._timed:
             self._clock_to(ms, us)
         # (Judging never feeds the queue, so the slot still holds this event.)
-        if q[k] == EV_CARD and not flags & F_LATE:   # a card read in time: the usual case
+        if q[k] == EV_CARD and not flags & _PROCESS:   # a card read in time: the usual case
             self._on_card(ms, us, q[k + 2], q[k + 3], q[k + 4], flags)
         else:
             self._process(q[k], ms, us, q[k + 2], q[k + 3], q[k + 4], flags)

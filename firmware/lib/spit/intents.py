@@ -114,7 +114,7 @@ class LedIntents:
         """An accepted play on ``pile``: play is live (``on_play``), the pile flashes green.  The
         referee's per-card path calls this instead of ``on_verdict`` (one call per landing)."""
         color = self.color
-        if color[ZONE_PLAYER0] != OFF or color[ZONE_PLAYER1] != OFF:
+        if color[ZONE_PLAYER0] or color[ZONE_PLAYER1]:   # (OFF is 0)
             self.on_play(t_ms)
         color[pile] = GREEN
         self.pattern[pile] = SOLID

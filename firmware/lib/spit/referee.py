@@ -44,6 +44,9 @@ _V_LATE = const(3)
 _V_TIE = const(4)
 _V_SPIT = const(7)
 _SATURATED_US = const(500000000)
+# land_ms of a pile with no landing to race against (round start, undo, top): further back
+# than any session time (-537 s at the earliest, intake._FLOOR) by more than 500 s.
+_NEVER_MS = const(-1100000)
 
 
 class Referee(EventQueue, Settlement, Corrections):
@@ -71,9 +74,8 @@ class Referee(EventQueue, Settlement, Corrections):
         self.prev_top = [-1] * n     # the top before the last landing (for "late")
         self.prev_rank = [0] * n
         self.size = [0] * n
-        self.land_ms = [0] * n       # time of the last landing (for races and ties)
+        self.land_ms = [_NEVER_MS] * n   # time of the last landing (for races and ties)
         self.land_us = [0] * n
-        self.landed = [0] * n
         self.need_spit = [0] * n
         self.spitter = [-1] * n
         self._hist = [0] * (n * _HIST)   # card | _SPIT_BIT if a spit card | (player + 1) << 7
@@ -146,7 +148,7 @@ class Referee(EventQueue, Settlement, Corrections):
             self.top_rank[p] = 0
             self.prev_top[p] = -1
             self.size[p] = 0
-            self.landed[p] = 0
+            self.land_ms[p] = _NEVER_MS
             self._hist_n[p] = 0
             self._hist_lo[p] = 0
             # A spit card still awaited (a spit call cut short by the round's end, or taken
@@ -290,7 +292,10 @@ class Referee(EventQueue, Settlement, Corrections):
         if flags & F_LATE:
             self._emit(V.V_ERROR, ms, us, V.E_LATE_EVENT, a if kind == EV_CARD else -1, -1, -1)
         if kind == EV_CARD:
-            self._on_card(ms, us, a, b, c, flags & F_TIED)
+            if 0 <= a < self.npiles:
+                self._on_card(ms, us, a, b, c, flags & F_TIED)
+            else:
+                self._refuse_card(ms, us, a, b, c)
         elif kind == EV_STUCK:
             self._on_stuck(ms, us, a)
         elif kind == EV_SLAP:
@@ -315,8 +320,9 @@ class Referee(EventQueue, Settlement, Corrections):
         makes the state change.  The per-card path: locals, precomputed option values,
         private copies of the codes it emits (``const`` is inlined per module only),
         no allocation; anything unusual goes to ``_refuse_card``."""
-        # (card & -64: not 0..63; player * player > 1: not -1, 0 or 1)
-        if self.phase != PH_PLAY or card & -64 or pile < 0 or pile >= self.npiles or player * player > 1:
+        # (card & -64: not 0..63; player * player > 1: not -1, 0 or 1; the pile is one of ours:
+        # the intake sends a card on no pile to _process, F_NO_PILE)
+        if self.phase != PH_PLAY or card & -64 or player * player > 1:
             self._refuse_card(ms, us, pile, card, player)
             return
         own = self._own_deck
@@ -342,13 +348,11 @@ class Referee(EventQueue, Settlement, Corrections):
             return
         # R-PLAY-5: judged in landing order; the loser of a race against the new top.
         dt = _SATURATED_US
-        landed = self.landed[pile]
-        if landed:
-            dm = ms - self.land_ms[pile]
-            if dm < 500000:
-                dt = dm * 1000 + us - self.land_us[pile]
+        dm = ms - self.land_ms[pile]   # (_NEVER_MS: far more than 500 s)
+        if dm < 500000:
+            dt = dm * 1000 + us - self.land_us[pile]
         top = self.top[pile]
-        if dt < self._tie_window or (tied and landed):
+        if dt < self._tie_window or (tied and self.land_ms[pile] != _NEVER_MS):
             # Too close to order, or the reads cannot tell which landing came first (the
             # race rule, intake.py): never name a winner the evidence does not show.
             self._emit(_V_TIE, ms, us, pile, card, top, dt)
@@ -402,7 +406,6 @@ class Referee(EventQueue, Settlement, Corrections):
         self.size[pile] += 1
         self.land_ms[pile] = ms
         self.land_us[pile] = us
-        self.landed[pile] = 1
         own = self._own_deck
         seen = self._seen
         i = card + 64 * player if own and player >= 0 else card
