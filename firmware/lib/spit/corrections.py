@@ -50,10 +50,6 @@ class Corrections:
     _land: "Any"
     intents: "Any"
 
-    def _hist_depth(self, pile):
-        """How many of the pile's last landings the history still remembers."""
-        return min(self._hist_n[pile] - self._hist_lo[pile], _HIST)
-
     def _on_undo(self, ms, us, pile):
         """Correction: the last card on this pile is taken back (players agreed).
 
@@ -61,7 +57,8 @@ class Corrections:
         question, between rounds, game over) its piles are no longer the referee's to change.
         The referee remembers the last ``_HIST`` cards of a pile: an undo that would leave a
         pile with cards but no known top is refused (``undo_limit``); set the top with ``top``."""
-        depth = self._hist_depth(pile) if 0 <= pile < self.npiles else 0
+        # (how many of the pile's last landings the history still remembers)
+        depth = min(self._hist_n[pile] - self._hist_lo[pile], _HIST) if 0 <= pile < self.npiles else 0
         if not (0 <= pile < self.npiles) or depth == 0 or self.phase > _PH_PLAY:
             self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, pile, -1, -1)
             return

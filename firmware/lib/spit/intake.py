@@ -28,9 +28,9 @@ the touch edge that marks the true landing, and readers are serviced one after t
 * turns a touch that no read claimed within ``touch_match_us`` into a ``no_read`` event.
 
 Everything is preallocated: feeding an event allocates nothing.  The game itself lives in the
-subclass (``Referee``): it implements ``_on_card(ms, us, pile, card, player, tied)`` (a card read
-on one of the piles, in landing order), ``_process(kind, ms, us, a, b, c, flags)`` (every other
-event, a card that arrived late, ``F_LATE``, or on no pile, ``F_NO_PILE``; ``F_TIED``) and ``_clock_to(ms, us)`` (time-driven transitions up to that
+subclass (``Referee``): it implements ``_on_card(ms, us, pile, card, player, tied)`` (a card read,
+in landing order), ``_process(kind, ms, us, a, b, c, flags)`` (every other event, and a card that
+arrived late: ``F_LATE``, ``F_TIED``) and ``_clock_to(ms, us)`` (time-driven transitions up to that
 time), and clears ``_timed`` while no time-driven transition can happen (then ``_clock_to`` is not
 called).
 
@@ -71,8 +71,6 @@ _FLOOR = const(-0x20000000)  # times further back are clamped here: "long ago" (
 
 F_LATE = const(1)        # _process flag: arrived after later events were judged
 F_TIED = const(2)        # _process flag: cannot be ordered against the previous landing on its pile
-F_NO_PILE = const(4)     # _process flag: a card read on no pile of ours
-_PROCESS = const(5)      # F_LATE | F_NO_PILE: a card read that goes to _process, not _on_card
 
 
 class EventQueue:
@@ -150,8 +148,6 @@ class EventQueue:
             if w > self._relist_end:
                 self._relist_end = w
             t = tt
-        elif kind == EV_CARD:
-            flags = F_NO_PILE
         n = self._qn
         q = self._q
         if n > 0:
@@ -281,7 +277,7 @@ class EventQueue:
             us = t % 1000
             if self._timed:
                 self._clock_to(ms, us)
-            if q[k] == EV_CARD and not flags & _PROCESS:
+            if q[k] == EV_CARD and not flags & F_LATE:
                 self._on_card(ms, us, q[k + 2], q[k + 3], q[k + 4], flags)
             else:
                 self._process(q[k], ms, us, q[k + 2], q[k + 3], q[k + 4], flags)
@@ -406,7 +402,7 @@ class EventQueue:
         if self._timed:
             self._clock_to(ms, us)
         # (Judging never feeds the queue, so the slot still holds this event.)
-        if q[k] == EV_CARD and not flags & _PROCESS:   # a card read in time: the usual case
+        if q[k] == EV_CARD and not flags & F_LATE:   # a card read in time: the usual case
             self._on_card(ms, us, q[k + 2], q[k + 3], q[k + 4], flags)
         else:
             self._process(q[k], ms, us, q[k + 2], q[k + 3], q[k + 4], flags)

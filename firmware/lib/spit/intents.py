@@ -66,11 +66,8 @@ class LedIntents:
 
     def on_verdict(self, code, t_ms, a, b, c):
         """Map one verdict onto the zones (same small-int fields as the verdict sink)."""
-        if code == V.V_ACCEPT:
-            self.color[a] = GREEN
-            self.pattern[a] = SOLID
-            self.until_ms[a] = t_ms + _FLASH_MS
-            self.changes += 1
+        if code == V.V_ACCEPT:   # (the referee's per-card path calls on_accept instead)
+            self.show(a, GREEN, SOLID, t_ms + _FLASH_MS)
         elif code == V.V_ILLEGAL:
             self.show(a, RED, FAST, t_ms + _ALERT_MS)
         elif code == V.V_LATE:

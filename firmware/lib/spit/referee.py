@@ -1,7 +1,7 @@
 """The referee: a state machine fed timestamped input events, emitting verdicts.
 
-Feed it events (``feed`` or the named helpers) in any order close to their time; it orders
-them (``intake.EventQueue``), judges plays (R-PLAY-*), stalemates and spit calls (R-STALL-*),
+Feed it events (``feed(kind, ms, us, a, b, c)``, kinds ``intake.EV_*``) in any order close to
+their time; it orders them (``intake.EventQueue``), judges plays (R-PLAY-*), stalemates and spit calls (R-STALL-*),
 round ends and slaps (R-ROUND-*) and game ends (R-GAME-*), and reports every verdict as small
 ints to ``sink(code, t_ms, t_us, a, b, c, d)`` (see ``verdicts``) while keeping
 ``intents`` (LED zones) up to date.  What it cannot see it asks for with a ``question``
@@ -108,19 +108,7 @@ class Referee(EventQueue, Settlement, Corrections):
         Settlement.__init__(self)
         self._start_round(0, 0)
 
-    # --- public helpers (session time in ms + us within the ms) ---
-    def touch(self, ms, us, pile):
-        self.feed(EV_TOUCH, ms, us, pile, 0, 0)
-
-    def card(self, ms, us, pile, card, player=-1):
-        self.feed(EV_CARD, ms, us, pile, card, player)
-
-    def press_stuck(self, ms, us, player):
-        self.feed(EV_STUCK, ms, us, player, 0, 0)
-
-    def slap(self, ms, us, player, pile):
-        self.feed(EV_SLAP, ms, us, player, pile, 0)
-
+    # --- public (session time in ms + us within the ms; events go in through ``feed``) ---
     def report(self, ms, us, reason, pile, value):
         """An error seen outside the engine (unknown tag, dead reader): flag it at once."""
         self._emit(V.V_ERROR, ms, us, reason, pile, value, -1)
@@ -292,10 +280,7 @@ class Referee(EventQueue, Settlement, Corrections):
         if flags & F_LATE:
             self._emit(V.V_ERROR, ms, us, V.E_LATE_EVENT, a if kind == EV_CARD else -1, -1, -1)
         if kind == EV_CARD:
-            if 0 <= a < self.npiles:
-                self._on_card(ms, us, a, b, c, flags & F_TIED)
-            else:
-                self._refuse_card(ms, us, a, b, c)
+            self._on_card(ms, us, a, b, c, flags & F_TIED)
         elif kind == EV_STUCK:
             self._on_stuck(ms, us, a)
         elif kind == EV_SLAP:
@@ -320,9 +305,8 @@ class Referee(EventQueue, Settlement, Corrections):
         makes the state change.  The per-card path: locals, precomputed option values,
         private copies of the codes it emits (``const`` is inlined per module only),
         no allocation; anything unusual goes to ``_refuse_card``."""
-        # (card & -64: not 0..63; player * player > 1: not -1, 0 or 1; the pile is one of ours:
-        # the intake sends a card on no pile to _process, F_NO_PILE)
-        if self.phase != PH_PLAY or card & -64 or player * player > 1:
+        # (card & -64: not 0..63; player * player > 1: not -1, 0 or 1)
+        if self.phase != PH_PLAY or card & -64 or pile < 0 or pile >= self.npiles or player * player > 1:
             self._refuse_card(ms, us, pile, card, player)
             return
         own = self._own_deck
