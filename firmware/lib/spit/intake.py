@@ -37,8 +37,8 @@ called).
 The per-landing path (a touch, its read, the loop's ``advance`` that releases it) is written for
 the RP2040, where a bytecode costs about a microsecond and a Python-level call 17-20 us
 (bench/README.md): few method layers, state in flat lists read through locals, the usual case
-(one touch waiting, events arriving in time order) handled inline before the general code, and
-times kept as one small int each: microseconds since a base ``_base_ms`` that moves forward every
+(one touch waiting, events arriving in time order) handled inline before the general code (a
+read that nothing else waits on ends ``feed`` without calling ``advance``), and times kept as one small int each: microseconds since a base ``_base_ms`` that moves forward every
 few minutes (``_rebase``), so that comparing two times is one comparison, not two.  The game sees
 session time as ``(ms, us)`` pairs only.
 """
@@ -254,7 +254,6 @@ class EventQueue:
                         due = w - 1   # strictly before the touch
         # Judge what is due, earliest first (_release_first written out: no call per event).
         q = self._q
-        base = self._base_ms
         n = self._qn   # (judging never feeds the queue, nor moves _done)
         done = self._done
         while n > 0:
@@ -273,7 +272,7 @@ class EventQueue:
             else:
                 done = t
                 self._done = t
-            ms = base + t // 1000
+            ms = self._base_ms + t // 1000
             us = t % 1000
             if self._timed:
                 self._clock_to(ms, us)
@@ -285,7 +284,7 @@ class EventQueue:
         if due > done:
             self._done = due
             if self._timed:
-                self._clock_to(base + due // 1000, due % 1000)
+                self._clock_to(self._base_ms + due // 1000, due % 1000)
 
     def flush(self):
         """End of input: judge everything still buffered."""

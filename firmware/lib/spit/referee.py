@@ -335,17 +335,16 @@ class Referee(EventQueue, Settlement, Corrections):
         dm = ms - self.land_ms[pile]   # (_NEVER_MS: far more than 500 s)
         if dm < 500000:
             dt = dm * 1000 + us - self.land_us[pile]
-        top = self.top[pile]
         if dt < self._tie_window or (tied and self.land_ms[pile] != _NEVER_MS):
             # Too close to order, or the reads cannot tell which landing came first (the
             # race rule, intake.py): never name a winner the evidence does not show.
-            self._emit(_V_TIE, ms, us, pile, card, top, dt)
+            self._emit(_V_TIE, ms, us, pile, card, self.top[pile], dt)
         race = dt < self._race_window
         top_rank = self.top_rank[pile]
         d = r - top_rank
         # The common case first: the next rank up or down under plain rules (no call).
         # (top_rank 0: a wild joker or an empty pile; r 0: a joker)
-        if (self._plain and d * d == 1 and r and top_rank) or fits(self.rules, top, top_rank, card):
+        if (self._plain and d * d == 1 and r and top_rank) or fits(self.rules, self.top[pile], top_rank, card):
             self._land(ms, us, pile, card, player, 0)
             # _emit(V_ACCEPT, ...) written out: one call less per landing.
             self.n_verdicts += 1
@@ -358,9 +357,9 @@ class Referee(EventQueue, Settlement, Corrections):
             if own and player >= 0 and self.left[player] == 0:
                 self.game_over(ms, us, player, V.R_NO_CARDS)   # R-OWN-1
         elif race and fits(self.rules, self.prev_top[pile], self.prev_rank[pile], card):
-            self._emit(_V_LATE, ms, us, pile, card, dt, top)
+            self._emit(_V_LATE, ms, us, pile, card, dt, self.top[pile])
         else:
-            self._emit(_V_ILLEGAL, ms, us, pile, card, top, -1)
+            self._emit(_V_ILLEGAL, ms, us, pile, card, self.top[pile], -1)
 
     def _refuse_card(self, ms, us, pile, card, player):
         """A card read that is not judged: a bad pile, card or player, or not in play."""
