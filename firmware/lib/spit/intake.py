@@ -169,7 +169,7 @@ class EventQueue:
         h = self._horizon
         due = h - self.reorder_us
         if n == 0 and t > due and not self._timed and self._touches == 0 \
-                and not self._relist_from <= h < self._relist_end:
+                and (h < self._relist_from or h >= self._relist_end):
             if due > self._done:
                 self._done = due
             return
@@ -233,7 +233,7 @@ class EventQueue:
         # ... and, for relist_us after a pile's last read, before that read: another tag of
         # the same activation may still come (a reader resolving a collision reports it with
         # the activation's time, several loop steps later) ...
-        if self._relist_from <= h < self._relist_end:
+        if h < self._relist_end and h >= self._relist_from:
             relist = self.relist_us
             read_t = self._read_t
             for p in range(self.npiles):
