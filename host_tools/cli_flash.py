@@ -88,6 +88,9 @@ def add_subcommands(subparsers):
     p.add_argument("--cards", metavar="FILE", help="card map (cards.json from `spit enroll`) to copy to the board")
     p.add_argument("--source", action="store_true",
                    help="copy the .py sources instead of compiling to .mpy (slower import, easier debugging)")
+    p.add_argument("--lines", action="store_true",
+                   help="keep source line numbers in the .mpy files (tracebacks name lines; about 7%% more "
+                        "flash and heap)")
     p.add_argument("--dry-run", action="store_true",
                    help="print the mpremote command lines instead of running them")
     p.add_argument("--build-dir", metavar="DIR",

@@ -320,30 +320,50 @@ class Enroller:
 
 
 # ----- the board's own enrollment mode ---------------------------------------------------------------------
-def board_enrollment_commands(port, out_path, deck=None, jokers=False):
-    """The mpremote command lines used by :func:`run_board_enrollment`.
+ENROLL_SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                             "firmware", "referee", "enroll.py")
 
-    Firmware contract: ``referee.enroll.run(deck=None, jokers=False)`` prompts on the serial console,
-    reads tags with the board's own PN532, prints one progress line per card and writes ``/cards.json``
-    (same format as this tool, saved after each card so it can resume too).
-    """
+
+def board_enrollment_script(deck=None, jokers=False, source=ENROLL_SCRIPT):
+    """The text ``mpremote run`` sends: the firmware's ``referee/enroll.py`` (a bring-up script that
+    ``spit flash`` does not install) followed by its ``run(...)`` call."""
     arguments = []
     if deck:
         arguments.append("deck=%r" % str(deck))
     if jokers:
         arguments.append("jokers=True")
-    code = "import referee.enroll as e; e.run(%s)" % ", ".join(arguments)
+    with open(source, encoding="utf-8") as f:
+        text = f.read()
+    return "%s\nrun(%s)\n" % (text, ", ".join(arguments))
+
+
+def board_enrollment_commands(port, out_path, script_path):
+    """The mpremote command lines used by :func:`run_board_enrollment`.
+
+    Firmware contract: ``referee/enroll.py``'s ``run(deck=None, jokers=False)`` prompts on the serial
+    console, reads tags with the board's own PN532, prints one progress line per card and writes
+    ``/cards.json`` (same format as this tool, saved after each card so it can resume too).  It is sent
+    with ``mpremote run`` (``script_path``: :func:`board_enrollment_script`), so it never takes room on
+    the board.
+    """
     mpremote = [sys.executable, "-m", "mpremote", "connect", port]
-    return [mpremote + ["exec", code], mpremote + ["fs", "cp", ":cards.json", out_path]]
+    return [mpremote + ["run", script_path], mpremote + ["fs", "cp", ":cards.json", out_path]]
 
 
 def run_board_enrollment(port, out_path, deck=None, jokers=False, runner=subprocess.run):
     """Run the board's enrollment mode (its output streams to our stdout), then copy /cards.json here."""
-    for command in board_enrollment_commands(port, out_path, deck, jokers):
-        result = runner(command)
-        if result.returncode != 0:
-            raise EnrollError("mpremote failed on %s (exit %d): %s" % (port, result.returncode,
-                                                                   " ".join(command[3:])))
+    import tempfile
+    fd, script = tempfile.mkstemp(prefix="spit-enroll-", suffix=".py")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(board_enrollment_script(deck, jokers))
+        for command in board_enrollment_commands(port, out_path, script):
+            result = runner(command)
+            if result.returncode != 0:
+                raise EnrollError("mpremote failed on %s (exit %d): %s" % (port, result.returncode,
+                                                                       " ".join(command[3:])))
+    finally:
+        os.remove(script)
     cards = load_card_map(out_path)
     print("Copied %d cards from the board to %s." % (len(cards), out_path))
     return cards

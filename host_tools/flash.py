@@ -3,12 +3,15 @@
 Steps (``--dry-run`` prints the mpremote command lines instead of running them):
 
 1. Take the board's manifest (``board_manifest``): every file below ``firmware/`` except the host-only
-   modules (``lib/spit/log.py``, ``describe.py``, ``referee/logread.py``) and the drivers of other boards (``pn532_spi``/``pn532_i2c`` by
+   modules (``lib/spit/log.py``, ``describe.py``, ``referee/logread.py``), the bring-up scripts sent by
+   ``mpremote run`` when needed (``referee/enroll.py``, ``referee/nfc_probe.py``) and the drivers of other boards (``pn532_spi``/``pn532_i2c`` by
    the board's ``nfc.bus``, ``led_strip``/``gpio_leds`` by its ``leds.type``), unless a kept module imports them.
    Compile each ``.py`` of it into the build dir (default ``build/mpy/``), keeping the tree:
    ``lib/spit/*.mpy``, ``drivers/*.mpy``, ``referee/*.mpy``. Top-level files such as ``main.py`` stay ``.py``
    (MicroPython only auto-runs ``main.py``). ``--source`` copies ``.py`` everywhere instead.
-2. Write the configs into the build dir: ``ruleset.json`` (``--ruleset NAME`` or a JSON file).
+2. Write the configs into the build dir: ``board.json`` checked on the PC by the firmware's full validator
+   (``referee/board.py``, not installed: a bad board stops here with the key named) and normalised, marked
+   ``"checked": 1`` for the device's short check; ``ruleset.json`` (``--ruleset NAME`` or a JSON file).
 3. ``mpremote connect PORT exec <prepare> + fs cp ... + fs cp ...``: one session that creates the directories,
    removes old ``.py``/``.mpy`` modules from the firmware directories (a stale ``.py`` would shadow a new
    ``.mpy``), and copies firmware, ``board.json``, ``ruleset.json`` and ``cards.json``.
@@ -129,6 +132,27 @@ def check_card_map(path):
     return data
 
 
+def checked_board(firmware_dir, board_path, board_data):
+    """The board file checked by the firmware's full validator (``referee/board.py``, run here on the
+    PC: the device does not get it) and normalised, marked ``"checked": 1`` for the device's short
+    check (``referee/boardfile.py``).  A bad board is a FlashError naming the file and the key.  None
+    (the file is copied as it is) for a firmware tree without the validator."""
+    import importlib
+    if not os.path.isfile(os.path.join(firmware_dir, *PC_CHECKED[0].split("/"))):
+        return None
+    sys.path.insert(0, firmware_dir)
+    try:
+        board = importlib.import_module("referee.board")
+        try:
+            checked = board.validate(board_data, os.path.basename(board_path))
+        except board.BoardError as e:
+            raise FlashError("board file %s" % e)
+    finally:
+        sys.path.remove(firmware_dir)
+    checked["checked"] = 1
+    return checked
+
+
 def firmware_version(firmware_dir):
     """``__version__`` from lib/spit/__init__.py, read as text (no import)."""
     path = os.path.join(firmware_dir, "lib", "spit", "__init__.py")
@@ -161,6 +185,13 @@ def collect_firmware(firmware_dir):
 # Modules only the PC uses (log parsing/re-judging, rule descriptions, reading logs back).  Kept anyway while a
 # device module imports them (anywhere in its code), so a device import never breaks.
 HOST_ONLY = ("lib/spit/log.py", "lib/spit/describe.py", "referee/logread.py")
+# The board file's full validator: spit flash runs it on the PC and writes the checked board (``checked_board``);
+# the device loads that with a short check (referee/boardfile.py imports the validator only where it is present).
+PC_CHECKED = ("referee/board.py",)
+# Device code for bring-up sessions, not for play: not installed, so it costs the board no flash and
+# no heap.  ``mpremote run`` sends it when needed (``spit enroll --board-port`` runs referee/enroll.py;
+# docs/hardware.md shows the reader probe, referee/nfc_probe.py).
+ON_DEMAND = ("referee/enroll.py", "referee/nfc_probe.py")
 # Board-specific drivers: (file, board section, key, value that needs it).  The firmware imports them lazily
 # (referee/app.py ``_make_pn532``, referee/board_hw.py ``build_leds``), so a board gets only its own; one is kept
 # anyway while a kept module imports it at module level (drivers/gpio_leds.py imports drivers/led_strip.py).
@@ -223,6 +254,12 @@ def board_manifest(firmware_dir, board_data, firmware_files=None):
     for rel in HOST_ONLY:
         if rel in present:
             skipped[rel] = "host-only module"
+    for rel in ON_DEMAND:
+        if rel in present:
+            skipped[rel] = "bring-up script (sent by mpremote run when needed)"
+    for rel in PC_CHECKED:
+        if rel in present:
+            skipped[rel] = "run on the PC: spit flash writes the checked board"
     data = board_data if isinstance(board_data, dict) else {}
     for rel, section, key, value in BOARD_DRIVERS:
         conf = data.get(section)
@@ -293,8 +330,10 @@ def clear_build_dir(build_dir):
         f.write("made by spit flash; emptied on every build\n")
 
 
-def build(firmware_dir, build_dir, uploads, progress):
-    """Compile (or copy) the firmware into build_dir. Returns [(local path, remote path)]."""
+def build(firmware_dir, build_dir, uploads, progress, lines=False):
+    """Compile (or copy) the firmware into build_dir. Returns [(local path, remote path)].
+    Without ``lines`` the .mpy files carry no source line numbers (about 7 % smaller, in flash
+    and in the heap the code is loaded into; a traceback then names files and functions only)."""
     compiler = None
     result = []
     for index, (rel, remote, compiled) in enumerate(uploads, 1):
@@ -305,7 +344,8 @@ def build(firmware_dir, build_dir, uploads, progress):
             progress.step(index, len(uploads), "compile " + rel)
             compiler = compiler or mpy_cross_command()
             # -s: the module's path on the board, not this checkout's (no build paths in the .mpy).
-            proc = subprocess.run(compiler + ["-march=armv6m", "-o", out, "-s", rel, src],
+            strip = [] if lines else ["-X", "no-source-lines"]
+            proc = subprocess.run(compiler + ["-march=armv6m"] + strip + ["-o", out, "-s", rel, src],
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             if proc.returncode != 0:
                 detail = proc.stdout.strip().splitlines()
@@ -416,6 +456,7 @@ def flash(options, err=None, out=None):
     board_path = resolve_board_file(options.board, boards_dir)
     board_data = read_json(board_path, "board file")
     name = board_name(board_path, board_data)
+    board_checked = checked_board(firmware_dir, board_path, board_data)
     firmware_files, skipped = board_manifest(firmware_dir, board_data)
     ruleset = ruleset_config(options.ruleset)
     if options.cards:
@@ -423,7 +464,7 @@ def flash(options, err=None, out=None):
 
     uploads = plan_uploads(firmware_files, options.source)
     # The build dir is an image of the board: firmware plus board.json, ruleset.json and cards.json.
-    configs = [("board.json", board_path), ("ruleset.json", None)]
+    configs = [("board.json", None if board_checked else board_path), ("ruleset.json", None)]
     if options.cards:
         configs.append(("cards.json", options.cards))
     remotes = [remote for _, remote, _ in uploads] + [remote for remote, _ in configs]
@@ -440,7 +481,8 @@ def flash(options, err=None, out=None):
     verify_actions = ["soft-reset", "+", "exec", verify_script(engine_modules(firmware_files), name)]
 
     if options.dry_run:
-        how = "copy (--source)" if options.source else "compile with mpy-cross"
+        how = "copy (--source)" if options.source else (
+            "compile with mpy-cross" + ("" if getattr(options, "lines", False) else " (no source lines)"))
         print("# %s %d firmware files from %s into %s" % (how, len(uploads), firmware_dir, build_dir), file=out)
         for rel in sorted(skipped):
             print("# not for board %s: %s (%s)" % (name, rel, skipped[rel]), file=out)
@@ -451,12 +493,15 @@ def flash(options, err=None, out=None):
         return None
 
     clear_build_dir(build_dir)
-    build(firmware_dir, build_dir, uploads, progress)
+    build(firmware_dir, build_dir, uploads, progress, lines=getattr(options, "lines", False))
     for remote, local in configs:
         if local:
             shutil.copyfile(local, os.path.join(build_dir, remote))
     with open(os.path.join(build_dir, "ruleset.json"), "w", encoding="utf-8") as f:
         json.dump(ruleset, f)
+    if board_checked:
+        with open(os.path.join(build_dir, "board.json"), "w", encoding="utf-8") as f:
+            json.dump(board_checked, f)
 
     copied = [0]
 

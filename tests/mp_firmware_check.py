@@ -8,10 +8,11 @@ wrap, a reader fault and that the device's verdict lines equal spit.log.rejudge 
 
 Then the allocation proof: a second game where every ``App.poll()`` (inputs, card map,
 engine, LED intents and frames, log records, buzzer, and the reader drivers from the PN532's
-IRQ to the UID) runs under ``micropython.heap_lock()`` while cards land (accepted, illegal, a
-race lost, spit calls and countdowns, slaps), so one allocated byte raises MemoryError (a
-reader would count it as a failure: none may happen).  A negative control (an allocating
-verdict hook) must be caught.  Prints "mp_firmware_check: OK" and exits 0, or exits 1.
+IRQ to the UID) and, in play, ``App.pause_work()`` (the live log echoed to the console,
+formatted into a bytearray) runs under ``micropython.heap_lock()`` while cards land (accepted,
+illegal, a race lost, spit calls and countdowns, slaps), so one allocated byte raises
+MemoryError (a reader would count it as a failure: none may happen).  A negative control (an
+allocating verdict hook) must be caught.  Prints "mp_firmware_check: OK" and exits 0, or exits 1.
 """
 
 import json
@@ -77,7 +78,7 @@ def main():
 
 def locked_game():
     from host_tools.vboard import heapgate
-    t = VirtualTable(start_us=(1 << 30) - 2_500_000, lock_heap=True)
+    t = VirtualTable(start_us=(1 << 30) - 2_500_000, lock_heap=True, console=True)
     try:
         app = t.app
         landings = 0
@@ -109,8 +110,14 @@ def locked_game():
               "every landing read: %d of %d" % (app.readers[0].cards + app.readers[1].cards, landings))
         check(app.readers[0].failures + app.readers[1].failures == 0,
               "no reader failure under the lock: %r" % ([r.last_error for r in app.readers],))
-        print("locked game: %d landings, %d steps with App.poll() (readers included) under heap_lock, "
-              "%d verdicts" % (landings, t.steps, len(v)))
+        # The live echo (the console) ran in the locked steps too: the same lines as the log.
+        echoed = bytes(t.console).decode().splitlines()
+        logged = t.log_lines()[1:]
+        check(len(echoed) > 3 * landings and echoed == logged[:len(echoed)],
+              "the console echo (formatted under heap_lock) equals the log: %d lines echoed of %d"
+              % (len(echoed), len(logged)))
+        print("locked game: %d landings, %d steps with App.poll() (readers included) and the echo "
+              "under heap_lock, %d verdicts" % (landings, t.steps, len(v)))
         # Negative control: an allocation in the loop must be caught.
         app.buzzer.update = lambda ms: [ms]
         caught = False

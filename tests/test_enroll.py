@@ -296,20 +296,26 @@ def test_typed_commands_from_stdin_in_a_real_process(emulator, tmp_path):
 def test_board_port_runs_the_firmware_enrollment_and_copies_the_file(tmp_path, monkeypatch):
     out = tmp_path / "cards.json"
     calls = []
+    scripts = []
 
     class Done:
         returncode = 0
 
     def fake_run(command):
         calls.append(command)
+        if command[-2] == "run":   # the script exists while mpremote runs it
+            with open(command[-1]) as f:
+                scripts.append(f.read())
         if command[-3:-1] == ["cp", ":cards.json"]:
             enroll.save_card_map(command[-1], {"04A1B2C3D4E5F6": "QH@1"})
         return Done()
 
     assert enroll.run_board_enrollment("/dev/ttyACM0", str(out), deck="1", runner=fake_run) == {
         "04A1B2C3D4E5F6": "QH@1"}
-    assert calls[0][1:] == ["-m", "mpremote", "connect", "/dev/ttyACM0", "exec",
-                            "import referee.enroll as e; e.run(deck='1')"]
+    # referee/enroll.py is not installed by spit flash: mpremote run sends it with its call.
+    assert calls[0][1:-1] == ["-m", "mpremote", "connect", "/dev/ttyACM0", "run"]
+    assert scripts[0].endswith("\nrun(deck='1')\n") and "def card_order(" in scripts[0]
+    assert not os.path.exists(calls[0][-1])
     assert calls[1][-4:] == ["fs", "cp", ":cards.json", str(out)]
 
     class Failed:

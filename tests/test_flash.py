@@ -168,6 +168,27 @@ def test_dry_run_prints_mpremote_steps_only(firmware, boards, tmp_path, capsys):
     assert not build.exists()  # nothing compiled, nothing touched
 
 
+def test_mpy_carry_source_lines_only_with_lines(tmp_path):
+    # The board's .mpy files leave line numbers out unless asked (--lines): smaller in flash
+    # and in the heap; a traceback from such a module names no line.
+    fw = tmp_path / "fw"
+    write(str(fw / "lib" / "m.py"), "def f(x):\n    y = x + 1\n    return y\n\n\ndef g():\n    raise ValueError(f(1))\n")
+    sizes, lines = {}, {}
+    for keep in (False, True):
+        out = tmp_path / ("build%d" % keep)
+        flash.build(str(fw), str(out), [("lib/m.py", "lib/m.mpy", True)], flash.Progress(open(os.devnull, "w")),
+                    lines=keep)
+        sizes[keep] = os.path.getsize(str(out / "lib" / "m.mpy"))
+        exe = find_micropython()
+        if exe:
+            r = subprocess.run(exe + ["-c", "import sys; sys.path.insert(0, %r)\nimport m\nm.g()" % str(out / "lib")],
+                               capture_output=True, text=True)
+            lines[keep] = "line 7" in r.stdout + r.stderr
+    assert sizes[False] < sizes[True]
+    if lines:
+        assert lines == {False: False, True: True}
+
+
 def test_main_cli_dispatches_flash(firmware, boards, tmp_path, capsys):
     cli = pytest.importorskip("host_tools.cli")
     code = cli.main(["flash", "--dry-run", "--port", "/dev/ttyACM7", "--firmware-dir", firmware,
@@ -295,7 +316,7 @@ def test_help_reads(capsys):
         cli_flash.main(["flash", "--help"])
     assert exit_info.value.code == 0
     out = capsys.readouterr().out
-    for option in ("--port", "--board", "--ruleset", "--cards", "--source", "--dry-run", "--build-dir"):
+    for option in ("--port", "--board", "--ruleset", "--cards", "--source", "--lines", "--dry-run", "--build-dir"):
         assert option in out
 
 

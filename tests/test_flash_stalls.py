@@ -136,8 +136,11 @@ def test_the_console_echo_gets_every_line_once_in_order_while_flash_waits(vb, tm
 
     book = Logbook(str(tmp_path / "logs"))
     book.start('{"spitlog": 1}')
-    echoed = []
-    slog = SessionLog(book, 5000, echo=echoed.append)
+    console = bytearray()
+
+    def echo(buf, off, n):   # sys.stdout.write on MicroPython: n bytes of buf from off
+        console.extend(bytes(buf[off:off + n]))
+    slog = SessionLog(book, 5000, echo=echo)
     for i in range(5):
         slog.event(EV_TOUCH, 100 * i, 0, 0, 0, 0)
         slog.advanced(100 * i + 3, 0)
@@ -145,7 +148,44 @@ def test_the_console_echo_gets_every_line_once_in_order_while_flash_waits(vb, tm
         slog.sink(1, 100 * i, 0, 0, 5, -1, -1)
         slog.echo_some(2)
     assert book.flushes == 1 and slog.pending == 15       # (the header only: nothing written)
-    assert 0 < len(echoed) < 20
+    assert 0 < console.count(b"\n") < 20
     slog.flush()
     lines = read_log(book.path)[0][1:]
-    assert len(lines) == 20 and echoed == lines
+    assert len(lines) == 20 and console.decode().splitlines() == lines
+
+
+def test_the_log_goes_to_flash_only_between_rounds_one_flash_write_per_step():
+    """A round end is no pause (the slap race for the piles follows, R-ROUND-3): nothing is
+    written during the slaps.  Between rounds (waiting for READY) the log is written a piece
+    per step: no step does more than one flash operation (a write or a sync), then one
+    gc.collect."""
+    from spit.referee import PH_SLAP, PH_BETWEEN
+    t = VirtualTable()
+    try:
+        app = t.app
+        t.land_card(0, "7H", 2_100_000)
+        t.land_card(1, "KS", 2_150_000)
+        for i, (c0, c1) in enumerate((("8H", "QS"), ("9H", "JS"), ("TH", "TS"), ("JH", "9S"))):
+            t.land_card(0, c0, 2_500_000 + i * 300_000)
+            t.land_card(1, c1, 2_550_000 + i * 300_000)
+        t.run_until(4_000_000)
+        writes = app.book.flushes
+        pending = app.slog.pending
+        app.referee.phase = PH_SLAP          # the slaps after a round end: still timed
+        t.run_for(200_000)
+        assert app.book.flushes == writes and app.slog.pending == pending and not app.paused
+        app.referee.phase = PH_BETWEEN       # the piles are settled: waiting for the next deal
+        per_step = []
+        for _ in range(400):
+            before = app.book.flushes
+            t.run_for(1_000)                 # one loop step
+            per_step.append(app.book.flushes - before)
+            if app.slog.pending == 0 and app._synced and app._swept:
+                break
+        assert app.paused and app.slog.pending == 0 and app.book.bytes_buffered == 0
+        assert max(per_step) == 1 and sum(per_step) >= 2      # writes, then the sync
+        assert app.stalls.midplay_writes == 0
+        cards = [o.get("card") for o in t.log_objects(flush=False) if o.get("verdict") == "accept"]
+        assert cards[-2:] == ["JH", "9S"]
+    finally:
+        t.close()

@@ -107,15 +107,18 @@ class IntentTracker:
         col = intents.color
         pat = intents.pattern
         unt = intents.until_ms
+        mc = self.color
+        mp = self.pattern
+        mu = self.until
         mask = 0
         for z in range(N_ZONES):
             c = col[z]
             p = pat[z]
             u = unt[z]
-            if c != self.color[z] or p != self.pattern[z] or u != self.until[z]:
-                self.color[z] = c
-                self.pattern[z] = p
-                self.until[z] = u
+            if c != mc[z] or p != mp[z] or u != mu[z]:
+                mc[z] = c
+                mp[z] = p
+                mu[z] = u
                 self.start[z] = now_ms
                 mask |= 1 << z
         return mask

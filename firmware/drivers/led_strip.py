@@ -95,31 +95,40 @@ class LedStrip:
         dirty = self._force
         frame = self._frame
         zones = self._zones
-        for z in range(N_ZONES):
-            if not (draw >> z) & 1:
+        colors = tr.color
+        z = -1
+        while draw:
+            z += 1
+            bit = 1 << z
+            if not draw & bit:
                 continue
+            draw &= ~bit
             idx = zones[z]
             if not idx:
                 continue
-            c = tr.color[z]
+            c = colors[z]
             word = 0
             lit = len(idx)
             if c != C_OFF and c < N_COLORS:
                 until = tr.until[z]
                 if until < 0 or now_ms < until:
                     pat = tr.pattern[z]
-                    level = pattern_level(pat, now_ms - tr.start[z])
+                    if pat == P_SOLID:
+                        level = 255
+                    else:
+                        level = pattern_level(pat, now_ms - tr.start[z])
                     if until >= 0 or pat != P_SOLID:
-                        animated |= 1 << z
+                        animated |= bit
                     if pat == P_COUNTDOWN and until >= 0:
                         lit = countdown_lit(len(idx), tr.start[z], until, now_ms)
                     if level == 255:
                         word = self._full[c]
                     elif level:
                         word = self._word(c, level)
-            for k in range(len(idx)):
+            k = 0
+            for p in idx:
                 w = word if k < lit else 0
-                p = idx[k]
+                k += 1
                 if frame[p] != w:
                     frame[p] = w
                     dirty = True

@@ -15,13 +15,16 @@ drain the ring (debounce, ticks -> session time; touch -> ``touch``, slap pads -
 STUCK edges -> ``Corrections`` (a short press is ``stuck``, both held 2 s opens the correction
 menu), reader IRQ edges -> ``note_irq``); report ring overflows (``overflow``); service every
 reader one non-blocking step (cards -> card map -> ``card``, unknown tags -> ``unknown_uid``,
-failing readers -> ``reader_down``); ``referee.advance(now)``; LEDs (only when the intents
-changed, an animation frame is due or a frame waits for the strip) and buzzer.  A card landing
-allocates nothing in ``poll()`` (tests/mp_firmware_check.py runs it under heap_lock).
-``pause_work()`` writes the log only where no card can land (round end, game over, correction
-menu): it formats a few log records per step, writes them to flash when all are formatted,
-then ``gc.collect()``.  In play it only echoes new records to the console when ``echo`` is set
-(the live log; that formatting allocates, after the LEDs are drawn).
+failing readers -> ``reader_down``); a card is judged and its LED frame started inside the
+reader's callback (``_judge_now``), before the reader's next command and the other readers;
+``referee.advance(now)``; LEDs (only when the intents changed, an animation frame is due or a
+frame waits for the strip) and buzzer.  A card landing allocates nothing in ``poll()``
+(tests/mp_firmware_check.py runs it under heap_lock).  ``pause_work()``: in play, the live
+echo of a few log records to the console (formatted into a bytearray: no allocation); at a
+pause (``at_pause()``: between rounds, after the game, the correction menu) one piece of
+log work per step (format, one flash write, a sync, the next session, ``gc.collect()``).
+``run_forever()`` idles (WFE) between steps until an interrupt stamps an input or 1 ms
+passes, so a reader's reply or a touch is taken at once.
 
 Flash writes mask interrupts: an input edge during one is stamped when the write ends, in
 GPIO order.  Every stamp inside the last write's window is therefore moved to the window's end
@@ -40,26 +43,26 @@ from spit import verdicts as V
 from spit.cardmap import uid_hex
 from spit.intake import EV_TOUCH, EV_CARD, EV_STUCK, EV_SLAP, EV_TOP
 from spit.intents import LedIntents
-from spit.notation import header_line
 from spit.referee import Referee, PH_OVER
 from drivers.input_ring import InputRing
 from referee import sources
 from referee.rejected import RejectedUids
 from referee.stalls import FlashStalls
 from referee.sessionlog import SessionLog
+from referee import loop
 
 _DRAIN_MAX = const(48)     # events taken from the ring per step (the rest next step)
 _HOUSEKEEP_MS = const(1000)
 _REREPORT_MS = const(10000)
-_IDLE_MS = const(1)       # sleep after a step with no input waiting
 _RENDER_MS = const(10)     # animation frame period (patterns change at >= 62 ms)
-_FORMAT_PER_STEP = const(2)   # log records formatted per step at a pause (~1-2 ms each on the chip)
 
 
 # Modules only the boot needs (the board-file validator, device builders, boot steps, the
 # ruleset presets and validation: play needs only the Ruleset, in spit.legal):
 # dropped after boot so their code does not hold heap during play (imported again if needed).
-_BOOT_ONLY = ("referee.startup", "referee.board_hw", "referee.board", "spit.rules")
+_BOOT_ONLY = ("referee.startup", "referee.board_hw", "referee.boardfile", "referee.board", "spit.rules")
+# The log's words (spit.notation): the log header at a session start, the line tables at boot.
+_SESSION_ONLY = ("spit.notation",)
 
 
 def _drop_modules(names):
@@ -98,7 +101,7 @@ class App:
         self.root = root
         self._log_buffer = log_buffer   # the log's RAM buffer, allocated early at boot
         self.out = out
-        self.echo = echo          # echo(line): live session log on the console (None: off)
+        self.echo = echo          # echo(buf, off, n): live session log on the console (None: off)
         # The session log's records (9 KB in one block, made first thing at boot by
         # referee/boot.py, or here), reused by every session.
         if log_records is None:
@@ -127,6 +130,10 @@ class App:
         self._shown_changes = 0
         self._render_ms = 0
         self._over_ready = [False, False]
+        self.paused = False       # no card can land now (set each step by pause_work)
+        self._synced = True       # the session file has no unsynced write
+        self._swept = True        # gc.collect() done at this pause
+        self._restart = False     # both READY after the game: a new session once the log is written
 
     # ---- boot ---------------------------------------------------------------------------
     def boot(self):
@@ -140,8 +147,10 @@ class App:
         startup.selftest(self)
         del startup
         _drop_modules(_BOOT_ONLY)
-        self.new_session()
+        self.new_session()   # (drops _SESSION_ONLY)
         gc.collect()
+        while self.slog.echo_some(8):   # the session's first verdicts, before the loop starts
+            pass
 
     # ---- sessions -----------------------------------------------------------------------
     def new_session(self):
@@ -153,8 +162,11 @@ class App:
         self.intents = LedIntents()
         self.slog.start(self.book, self.rules.reorder_us)
         if self.book is not None:
+            from spit.notation import header_line
             extra = {"board": self.board["name"], "firmware": spit.__version__}
             self.book.start(header_line(self.rules, self.counts, extra))
+            del header_line
+        _drop_modules(_SESSION_ONLY)   # (loaded again at the next session start)
         for r in self.readers:
             r.clear_pile()
         self.clock.start()
@@ -164,7 +176,8 @@ class App:
             self._reported_ms[p] = 0
             if self.versions[p] is None:
                 self.referee.report(0, 0, V.E_READER, p, 0)
-        self.slog.flush()
+        # (the new engine's first records wait in RAM for the next pause: its countdown has
+        # begun, and a flash write now would mask the IRQs that time early cards)
         if self.book is not None:
             self.stalls.note(self.book, 0, True)   # (written before play: not a mid-play write)
 
@@ -180,22 +193,10 @@ class App:
         self.slog.event(kind, ms, us, a, b, c)
         self.referee.feed(kind, ms, us, a, b, c)
 
-    # ---- the loop -----------------------------------------------------------------------
-    def run_forever(self):
-        ring = self.ring
-        probe = self.loop_pin
-        while True:
-            if probe is not None:
-                probe.value(1)
-                self.step()
-                probe.value(0)
-            else:
-                self.step()
-            if not len(ring):
-                # Nothing waiting: sleep (WFE) until the next tick. Edges are stamped by
-                # hard IRQs meanwhile, so this adds at most a millisecond before they are
-                # judged, and the chip idles between cards instead of spinning.
-                time.sleep_ms(_IDLE_MS)
+    # ---- the loop (run_forever, pause_work, at_pause: referee/loop.py) ------------------
+    run_forever = loop.run_forever
+    pause_work = loop.pause_work
+    at_pause = loop.at_pause
 
     def step(self):
         self.poll()
@@ -243,31 +244,12 @@ class App:
             self._housekeep(ms, us)
         self.steps += 1
 
-    def pause_work(self):
-        """Log formatting and flash writes, only where no card can land (see the module doc)."""
-        slog = self.slog
-        if self.corr.menu and slog.pending:
-            slog.pause = True
-        book = self.book
-        if book is not None and book.flushes != self.stalls.seen:
-            self.stalls.note(book, self.clock.ms, slog.pause)
-        if not slog.pause:
-            if slog.echo is not None:
-                slog.echo_some(_FORMAT_PER_STEP)
-            return
-        if slog.drain(_FORMAT_PER_STEP):
-            return
-        slog.flush()
-        if book is not None:
-            self.stalls.note(book, self.clock.ms, True)
-        gc.collect()
-
     def _input(self, src, ticks):
         """One debounced input event."""
         st = self.stalls
         book = self.book
         if st.watch_ms >= 0 or (book is not None and book.flushes != st.seen):
-            ticks = st.stamp(ticks, book, self.clock.ms, self.slog.pause)
+            ticks = st.stamp(ticks, book, self.clock.ms, self.paused)
         k = sources.kind(src)
         if k == sources.KIND_READER:
             self.readers[src & 3].note_irq(ticks)
@@ -299,7 +281,7 @@ class App:
             # After the game: both STUCK (READY) start the next game.
             self._over_ready[player] = True
             if self._over_ready[0] and self._over_ready[1]:
-                self.new_session()
+                self._restart = True   # (pause_work: once the log is on flash)
             return
         self.feed(EV_STUCK, ms, us, player, 0, 0)
 
@@ -313,14 +295,14 @@ class App:
         st = self.stalls
         book = self.book
         if st.watch_ms >= 0 or (book is not None and book.flushes != st.seen):
-            ticks = st.stamp(ticks, book, self.clock.ms, self.slog.pause)
+            ticks = st.stamp(ticks, book, self.clock.ms, self.paused)
         clock = self.clock
         clock.convert(ticks)
         ms = clock.ev_ms
         us = clock.ev_us
         cm = self.cards
         if not cm.lookup(uid, len(uid)):
-            self.slog.uid_note = uid_hex(uid)
+            self.slog.uid_note = uid_hex(uid).encode()
             self.referee.report(ms, us, V.E_UNKNOWN_UID, pile, -1)
             self.out("spit-referee: pile %d: unknown tag %s (not in cards.json)" % (pile, uid_hex(uid)))
             return
@@ -333,6 +315,18 @@ class App:
                 self._forget_now(pile)
             rejected.keep(pile, cm.card, uid)   # to forget it if the card is rejected
         self.feed(EV_CARD, ms, us, pile, cm.card, cm.owner if self.own_deck else -1)
+        self._judge_now()
+
+    def _judge_now(self):
+        """A card was fed: judge it and draw its verdict now, inside the reader's callback,
+        before the reader's next bus command and the other readers' service."""
+        clock = self.clock
+        clock.update()
+        ms = clock.ms
+        us = clock.us
+        self.referee.advance(ms, us)
+        self.slog.advanced(ms, us)
+        self._render(ms)
 
     def _forget_card(self, pile, card):
         """A rejected card goes back to its player: once it can have left the pile, the

@@ -1,9 +1,13 @@
-"""Load and validate the board file (``/board.json``); boot-time error reporting.
+"""Validate a board file (``boards/*.json``, ``/board.json``): the full check, on the PC.
 
 ``load_board(path_or_dict)`` returns a normalised dict (schema in boards/README.md) or raises
 ``BoardError`` whose message names the file and the key, e.g.
 ``board.json: players[1].slap[0]: pin 40 is not a Pico GPIO (0-29)``.  ``BoardError.code``
-is the LED blink code shown by ``boot_error()``.
+is the LED blink code shown by ``boot_error()`` (both in ``referee/boardfile.py``).
+
+``spit flash`` runs this on the PC and writes the normalised board, marked checked, to the
+device; it is not installed there (``referee/boardfile.py`` loads a checked board with a
+short check, and uses this module only where it is present: the virtual board, a PC).
 
 The machine objects (pins, buses, strip, PWM) are built from a validated board by
 ``referee/board_hw.py``; this module imports no hardware, so it also runs on a PC.
@@ -11,13 +15,14 @@ The machine objects (pins, buses, strip, PWM) are built from a validated board b
 
 import json
 
-from micropython import const
+try:
+    from micropython import const  # pyright: ignore[reportAssignmentType]
+except ImportError:  # CPython: spit flash checks board files on the PC
+    def const(x):
+        return x
 
-# Blink codes (number of blinks, repeated) for boot errors.
-ERR_MISSING = const(2)  # board.json missing or unreadable
-ERR_JSON = const(3)  # not valid JSON
-ERR_INVALID = const(4)  # valid JSON, wrong content
-ERR_HARDWARE = const(5)  # board valid but a device failed at init (set by the caller)
+from referee.boardfile import (BoardError, ERR_MISSING, ERR_JSON, ERR_INVALID,  # noqa: F401
+                               ERR_HARDWARE, blink_code, boot_error)
 
 ZONE_NAMES = ("PILE0", "PILE1", "PILE2", "SPIT", "PLAYER0", "PLAYER1", "RESULT")
 COLOR_NAMES = ("OFF", "GREEN", "RED", "ORANGE", "PURPLE", "BLUE", "WHITE", "YELLOW", "CYAN", "MAGENTA")
@@ -28,16 +33,6 @@ _INTERNAL = (23, 24, 29)  # SMPS mode, VBUS sense, VSYS/3: not on the header
 _I2C_ADDR = const(0x24)
 _MAX_STABLE_MS = const(20)  # a held press reaches the referee this much late: keep it short
 _MAX_CS_SETUP_US = const(10000)
-
-
-class BoardError(ValueError):
-    def __init__(self, msg, code=ERR_INVALID):
-        super().__init__(msg)
-        self.msg = msg
-        self.code = code
-
-    def __str__(self):
-        return self.msg
 
 
 def _is_int(v):
@@ -321,39 +316,3 @@ def load_board(src, label=None):
     finally:
         f.close()
     return validate(d, name)
-
-
-def blink_code(led, code, repeats=1, sleep_ms=None):
-    """Blink ``code`` times, pause, ``repeats`` times (blocking: boot errors only).
-
-    ``led`` is a Pin (``value()``), an LED renderer with ``fill(color)`` (LedStrip/GpioLeds:
-    magenta), or None (just waits).
-    """
-    if sleep_ms is None:
-        import time
-
-        sleep_ms = time.sleep_ms
-    for _ in range(repeats):
-        for _ in range(code):
-            _led(led, True)
-            sleep_ms(250)
-            _led(led, False)
-            sleep_ms(250)
-        sleep_ms(1000)
-
-
-def _led(led, on):
-    if led is None:
-        return
-    if hasattr(led, "fill"):
-        led.fill(9 if on else 0)  # MAGENTA
-    else:
-        led.value(1 if on else 0)
-
-
-def boot_error(err, led=None, repeats=3, sleep_ms=None):
-    """Print one clear serial line for a boot error and blink its code; returns the code."""
-    code = getattr(err, "code", ERR_HARDWARE)
-    print("spit-referee: board error (blink code %d): %s" % (code, err))
-    blink_code(led, code, repeats, sleep_ms)
-    return code

@@ -15,7 +15,8 @@ import sys
 
 def start(root="", echo=None):
     """Boot the referee and return the ``App`` (raises ``referee.startup.BootError``).
-    ``echo(line)`` also gets every session log line (the live log on the console)."""
+    ``echo(buf, off, n)`` also gets every session log line (the live log on the console:
+    ``sys.stdout.write``, which on MicroPython writes ``n`` bytes of ``buf`` from ``off``)."""
     # The session log's RAM buffers first, while the heap is still in one piece: its records
     # (9 KB) and the Logbook's line buffer (the lines are formatted at pauses, 2 KB at a time).
     from referee.sessionlog import make_records
@@ -34,7 +35,7 @@ def _print_exception(e):
 
 
 def _blink(led, code, cycles):
-    from referee.board import blink_code
+    from referee.boardfile import blink_code
 
     while cycles != 0:
         blink_code(led, code, 1)
@@ -43,11 +44,13 @@ def _blink(led, code, cycles):
     return code
 
 
-def run(root="", error_cycles=-1, echo=print):
+def run(root="", error_cycles=-1, echo=True):
     """Boot and loop forever.  On a boot error: one line, then blink its code ``error_cycles``
     times (-1: forever) and return the code.  ``echo``: the session log goes live to the
     console too (``spit console`` shows the game as it is refereed; a Pico with no USB host
-    drops it at no cost)."""
+    drops it at no cost).  ``echo=True``: ``sys.stdout.write``."""
+    if echo is True:
+        echo = sys.stdout.write
     try:
         app = start(root, echo)
     except KeyboardInterrupt:

@@ -1,8 +1,11 @@
 """Enrollment mode on the board: tap the cards on pile 0's reader to build ``/cards.json``.
 
-    import referee.enroll as e; e.run()               # REPL, or `spit enroll --board-port PORT`
-    e.run(deck=1)                                     # a second deck for own-deck games: "QH@1"
-    e.run(jokers=True)                                # 54 cards
+A bring-up script, not installed by ``spit flash`` (it costs the board no flash): ``spit enroll
+--board-port PORT`` sends it with ``mpremote run`` followed by its call:
+
+    run()                                             # the 52 cards
+    run(deck=1)                                       # a second deck for own-deck games: "QH@1"
+    run(jokers=True)                                  # 54 cards
 
 Cards are prompted in a fixed order (clubs, diamonds, hearts, spades; A 2 .. 10 J Q K, then
 the jokers), one serial line each: ``Tap the Queen of Hearts (38/52)``.  Only a new tag
@@ -114,7 +117,7 @@ class _Reader:
 
 def run(deck=None, jokers=False, root="", timeout_s=0, out=print, reader=None):
     """Prompt until every card of the deck is enrolled; returns how many were added now."""
-    from referee.board import load_board
+    from referee.boardfile import load as load_board
     from referee import board_hw
     board = load_board(root + "board.json", "board.json")
     if reader is None:

@@ -122,6 +122,7 @@ class Logbook:
         # RP2040 a 4 KB block can be missing after the firmware's modules are loaded).
         self._buf = buf if buf is not None and len(buf) == buffer_bytes else bytearray(buffer_bytes)
         self._mv = memoryview(self._buf)
+        self.buf = self._buf      # lines are written here after room() (then commit())
         self._cap = buffer_bytes
         self._n = 0               # bytes in the buffer (always whole lines, each ending in \n)
         self._lines = 0           # lines in the buffer
@@ -232,6 +233,46 @@ class Logbook:
                 self.last_error = e
 
     # ------------------------------------------------------------------ lines
+    def free(self):
+        """Bytes left in the RAM buffer."""
+        return self._cap - self._n
+
+    def room(self, nbytes):
+        """Where ``nbytes`` more bytes go in ``buf`` (lines ending in ``\\n`` written there by
+        the caller, then ``commit``).  If they do not fit, the buffer is written first (a
+        forced flush, counted).  Allocates nothing."""
+        if self._n + nbytes > self._cap:
+            self.forced_flushes += 1
+            self._flush(False)
+        return self._n
+
+    def commit(self, end, lines):
+        """The caller wrote ``lines`` whole lines into ``buf`` up to ``end`` (after ``room``)."""
+        self._n = end
+        self._lines += lines
+
+    def write_buffered(self):
+        """Write the buffered lines to the file without syncing it (one flash write of at
+        most the buffer's size: at most one erase).  Returns True if they reached the file."""
+        return self._flush(False, False)
+
+    def sync(self):
+        """Commit the file's data to flash (littlefs metadata: may erase a block); counted
+        in ``flushes``, with its stall window, like a write."""
+        f = self._f
+        if f is None:
+            return
+        self.flushes += 1
+        ticks = getattr(time, "ticks_us", None)
+        if ticks is not None:
+            self.stall_from_us = ticks()
+        try:
+            f.flush()
+        except OSError as e:
+            self.last_error = e
+        if ticks is not None:
+            self.stall_to_us = ticks()
+
     def append(self, line):
         """Buffer ``line`` (a str without newline).  Allocates only ``line.encode()``; writes to
         flash only if the buffer is full (a forced flush) or the line is longer than it."""
@@ -257,14 +298,14 @@ class Logbook:
         reached the file; never raises."""
         return self._flush(True)
 
-    def _flush(self, may_rotate):
+    def _flush(self, may_rotate, sync=True):
         n = self._n
         if not n:
             return True
         lines = self._lines
         self._n = 0
         self._lines = 0
-        ok = self._write(self._mv[:n], n)
+        ok = self._write(self._mv[:n], n, sync)
         if ok:
             self.lines_written += lines
         else:
@@ -280,7 +321,7 @@ class Logbook:
         else:
             self.dropped_lines += 1
 
-    def _write(self, data, n):
+    def _write(self, data, n, sync=True):
         f = self._f
         if f is None:
             if self.last_error is None:
@@ -293,12 +334,12 @@ class Logbook:
         if ticks is not None:
             self.stall_from_us = ticks()
         try:
-            return self._write_file(f, data, n)
+            return self._write_file(f, data, n, sync)
         finally:
             if ticks is not None:
                 self.stall_to_us = ticks()
 
-    def _write_file(self, f, data, n):
+    def _write_file(self, f, data, n, sync):
         try:
             if self._torn:
                 # The previous write stopped part-way; end that fragment so it stays one bad
@@ -315,7 +356,8 @@ class Logbook:
                     raise OSError(5, "nothing written")  # EIO
                 done += w
                 self.bytes_written += w
-            f.flush()
+            if sync:
+                f.flush()
             return True
         except OSError as e:
             self.last_error = e

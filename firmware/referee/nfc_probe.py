@@ -1,8 +1,11 @@
 """Bring-up probe of one PN532: does its listing wake halted tags, and do our own REQA scans
 work?  (docs/hardware.md, bring-up step "Reader go/no-go").
 
-    import referee.nfc_probe as p; p.run(pile=0)     # REPL, with one tagged card on the pile
-    p.run(pile=0, cards=2)                           # then with two cards on it
+    mpremote run firmware/referee/nfc_probe.py        # one tagged card on pile 0's reader
+    mpremote cp firmware/referee/nfc_probe.py :nfc_probe.py    # or copy it, then on the REPL:
+    import nfc_probe as p; p.run(pile=0, cards=2)     # two cards on it (mpremote rm it after)
+
+A bring-up script, not installed by ``spit flash`` (it costs the board no flash).
 
 1. List the card (InListPassiveTarget), halt it (InRelease: HLTA), list again with a few
    retries.  Silence: the chip's listing sends REQA.  The same card again: it sends WUPA and
@@ -93,7 +96,7 @@ def probe(pn, out=print, cards=1):
 def run(pile=0, cards=1, root="", out=print):
     """Build pile ``pile``'s reader from ``board.json`` and probe it (``cards`` on it)."""
     from referee import board_hw
-    from referee.board import load_board
+    from referee.boardfile import load as load_board
 
     board = load_board(root + "board.json", "board.json")
     bus, cs, irq = board_hw.build_nfc(board)[pile]
@@ -104,3 +107,7 @@ def run(pile=0, cards=1, root="", out=print):
         return probe(pn, out, cards)
     finally:
         pn.set_passive_retries(0xFF)
+
+
+if __name__ == "__main__":   # mpremote run: pile 0, one card
+    run()

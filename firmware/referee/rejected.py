@@ -49,9 +49,11 @@ class RejectedUids:
         mem = self._mem[pile]
         base = s * _SLOT
         mem[base] = card
-        mem[base + 1] = n if (n == 4 or n == 7 or n == 10) else 0
-        for i in range(mem[base + 1]):
-            mem[base + 2 + i] = uid[i]
+        if n == 4 or n == 7 or n == 10:
+            mem[base + 1] = n
+            mem[base + 2:base + 2 + n] = uid   # (a slice store: no allocation)
+        else:
+            mem[base + 1] = 0
 
     def reject(self, pile, card):
         """The latest read of ``card`` on ``pile`` was rejected: forget it at the next event."""

@@ -18,59 +18,37 @@ verdicts again.  Two details keep that true:
 Errors the firmware reports itself (``unknown_uid``, ``reader_down``, ``overflow``) have no
 input event behind them; they appear only as verdict lines (a re-judge cannot see them).
 
-Formatting a line costs milliseconds on the RP2040 and allocates, and writing flash masks
-interrupts, so neither happens while a card can land.  Events and verdicts are stored as
-records in one preallocated array (``capacity`` records of 6 ints, 24 bytes: nothing is allocated
-per record) and formatted only at a pause where no card can land: ``pause`` is set by a round end
-or game over (and by the loop when the correction menu opens); the loop then formats a few
-records per step (``drain(limit)``) and writes the lines to flash once all are formatted
-(``flush()``).  The spit call is no pause: play restarts with it.
+Events and verdicts are stored as records in one preallocated array (``capacity`` records of
+6 ints, 24 bytes: nothing is allocated per record).  Lines are made from them by
+``referee.logline.LineFormat`` straight into a bytearray, which allocates nothing either: into
+the ``Logbook``'s RAM buffer (``drain``), or into a line buffer of this log for the live echo
+on the console (``echo_some``: ``echo(buf, off, n)``, which is ``sys.stdout.write`` on the
+Pico).  Writing flash masks interrupts for up to ~45 ms (a 4 KB erase), so the loop drains
+and writes only where no card can land (``referee/app.py``: between rounds, after the game,
+in the correction menu), a few records or one buffer write per step.
 
 A landing costs three records (touch, card with the tick before it, verdict).  Past
 ``capacity`` records in one round (the sample game's longest round has 216; the default 384
-gives 1.8x), the oldest quarter is formatted into the ``Logbook``'s RAM buffer in the
-middle of play (``spills``: that allocates, so a GC pause may follow), and when that buffer is
-full too the ``Logbook`` writes to flash mid-play (``Logbook.forced_flushes``); the loop then
-marks the input edges stamped inside that write as uncertain (referee/app.py).
+gives 1.8x), the oldest quarter is formatted into the ``Logbook``'s RAM buffer in the middle
+of play (``spills``), and when that buffer is full too the ``Logbook`` writes it to flash
+mid-play (``Logbook.forced_flushes``): nothing is lost, but that write masks interrupts while
+cards can land, so the loop marks the input edges stamped inside it as uncertain
+(referee/stalls.py).
 """
 
 from array import array
 
 from micropython import const
 
-from spit import verdicts as V
 from spit.intake import EV_TICK, EV_CARD
-from spit.notation import event_items
-from spit.notation import verdict_items
+from referee.logline import LineFormat
 
-_PAUSE_CODES = (V.V_ROUND_END, V.V_GAME_OVER)   # verdicts after which no card can land
 _SAT_MS = const(500000)
 _RECORDS = const(384)
 _VERDICT = const(0x80)   # kind byte of a verdict record: 0x80 | code
 _TICK_FIRST = const(0x40)   # an event record whose tick line at the horizon comes first
 _FIELDS = const(6)
-
-
-def t_text(ms, us):
-    """Session time as the decimal microsecond count, without building a big int."""
-    if ms:
-        return "%d%03d" % (ms, us)
-    return "%d" % us
-
-
-def line_json(t, items, first=1, extra_key=None, extra_value=None):
-    """``{"t": <t>, k: v, ...}`` from ordered items (skipping ``items[:first]``); keys in order."""
-    parts = ['{"t": ', t]
-    for i in range(first, len(items)):
-        k, v = items[i]
-        if type(v) is str:
-            parts.append(', "%s": "%s"' % (k, v))
-        else:
-            parts.append(', "%s": %d' % (k, v))
-    if extra_key is not None:
-        parts.append(', "%s": "%s"' % (extra_key, extra_value))
-    parts.append("}")
-    return "".join(parts)
+RECORD_BYTES = const(400)   # room for the lines of one record: a tick line and its event (2 x MAX_LINE)
 
 
 def make_records(capacity=_RECORDS):
@@ -84,7 +62,7 @@ class SessionLog:
 
     def __init__(self, book=None, reorder_us=0, on_verdict=None, echo=None, capacity=_RECORDS,
                  records=None):
-        self.echo = echo              # echo(line): each line also goes here (the USB console)
+        self.echo = echo              # echo(buf, off, n): the lines also go there (the console)
         self.on_verdict = on_verdict  # on_verdict(code, ms, a, b, c) for sounds etc.
         if records is not None:
             capacity = len(records) // _FIELDS
@@ -94,18 +72,19 @@ class SessionLog:
         # flag _TICK_FIRST, its us at bit 18 and its ms in d (events have no d).  Allocated
         # once (9 KB in one block: ``make_records`` at boot) and reused by every session.
         self._rec = records if records is not None else make_records(capacity)
+        self._fmt = LineFormat()
+        self._line = bytearray(RECORD_BYTES)   # the lines of one record, for the echo
         self.start(book, reorder_us)
 
     def start(self, book, reorder_us):
         """A new session: nothing recorded yet (the record array is reused)."""
         self.book = book              # a referee.logbook.Logbook (or None: no log)
         self.reorder_us = reorder_us
-        self.pause = False            # no card can land now: format and write the log
         self.h_ms = 0                 # newest session time the engine has seen (H)
         self.h_us = 0
         self.l_ms = 0                 # newest t written to the log
         self.l_us = 0
-        self.uid_note = ""            # UID hex added to the next verdict line (unknown_uid)
+        self.uid_note = b""           # UID hex (bytes) added to the next verdict line (unknown_uid)
         self.lines = 0
         self.ticks_written = 0
         self.spills = 0               # records formatted mid-play because the arrays were full
@@ -114,33 +93,23 @@ class SessionLog:
         self._notes = None            # {record index: uid hex} (unknown tags only)
         self._echoed = 0              # records from the oldest on already echoed
 
-    def _format(self, i, out):
-        """Hand the line(s) of record ``i`` to ``out`` (a tick line first, if it has one)."""
+    def _format(self, i, buf, p):
+        """Write the line(s) of record ``i`` at ``buf[p:]`` (a tick line first, if it has one);
+        returns the end.  Allocates nothing."""
         r = self._rec
         f = i * _FIELDS
         w = r[f]
         k = w & 0xFF
-        notes = self._notes
-        uid = notes.get(i) if notes else None
+        fmt = self._fmt
         if k & _TICK_FIRST:
             k &= ~_TICK_FIRST
-            out(line_json(t_text(r[f + 5], w >> 18), event_items(EV_TICK, 0, 0, 0, 0)))
+            p = fmt.event(buf, p, EV_TICK, r[f + 5], w >> 18, 0, 0, 0)
         if k & _VERDICT:
-            items = verdict_items(k & ~_VERDICT, 0, 0, r[f + 2], r[f + 3], r[f + 4], r[f + 5])
-        else:
-            items = event_items(k, 0, r[f + 2], r[f + 3], r[f + 4])
-        out(line_json(t_text(r[f + 1], (w >> 8) & 0x3FF), items, 1, "uid" if uid else None, uid))
-
-    def _store(self, line):
-        self.lines += 1
-        if self.book is not None:
-            self.book.append(line)
-
-    def _store_echo(self, line):
-        self._store(line)
-        echo = self.echo
-        if echo is not None:
-            echo(line)
+            notes = self._notes
+            uid = notes.get(i) if notes else None
+            return fmt.verdict(buf, p, k & ~_VERDICT, r[f + 1], (w >> 8) & 0x3FF,
+                               r[f + 2], r[f + 3], r[f + 4], r[f + 5], uid)
+        return fmt.event(buf, p, k, r[f + 1], (w >> 8) & 0x3FF, r[f + 2], r[f + 3], r[f + 4])
 
     def advanced(self, ms, us):
         """The loop called ``referee.advance(ms, us)``: the horizon H is at least (ms, us)."""
@@ -153,7 +122,7 @@ class SessionLog:
         cap = self.capacity
         if n == cap:
             self.spills += 1
-            self.drain(cap // 4)
+            self.drain(cap // 4, True)
             n = self.pending
         i = self._head + n
         if i >= cap:
@@ -207,23 +176,37 @@ class SessionLog:
             if self._notes is None:
                 self._notes = {}
             self._notes[i] = self.uid_note
-            self.uid_note = ""
-        if code in _PAUSE_CODES:
-            self.pause = True
+            self.uid_note = b""
         if self.on_verdict is not None:
             self.on_verdict(code, ms, a, b, c)
 
-    def drain(self, limit=-1):
-        """Format and store up to ``limit`` of the oldest records (all if negative); returns
-        how many are left.  Allocates: call it only where no card can land."""
+    def drain(self, limit=-1, force=False):
+        """Format up to ``limit`` of the oldest records (all if negative) into the Logbook's
+        RAM buffer, echoing those not echoed yet; returns how many are left.  Stops when the
+        buffer is full, unless ``force`` (then the Logbook writes it to flash first: a
+        ``forced_flush``).  Allocates nothing."""
+        book = self.book
+        echo = self.echo
         while self.pending and limit != 0:
+            if book is not None:
+                if book.free() < RECORD_BYTES and not force:
+                    break
+                buf = book.buf
+                p = book.room(RECORD_BYTES)
+            else:
+                buf = self._line
+                p = 0
             limit -= 1
             i = self._head
+            end = self._format(i, buf, p)
             if self._echoed:
                 self._echoed -= 1
-                self._format(i, self._store)
-            else:
-                self._format(i, self._store_echo if self.echo is not None else self._store)
+            elif echo is not None:
+                echo(buf, p, end - p)
+            n = 2 if self._rec[i * _FIELDS] & _TICK_FIRST else 1
+            self.lines += n
+            if book is not None:
+                book.commit(end, n)
             if self._notes:
                 self._notes.pop(i, None)
             self._head = i + 1 if i + 1 < self.capacity else 0
@@ -232,29 +215,29 @@ class SessionLog:
 
     def echo_some(self, limit):
         """Echo up to ``limit`` records not yet echoed (the live log on the console; they stay
-        in the records for the flash write at the next pause).  Allocates (formatting):
-        the loop calls it after the LEDs are drawn.  Returns how many wait to be echoed."""
+        in the records for the flash write at the next pause).  Allocates nothing: the loop
+        calls it after the LEDs are drawn.  Returns how many wait to be echoed."""
         echo = self.echo
         if echo is None:
             return 0
+        buf = self._line
         while self._echoed < self.pending and limit:
             limit -= 1
             i = self._head + self._echoed
             if i >= self.capacity:
                 i -= self.capacity
-            self._format(i, echo)
+            echo(buf, 0, self._format(i, buf, 0))
             self._echoed += 1
         return self.pending - self._echoed
 
     def flush(self):
-        """Format every record and write the lines to flash (a pause, or the session's end)."""
-        self.drain()
-        self.pause = False
+        """Format every record and write the lines to flash (the session's end, tests)."""
+        while self.drain(-1, True):
+            pass
         if self.book is not None:
             self.book.flush()
 
     def close(self):
-        self.drain()
-        self.pause = False
+        self.flush()
         if self.book is not None:
             self.book.close()

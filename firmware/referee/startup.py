@@ -13,7 +13,7 @@ from spit.clock import SessionClock
 from spit.rules import make_ruleset, RulesetError, MODE_OWN_DECK
 from drivers.input_ring import InputRing
 from referee import sources
-from referee.board import load_board, BoardError, ERR_HARDWARE
+from referee.boardfile import load as load_board, BoardError, ERR_HARDWARE
 from referee.corrections import Corrections
 from referee.rejected import RejectedUids
 

@@ -263,6 +263,16 @@ class Board {
         last = v;
         const sync = this.spiDevices.some((d) => d.cs.has(p));
         emit({ e: 'pin', p, v, t: Math.round(this.mcu.clock.nanos), sync });
+        const h = this.heap;
+        if (h && h.stepPin === p && v === 0) {
+          // The end of a loop step (the firmware's probe pin falls): every call frame of the
+          // step is freed again, so a rise since the last step's end is what the loop kept
+          // (garbage or growth); a drop is a collection.
+          const used = this.heapInUse();
+          if (h.stepLast >= 0 && used > h.stepLast) h.stepAllocated += used - h.stepLast;
+          h.stepLast = used;
+          h.steps++;
+        }
         if (sync) {
           flushOut();
           this.serve('go');
@@ -398,15 +408,19 @@ class Board {
         case 'save_fs': fs.writeFileSync(m.path, Buffer.from(this.mcu.flash.subarray(FS_OFFSET, FS_OFFSET + FS_SIZE))); emit({ e: 'saved', path: m.path }); break;
         case 'heap_probe':
           this.heap = { atb: m.atb, blocks: m.blocks, every: m.every_ns || 100000, peak: 0, last: 0, allocated: 0, samples: 0, next: 0,
-                        second: -1, floor: 0, floors: [] };
+                        second: -1, floor: 0, floors: [],
+                        stepPin: m.step_pin === undefined ? -1 : m.step_pin, stepLast: -1, stepAllocated: 0, steps: 0 };
           this.heap.last = this.heapInUse();
           break;
         case 'heap': {
           const h = this.heap;
           const now = h ? this.heapInUse() : -1;
           emit({ e: 'heap', now, peak: h ? Math.max(h.peak, now) : -1, allocated: h ? h.allocated : 0, samples: h ? h.samples : 0,
-                 floors: h ? h.floors : [] });
-          if (h && m.reset) { h.peak = now; h.allocated = 0; h.samples = 0; h.last = now; h.floors = []; h.second = -1; }
+                 floors: h ? h.floors : [], step_allocated: h ? h.stepAllocated : 0, steps: h ? h.steps : 0 });
+          if (h && m.reset) {
+            h.peak = now; h.allocated = 0; h.samples = 0; h.last = now; h.floors = []; h.second = -1;
+            h.stepAllocated = 0; h.steps = 0;
+          }
           break;
         }
         case 'stats': emit({ e: 'stats', t: Math.round(this.mcu.clock.nanos), resets: this.resets, ...this.stats }); break;

@@ -174,14 +174,22 @@ class Rp2Emulator:
                 return path
             self._dispatch(ev)
 
-    def heap_probe(self, atb, blocks, every_us=100):
+    def heap_probe(self, atb, blocks, every_us=100, step_pin=None):
         """Sample MicroPython's heap in use every ``every_us`` of emulated time from its
-        allocation table at ``atb`` (``blocks`` 16-byte blocks): see ``heap()``."""
-        self._send(c="heap_probe", atb=atb, blocks=blocks, every_ns=every_us * 1000)
+        allocation table at ``atb`` (``blocks`` 16-byte blocks): see ``heap()``.  With
+        ``step_pin`` (a watched pin the firmware drives high during each loop step), the heap is
+        also read each time it falls: ``heap()["step_allocated"]`` sums the rises from one step's
+        end to the next (what the loop keeps, call frames freed on return not counted)."""
+        cmd = dict(c="heap_probe", atb=atb, blocks=blocks, every_ns=every_us * 1000)
+        if step_pin is not None:
+            cmd["step_pin"] = step_pin
+        self._send(**cmd)
 
     def heap(self, reset=False):
-        """``{"now", "peak", "allocated", "samples", "floors"}``: bytes in use now, the high-water
-        mark and the sum of the increases (bytes allocated) since the probe started or was reset,
+        """``{"now", "peak", "allocated", "samples", "floors", "step_allocated", "steps"}``: bytes in
+        use now, the high-water mark and the sum of the increases (bytes allocated, call frames
+        included) since the probe started or was reset, the same summed from loop step end to
+        loop step end (see ``heap_probe``) and the number of steps,
         and ``[second, lowest bytes in use]`` for each whole emulated second sampled (the live
         heap once garbage is collected: its trend is growth)."""
         self._send(c="heap", reset=bool(reset))

@@ -33,7 +33,10 @@ Constructor options:
     lock_heap       True: run every ``App.poll()`` under ``micropython.heap_lock()`` (MicroPython
                     only; fakes of C code release it, host_tools/vboard/heapgate.py), so any
                     allocation of the firmware's own code in the loop raises MemoryError;
-                    ``pause_work()`` (log formatting at pauses) runs unlocked
+                    ``pause_work()`` runs locked in play (the live echo) and unlocked at
+                    pauses (log writes, ``gc.collect``)
+    console         True: the firmware echoes its live log into ``console`` (bytes), as
+                    it does on the chip's USB console
     boot            False: do not boot (use ``run_main()`` to test boot errors)
     root            the directory used as the board's file system (default: a new temp dir)
 
@@ -183,11 +186,13 @@ def default_uid(card, owner=-1):
 
 class VirtualTable:
     def __init__(self, board="pico", ruleset="classic", options=None, cards=None, files=None,
-                 start_us=0, loop_us=1000, emulator=None, boot=True, root=None, lock_heap=False):
+                 start_us=0, loop_us=1000, emulator=None, boot=True, root=None, lock_heap=False,
+                 console=False):
         from spit.rules import make_ruleset
         from spit.cards import full_deck, format_card
         self.loop_us = loop_us
         self.lock_heap = lock_heap
+        self.console = bytearray() if console else None   # the live log echoed by the firmware
         self.steps = 0
         self.app = None
         self.spis = {}
@@ -300,7 +305,8 @@ class VirtualTable:
 
     def boot(self):
         """Boot the firmware (``main.start``); table time 0 is the session start."""
-        self.app = self._import_main().start(self.root)
+        echo = self._console_write if self.console is not None else None
+        self.app = self._import_main().start(self.root, echo)
         self.t0 = self.clock.now_us
         self._next_step = self.clock.now_us
         return self.app
@@ -350,6 +356,15 @@ class VirtualTable:
             if clock.now_us >= end:
                 return
 
+    def _console_write(self, buf, off, n):
+        """The firmware's echo: ``sys.stdout.write(buf, off, n)`` on the chip (C code)."""
+        heapgate.enter_c()
+        try:
+            self.console.extend(buf[off:off + n])
+        finally:
+            heapgate.exit_c()
+        return n
+
     def _step(self):
         app = self.app
         if not self.lock_heap:
@@ -358,6 +373,9 @@ class VirtualTable:
         heapgate.lock_step()
         try:
             app.poll()
+            if not app.at_pause():   # the live echo in play runs locked too
+                app.pause_work()
+                return
         finally:
             heapgate.unlock_step()
         app.pause_work()
