@@ -15,6 +15,17 @@ def test_phase_ids_agree_across_the_referee_and_its_mixins():
 
 def test_undo_history_size_agrees():
     assert corrections._HIST == referee._HIST
+    # The history entry's spit flag sits above every card code (card | flag | player << 7).
+    assert corrections._SPIT_BIT == referee._SPIT_BIT == 64
+
+
+def test_no_landing_time_agrees_and_is_further_back_than_any_session_time():
+    from spit import intake
+    assert corrections._NEVER_MS == referee._NEVER_MS
+    # A time is clamped at _FLOOR us before the base (base 0 at the earliest): from there,
+    # a pile that never had a landing must be over 500 s back (dt saturated, no race).
+    assert intake._FLOOR // 1000 - referee._NEVER_MS > 500000
+    assert -referee._NEVER_MS < 2 ** 30 - 24 * 3600 * 1000   # ms - _NEVER_MS stays a small int
 
 
 def test_the_per_card_path_copies_of_codes_agree():

@@ -180,6 +180,21 @@ def test_unknown_card_code_number():
     assert _reason(t) == "unknown_card"
 
 
+def test_every_code_that_names_no_card_is_unknown_card_never_a_duplicate():
+    # The per-card path finds codes that name no card through the duplicate table (they count
+    # as seen: spit.referee._clear_seen), in both halves of it (own deck: one half per owner).
+    codes = [c for c in range(64) if c & 15 > 13 or (c & 15 == 0 and c != 0)]
+    assert len(codes) == 11
+    for ruleset, player in (("classic", -1), ("own_deck", 0), ("own_deck", 1)):
+        t = Table(ruleset).begin()
+        n = len(t.raw)
+        for i, code in enumerate(codes):
+            t.ref.feed(EV_CARD, 3000 + 300 * i, 0, 0, code, player)
+        t.flush()
+        assert [v.get("reason") for v in t.verdicts[n:]] == ["unknown_card"] * len(codes), ruleset
+        assert t.tops()[0] == "7H"
+
+
 def test_card_with_a_bad_player():
     t = Table().begin()
     t.card(0, "8H", 3000, player=2).flush()

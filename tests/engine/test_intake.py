@@ -53,3 +53,22 @@ def test_r_play_5_verdicts_do_not_depend_on_the_session_time():
     assert len(early) >= 8
     assert _race_scenario(536860) == early          # the base moves in the middle of it
     assert _race_scenario(5 * 536871 + 7) == early  # after several moves
+
+
+def _two_pile_activation(advance_between):
+    t = Table().begin(spits=("7H", "KS"))
+    n = len(t.raw)
+    t.card(0, "8H", 4000).card(1, "QS", 4010)   # touch-less reads, 10 ms apart
+    if advance_between:
+        t.advance(4025)
+    t.card(0, "9C", 4000).flush()                 # pile 0's activation found a second tag
+    return t.names()[n:], t.raw[n:]
+
+
+def test_r_play_5_each_piles_relist_hold_runs_while_another_pile_reads():
+    # The loop advances 25 ms after pile 0's read: it is still held (relist_us 60 ms: a second
+    # tag of that activation may come), although pile 1 read after it.  The second tag, with
+    # the first one's time, is then judged as if the loop had not advanced: a tie, not late.
+    names, raw = _two_pile_activation(True)
+    assert (names, raw) == _two_pile_activation(False)
+    assert "tie" in names and "error" not in names

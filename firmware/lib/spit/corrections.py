@@ -20,7 +20,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 _HIST = const(16)        # cards remembered per pile (as in referee.py)
+_SPIT_BIT = const(64)     # a history entry's spit-card flag (as in referee.py)
 _PH_PLAY = const(1)
+_NEVER_MS = const(-1100000)   # land_ms: no landing to race against (as in referee.py)
 
 
 class Corrections:
@@ -34,7 +36,7 @@ class Corrections:
     top_rank: "Any"
     prev_top: "Any"
     size: "Any"
-    landed: "Any"
+    land_ms: "Any"
     need_spit: "Any"
     spitter: "Any"
     spit_left: list
@@ -42,7 +44,7 @@ class Corrections:
     left: list
     _hist: "Any"
     _hist_n: "Any"
-    _hist_depth: "Any"
+    _hist_lo: "Any"
     _seen: "Any"
     _emit: "Any"
     _land: "Any"
@@ -55,22 +57,26 @@ class Corrections:
         question, between rounds, game over) its piles are no longer the referee's to change.
         The referee remembers the last ``_HIST`` cards of a pile: an undo that would leave a
         pile with cards but no known top is refused (``undo_limit``); set the top with ``top``."""
-        if not (0 <= pile < self.npiles) or self._hist_depth[pile] == 0 or self.phase > _PH_PLAY:
+        # (how many of the pile's last landings the history still remembers)
+        depth = min(self._hist_n[pile] - self._hist_lo[pile], _HIST) if 0 <= pile < self.npiles else 0
+        if not (0 <= pile < self.npiles) or depth == 0 or self.phase > _PH_PLAY:
             self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, pile, -1, -1)
             return
-        if self._hist_depth[pile] == 1 and self.size[pile] > 1:
+        if depth == 1 and self.size[pile] > 1:
             self._emit(V.V_ERROR, ms, us, V.E_UNDO_LIMIT, pile, -1, -1)
             return
-        self._hist_n[pile] -= 1
-        self._hist_depth[pile] -= 1
-        h = self._hist[pile * _HIST + self._hist_n[pile] % _HIST]
+        n = self._hist_n[pile] - 1
+        self._hist_n[pile] = n
+        depth -= 1
+        self._hist_lo[pile] = n - depth   # the taken-back landing is no longer remembered
+        h = self._hist[pile * _HIST + n % _HIST]
         card = h & 63
         player = (h >> 7) - 1
         own = self.rules.mode == MODE_OWN_DECK
         i = (player if (own and player >= 0) else 0) * 64 + card
         if self._seen[i] > 0:
             self._seen[i] -= 1
-        if h & 64:
+        if h & _SPIT_BIT:
             self.need_spit[pile] = 1
             self.spitter[pile] = player
             if self.rules.mode == MODE_OWN_DECK:
@@ -82,9 +88,8 @@ class Corrections:
             if self.rules.mode == MODE_OWN_DECK and player >= 0:
                 self.left[player] += 1
         self.size[pile] -= 1
-        self.landed[pile] = 0
-        n = self._hist_n[pile]
-        if self._hist_depth[pile] > 0 and self.size[pile] > 0:
+        self.land_ms[pile] = _NEVER_MS   # nothing to race against
+        if depth > 0 and self.size[pile] > 0:
             prev = self._hist[pile * _HIST + (n - 1) % _HIST] & 63
             self.top[pile] = prev
             self.top_rank[pile] = prev & 15   # a joker under as_below loses its memory: wild
@@ -100,8 +105,8 @@ class Corrections:
             self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, pile, card, -1)
             return
         spit = self.need_spit[pile]
-        self._land(ms, us, pile, card, self.spitter[pile] if spit else -1, spit)
-        self.landed[pile] = 0
+        self._land(ms, us, pile, card, self.spitter[pile] if spit else -1, _SPIT_BIT if spit else 0)
+        self.land_ms[pile] = _NEVER_MS   # a correction, not a landing to race against
         if self.unread > 0 and not spit:
             self.unread -= 1   # that unread touch was this card: _land counted it as played
         if not spit and self.intents is not None:

@@ -37,8 +37,8 @@ called).
 The per-landing path (a touch, its read, the loop's ``advance`` that releases it) is written for
 the RP2040, where a bytecode costs about a microsecond and a Python-level call 17-20 us
 (bench/README.md): few method layers, state in flat lists read through locals, the usual case
-(one touch waiting, events arriving in time order) handled inline before the general code, and
-times kept as one small int each: microseconds since a base ``_base_ms`` that moves forward every
+(one touch waiting, events arriving in time order) handled inline before the general code (a
+read that nothing else waits on ends ``feed`` without calling ``advance``), and times kept as one small int each: microseconds since a base ``_base_ms`` that moves forward every
 few minutes (``_rebase``), so that comparing two times is one comparison, not two.  The game sees
 session time as ``(ms, us)`` pairs only.
 """
@@ -96,6 +96,7 @@ class EventQueue:
         self._read_t = [_FLOOR] * npiles   # the last read's own time, per pile
         self._land_t = [0] * npiles       # ... and the landing time it was given
         self._relist_end = _FLOOR   # no read holds anything back once the horizon is here
+        self._relist_from = _FLOOR  # ... nor before it is here (see feed)
         self._horizon = 0   # the newest time seen
         self._done = 0      # the time the game has been brought to (events judged, clock)
         self.overflows = 0
@@ -130,17 +131,23 @@ class EventQueue:
             i = a * _TOUCH_CAP
             tt = self._tt[i]
             if self._tcount[a] == 1 and tt <= t and t - tt <= self.touch_match_us:
-                self._read_t[a] = t
-                if t + self.relist_us > self._relist_end:
-                    self._relist_end = t + self.relist_us
                 self._tcount[a] = 0
                 self._touches -= 1
                 flags = self._tflag[i]
-                t = tt
-                self._land_t[a] = t
+                self._land_t[a] = tt
             else:
                 flags = self._pair(a, t)
-                t = self._land_t[a]
+                tt = self._land_t[a]
+            self._read_t[a] = t
+            # The relist hold (advance) of this read can apply from t + reorder_us to
+            # t + relist_us: _relist_from is the earliest start of a hold still running.
+            w = t + self.reorder_us
+            if w < self._relist_from or self._relist_end <= self._horizon:
+                self._relist_from = w
+            w = t + self.relist_us
+            if w > self._relist_end:
+                self._relist_end = w
+            t = tt
         n = self._qn
         q = self._q
         if n > 0:
@@ -157,17 +164,22 @@ class EventQueue:
         q[k + 4] = c
         q[k + 5] = flags
         self._qn = n + 1
+        # advance() written out for the usual case (no call): this event alone buffered, not
+        # due yet, no touch or read holding the judging back, nothing timed: only _done moves.
+        h = self._horizon
+        due = h - self.reorder_us
+        if n == 0 and t > due and not self._timed and self._touches == 0 \
+                and (h < self._relist_from or h >= self._relist_end):
+            if due > self._done:
+                self._done = due
+            return
         self.advance(ms, us)
 
     def _pair(self, pile, t):
         """Pair a read at time ``t`` on ``pile`` with a touch and set the pile's ``_land_t`` to
         its landing time: that touch's time, the previous read's landing (one activation read
         both), or the read's own time.  Returns the read's flags (``F_TIED`` or 0)."""
-        read_t = self._read_t
-        rt = read_t[pile]
-        read_t[pile] = t
-        if t + self.relist_us > self._relist_end:
-            self._relist_end = t + self.relist_us
+        rt = self._read_t[pile]   # the previous read (feed records this one after)
         tcount = self._tcount
         if tcount[pile] > 0:
             base = pile * _TOUCH_CAP
@@ -221,7 +233,7 @@ class EventQueue:
         # ... and, for relist_us after a pile's last read, before that read: another tag of
         # the same activation may still come (a reader resolving a collision reports it with
         # the activation's time, several loop steps later) ...
-        if h < self._relist_end:
+        if h < self._relist_end and h >= self._relist_from:
             relist = self.relist_us
             read_t = self._read_t
             for p in range(self.npiles):
@@ -242,22 +254,25 @@ class EventQueue:
                         due = w - 1   # strictly before the touch
         # Judge what is due, earliest first (_release_first written out: no call per event).
         q = self._q
-        base = self._base_ms
-        while self._qn > 0:
+        n = self._qn   # (judging never feeds the queue, nor moves _done)
+        done = self._done
+        while n > 0:
             i = self._qh
             k = i * _SLOT
             t = q[k + 1]
             if t > due:
                 break
+            n -= 1
+            self._qn = n
             self._qh = (i + 1) & _MASK
-            self._qn -= 1
             flags = q[k + 5]
-            if t < self._done:
-                t = self._done   # arrived after later events were judged: judged now, at the latest time
+            if t < done:
+                t = done   # arrived after later events were judged: judged now, at the latest time
                 flags |= F_LATE
             else:
+                done = t
                 self._done = t
-            ms = base + t // 1000
+            ms = self._base_ms + t // 1000
             us = t % 1000
             if self._timed:
                 self._clock_to(ms, us)
@@ -266,10 +281,10 @@ class EventQueue:
             else:
                 self._process(q[k], ms, us, q[k + 2], q[k + 3], q[k + 4], flags)
         # Time-driven transitions (countdown end, slap window, game timer) up to there.
-        if due > self._done:
+        if due > done:
             self._done = due
             if self._timed:
-                self._clock_to(base + due // 1000, due % 1000)
+                self._clock_to(self._base_ms + due // 1000, due % 1000)
 
     def flush(self):
         """End of input: judge everything still buffered."""
@@ -296,6 +311,7 @@ class EventQueue:
             self._read_t[p] = _shifted(self._read_t[p], shift)
             self._land_t[p] = _shifted(self._land_t[p], shift)
         self._relist_end = _shifted(self._relist_end, shift)
+        self._relist_from = _shifted(self._relist_from, shift)
         self._horizon = _shifted(self._horizon, shift)
         self._done = _shifted(self._done, shift)
         return us

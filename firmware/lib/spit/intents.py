@@ -66,11 +66,8 @@ class LedIntents:
 
     def on_verdict(self, code, t_ms, a, b, c):
         """Map one verdict onto the zones (same small-int fields as the verdict sink)."""
-        if code == V.V_ACCEPT:
-            self.color[a] = GREEN
-            self.pattern[a] = SOLID
-            self.until_ms[a] = t_ms + _FLASH_MS
-            self.changes += 1
+        if code == V.V_ACCEPT:   # (the referee's per-card path calls on_accept instead)
+            self.show(a, GREEN, SOLID, t_ms + _FLASH_MS)
         elif code == V.V_ILLEGAL:
             self.show(a, RED, FAST, t_ms + _ALERT_MS)
         elif code == V.V_LATE:
@@ -114,7 +111,7 @@ class LedIntents:
         """An accepted play on ``pile``: play is live (``on_play``), the pile flashes green.  The
         referee's per-card path calls this instead of ``on_verdict`` (one call per landing)."""
         color = self.color
-        if color[ZONE_PLAYER0] != OFF or color[ZONE_PLAYER1] != OFF:
+        if color[ZONE_PLAYER0] or color[ZONE_PLAYER1]:   # (OFF is 0)
             self.on_play(t_ms)
         color[pile] = GREEN
         self.pattern[pile] = SOLID

@@ -1,7 +1,7 @@
 """The referee: a state machine fed timestamped input events, emitting verdicts.
 
-Feed it events (``feed`` or the named helpers) in any order close to their time; it orders
-them (``intake.EventQueue``), judges plays (R-PLAY-*), stalemates and spit calls (R-STALL-*),
+Feed it events (``feed(kind, ms, us, a, b, c)``, kinds ``intake.EV_*``) in any order close to
+their time; it orders them (``intake.EventQueue``), judges plays (R-PLAY-*), stalemates and spit calls (R-STALL-*),
 round ends and slaps (R-ROUND-*) and game ends (R-GAME-*), and reports every verdict as small
 ints to ``sink(code, t_ms, t_us, a, b, c, d)`` (see ``verdicts``) while keeping
 ``intents`` (LED zones) up to date.  What it cannot see it asks for with a ``question``
@@ -32,6 +32,7 @@ PH_OVER = const(5)
 
 _HIST = const(16)        # cards remembered per pile (for undo)
 _HIST_MASK = const(15)
+_SPIT_BIT = const(64)     # a history entry's spit-card flag (card | _SPIT_BIT | (player + 1) << 7)
 
 # Private copies for the per-card path, inlined by the compiler (a name imported from another
 # module is a global lookup per use on MicroPython); tests/test_engine_shared_constants.py
@@ -43,6 +44,9 @@ _V_LATE = const(3)
 _V_TIE = const(4)
 _V_SPIT = const(7)
 _SATURATED_US = const(500000000)
+# land_ms of a pile with no landing to race against (round start, undo, top): further back
+# than any session time (-537 s at the earliest, intake._FLOOR) by more than 500 s.
+_NEVER_MS = const(-1100000)
 
 
 class Referee(EventQueue, Settlement, Corrections):
@@ -70,14 +74,13 @@ class Referee(EventQueue, Settlement, Corrections):
         self.prev_top = [-1] * n     # the top before the last landing (for "late")
         self.prev_rank = [0] * n
         self.size = [0] * n
-        self.land_ms = [0] * n       # time of the last landing (for races and ties)
+        self.land_ms = [_NEVER_MS] * n   # time of the last landing (for races and ties)
         self.land_us = [0] * n
-        self.landed = [0] * n
         self.need_spit = [0] * n
         self.spitter = [-1] * n
-        self._hist = [0] * (n * _HIST)   # card | 64 if a spit card | (player + 1) << 7
+        self._hist = [0] * (n * _HIST)   # card | _SPIT_BIT if a spit card | (player + 1) << 7
         self._hist_n = [0] * n           # landings recorded (the ring's write index)
-        self._hist_depth = [0] * n       # of which still remembered (<= _HIST)
+        self._hist_lo = [0] * n          # remembered: landings _hist_lo.. (at most _HIST)
         # Players.
         self.stock_start = [0, 0]    # tableau cards at round start (R-SETUP-2/3/4)
         self.spit_left = [0, 0]      # cards left in the spit pile (or own deck, or side pile)
@@ -86,7 +89,7 @@ class Referee(EventQueue, Settlement, Corrections):
         self.stuck = [False, False]
         self.ready = [False, False]
         self.score = [0, 0]
-        self._seen = bytearray(128)  # cards in the center this round, per deck owner
+        self._seen = bytearray(128)  # cards in the center this round, per deck owner (_clear_seen)
         self.round = 0
         self.phase = PH_COUNTDOWN
         self.played = 0              # accepted plays this round (not spit cards)
@@ -105,19 +108,7 @@ class Referee(EventQueue, Settlement, Corrections):
         Settlement.__init__(self)
         self._start_round(0, 0)
 
-    # --- public helpers (session time in ms + us within the ms) ---
-    def touch(self, ms, us, pile):
-        self.feed(EV_TOUCH, ms, us, pile, 0, 0)
-
-    def card(self, ms, us, pile, card, player=-1):
-        self.feed(EV_CARD, ms, us, pile, card, player)
-
-    def press_stuck(self, ms, us, player):
-        self.feed(EV_STUCK, ms, us, player, 0, 0)
-
-    def slap(self, ms, us, player, pile):
-        self.feed(EV_SLAP, ms, us, player, pile, 0)
-
+    # --- public (session time in ms + us within the ms; events go in through ``feed``) ---
     def report(self, ms, us, reason, pile, value):
         """An error seen outside the engine (unknown tag, dead reader): flag it at once."""
         self._emit(V.V_ERROR, ms, us, reason, pile, value, -1)
@@ -145,15 +136,14 @@ class Referee(EventQueue, Settlement, Corrections):
             self.top_rank[p] = 0
             self.prev_top[p] = -1
             self.size[p] = 0
-            self.landed[p] = 0
+            self.land_ms[p] = _NEVER_MS
             self._hist_n[p] = 0
-            self._hist_depth[p] = 0
+            self._hist_lo[p] = 0
             # A spit card still awaited (a spit call cut short by the round's end, or taken
             # back by an undo) belongs to the old round: the new countdown plans afresh.
             self.need_spit[p] = 0
             self.spitter[p] = -1
-        for i in range(128):
-            self._seen[i] = 0
+        self._clear_seen()
         for p in range(2):
             c = self.cards[p]
             self.stuck[p] = False
@@ -173,6 +163,14 @@ class Referee(EventQueue, Settlement, Corrections):
         self.flips = 0
         self._emit(V.V_ROUND_START, ms, us, self.round, self.cards[0], self.cards[1], -1)
         self._countdown(ms, us)
+
+    def _clear_seen(self):
+        """No card in the center.  The codes that are no card (ranks 14 and 15, rank 0 but the
+        joker) count as seen 255 times: _on_card's duplicate test sends them to _refuse_card."""
+        seen = self._seen
+        for i in range(128):
+            r = i & 15
+            seen[i] = 255 if r > 13 or (r == 0 and i & 48) else 0
 
     def _phase_to(self, phase):
         self.phase = phase
@@ -245,8 +243,7 @@ class Referee(EventQueue, Settlement, Corrections):
         # Those cards come back into play: only the tops stay seen (duplicate check).
         total = 0
         seen = self._seen
-        for i in range(128):
-            seen[i] = 0
+        self._clear_seen()
         for p in range(self.npiles):
             if self.size[p] > 1:
                 total += self.size[p] - 1
@@ -308,15 +305,17 @@ class Referee(EventQueue, Settlement, Corrections):
         makes the state change.  The per-card path: locals, precomputed option values,
         private copies of the codes it emits (``const`` is inlined per module only),
         no allocation; anything unusual goes to ``_refuse_card``."""
-        r = card & 15
         # (card & -64: not 0..63; player * player > 1: not -1, 0 or 1)
-        if self.phase != PH_PLAY or card & -64 or r > 13 or (r == 0 and card != _JOKER) \
-                or pile < 0 or pile >= self.npiles or player * player > 1:
+        if self.phase != PH_PLAY or card & -64 or pile < 0 or pile >= self.npiles or player * player > 1:
             self._refuse_card(ms, us, pile, card, player)
             return
         own = self._own_deck
         seen = self._seen[card + 64 * player if own and player >= 0 else card]
+        r = card & 15
         if seen and (card != _JOKER or seen >= self.rules.jokers):
+            if r > 13 or (r == 0 and card != _JOKER):
+                self._refuse_card(ms, us, pile, card, player)   # no card (_clear_seen)
+                return
             # Two copies of one card (or more jokers than the deck has) in the center: a
             # card-map or misread problem.  (Slot 0, the joker's, counts them.)
             self._emit(V.V_ERROR, ms, us, V.E_DUPLICATE, pile, card, player)
@@ -324,7 +323,7 @@ class Referee(EventQueue, Settlement, Corrections):
         if own and player < 0:
             self._emit(V.V_ERROR, ms, us, V.E_NO_OWNER, pile, card, -1)
         if self.need_spit[pile]:
-            self._land(ms, us, pile, card, self.spitter[pile], True)
+            self._land(ms, us, pile, card, self.spitter[pile], _SPIT_BIT)
             self._emit(_V_SPIT, ms, us, pile, card, self.spitter[pile], -1)
             return
         if self._slow_spit and (before(ms, us, self.live_ms, self.live_us) or not self.spit_done()):
@@ -333,23 +332,20 @@ class Referee(EventQueue, Settlement, Corrections):
             return
         # R-PLAY-5: judged in landing order; the loser of a race against the new top.
         dt = _SATURATED_US
-        landed = self.landed[pile]
-        if landed:
-            dm = ms - self.land_ms[pile]
-            if dm < 500000:
-                dt = dm * 1000 + us - self.land_us[pile]
-        top = self.top[pile]
-        if dt < self._tie_window or (tied and landed):
+        dm = ms - self.land_ms[pile]   # (_NEVER_MS: far more than 500 s)
+        if dm < 500000:
+            dt = dm * 1000 + us - self.land_us[pile]
+        if dt < self._tie_window or (tied and self.land_ms[pile] != _NEVER_MS):
             # Too close to order, or the reads cannot tell which landing came first (the
             # race rule, intake.py): never name a winner the evidence does not show.
-            self._emit(_V_TIE, ms, us, pile, card, top, dt)
+            self._emit(_V_TIE, ms, us, pile, card, self.top[pile], dt)
         race = dt < self._race_window
         top_rank = self.top_rank[pile]
         d = r - top_rank
         # The common case first: the next rank up or down under plain rules (no call).
-        if (self._plain and (d == 1 or d == -1) and card != _JOKER and top_rank != 0 and top >= 0) \
-                or fits(self.rules, top, top_rank, card):
-            self._land(ms, us, pile, card, player, False)
+        # (top_rank 0: a wild joker or an empty pile; r 0: a joker)
+        if (self._plain and d * d == 1 and r and top_rank) or fits(self.rules, self.top[pile], top_rank, card):
+            self._land(ms, us, pile, card, player, 0)
             # _emit(V_ACCEPT, ...) written out: one call less per landing.
             self.n_verdicts += 1
             it = self.intents
@@ -361,9 +357,9 @@ class Referee(EventQueue, Settlement, Corrections):
             if own and player >= 0 and self.left[player] == 0:
                 self.game_over(ms, us, player, V.R_NO_CARDS)   # R-OWN-1
         elif race and fits(self.rules, self.prev_top[pile], self.prev_rank[pile], card):
-            self._emit(_V_LATE, ms, us, pile, card, dt, top)
+            self._emit(_V_LATE, ms, us, pile, card, dt, self.top[pile])
         else:
-            self._emit(_V_ILLEGAL, ms, us, pile, card, top, -1)
+            self._emit(_V_ILLEGAL, ms, us, pile, card, self.top[pile], -1)
 
     def _refuse_card(self, ms, us, pile, card, player):
         """A card read that is not judged: a bad pile, card or player, or not in play."""
@@ -379,7 +375,7 @@ class Referee(EventQueue, Settlement, Corrections):
             self._emit(V.V_EARLY, ms, us, pile, card, -1, -1)
 
     def _land(self, ms, us, pile, card, player, spit):
-        """The raw state change of a card landing (no judging)."""
+        """The raw state change of a card landing (no judging); ``spit``: _SPIT_BIT or 0."""
         top = self.top
         top_rank = self.top_rank
         self.prev_top[pile] = top[pile]
@@ -393,17 +389,14 @@ class Referee(EventQueue, Settlement, Corrections):
         self.size[pile] += 1
         self.land_ms[pile] = ms
         self.land_us[pile] = us
-        self.landed[pile] = 1
         own = self._own_deck
         seen = self._seen
         i = card + 64 * player if own and player >= 0 else card
         if seen[i] < 255:
             seen[i] += 1
         n = self._hist_n[pile]
-        self._hist[pile * _HIST + (n & _HIST_MASK)] = card | (64 if spit else 0) | ((player + 1) << 7)
+        self._hist[pile * _HIST + (n & _HIST_MASK)] = card | spit | ((player + 1) << 7)
         self._hist_n[pile] = n + 1
-        if self._hist_depth[pile] < _HIST:
-            self._hist_depth[pile] += 1
         if spit:
             s = player
             self.need_spit[pile] = 0
