@@ -405,3 +405,29 @@ def test_reader_heap_check_catches_an_allocating_card_callback():
     result = _run_micropython("--bad")
     assert result.returncode == 0 and "mp_reader_heap_check: caught" in result.stdout, \
         result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("wupa", [False, True], ids=["listing-REQA", "listing-WUPA"])
+def test_r_play_5_quiet_follows_all_cards_of_an_activation_once(wupa):
+    # R-PLAY-5: the referee holds other piles back after a read until the reader is sure no
+    # other tag of that activation is still to come; on_quiet says so, once per activation and
+    # only after its last card (two tags landing together: after both).
+    t = Table(emulator_options={"list_uses_wupa": wupa})
+    try:
+        quiet = []
+        for r in t.readers:
+            r.on_quiet = lambda pile: quiet.append((pile, len(t.cards)))
+        t.run(20000)
+        assert quiet == []                    # nothing read, nothing to settle
+        t.emulators[0].place_tag(uid(1))
+        t.run(60000)
+        assert quiet == [(0, 1)]
+        t.emulators[0].place_tag(uid(2))
+        t.emulators[0].place_tag(uid(3))
+        t.run(150000)
+        assert sorted(c[1] for c in t.cards[1:]) == [uid(2), uid(3)]
+        assert quiet == [(0, 1), (0, 3)]
+        t.run(600000)                         # quiet piles, relists: no more quiet calls
+        assert quiet == [(0, 1), (0, 3)]
+    finally:
+        t.close()

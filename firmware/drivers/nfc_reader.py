@@ -63,7 +63,7 @@ _HANDOFF_US = const(20000)   # a collision handed to a listing is resolved withi
 
 class NfcReader:
     def __init__(self, pn532, pile=0, strategy=STRATEGY_HALT, on_card=None, on_status=None,
-                 passive_retries=1, reply_timeout_us=250000, backoff_us=20000,
+                 on_quiet=None, passive_retries=1, reply_timeout_us=250000, backoff_us=20000,
                  max_backoff_us=2000000, setup_after=3, memory=64, field_reset_us=500000,
                  poll_us=5000, reset_low_us=10000, reset_boot_us=20000):
         self.pn532 = pn532
@@ -73,6 +73,11 @@ class NfcReader:
         # call (nothing is allocated per card): copy it to keep it.
         self.on_card = on_card
         self.on_status = on_status    # on_status(reader) when status changes
+        # on_quiet(pile): the cards reported since the last call were all the tags of their
+        # activation (a scan or listing found nothing new after them): no tag reported with
+        # an earlier time can follow, so the referee need not hold other piles back for one.
+        self.on_quiet = on_quiet
+        self._unsettled = False       # cards reported since the last on_quiet
         self.passive_retries = passive_retries
         self.reply_timeout_us = reply_timeout_us
         self.backoff_us = backoff_us
@@ -359,6 +364,10 @@ class NfcReader:
         return delivered
 
     def _after_quiet(self, now_us):
+        if self._unsettled:
+            self._unsettled = False
+            if self.on_quiet is not None:
+                self.on_quiet(self.pile)
         # No field resets on a chip that wakes halted tags: re-reading the whole pile would
         # take the scan's bit-wise anticollision, one probe per shared UID bit and card.
         if (self.strategy == STRATEGY_FIELD_RESET and not self.wakes_halted
@@ -400,6 +409,7 @@ class NfcReader:
     def _report(self, buf, n, stamp_us):
         copy_into(self.uid, 0, buf, 0, n)
         self.cards += 1
+        self._unsettled = True
         if self.on_card is not None:
             self.on_card(self.pile, self._uid_views[n], stamp_us)
 

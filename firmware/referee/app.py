@@ -317,6 +317,13 @@ class App:
         self.feed(EV_CARD, ms, us, pile, cm.card, cm.owner if self.own_deck else -1)
         self._judge_now()
 
+    def _on_quiet(self, pile):
+        """The pile's reader found no other tag of the activation it just reported: the
+        engine stops holding later landings on the other piles back for one (their verdicts
+        come now, not ``relist_us`` after this pile's read)."""
+        if self.referee.quiet(pile):
+            self._judge_now()
+
     def _judge_now(self):
         """A card was fed: judge it and draw its verdict now, inside the reader's callback,
         before the reader's next bus command and the other readers' service."""

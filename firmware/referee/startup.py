@@ -117,7 +117,8 @@ def build(app):
             # passive_retries 0xFF: the PN532 waits for a card itself (IRQ when one
             # answers), so a quiet pile costs no bus traffic; re-listed every 500 ms.
             app.readers.append(NfcReader(app.pn532[p], p, on_card=app._on_card,
-                                          on_status=app._on_status, passive_retries=_PASSIVE_RETRIES,
+                                          on_status=app._on_status, on_quiet=app._on_quiet,
+                                          passive_retries=_PASSIVE_RETRIES,
                                           reply_timeout_us=500000))
         app.rejected = RejectedUids(len(app.readers))
         app.leds = board_hw.build_leds(board)

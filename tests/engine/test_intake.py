@@ -72,3 +72,37 @@ def test_r_play_5_each_piles_relist_hold_runs_while_another_pile_reads():
     names, raw = _two_pile_activation(True)
     assert (names, raw) == _two_pile_activation(False)
     assert "tie" in names and "error" not in names
+
+
+def _other_pile_waits(quiet):
+    # Pile 0 reads 8H at 4000 ms; pile 1's QS lands (touch + read) 10 ms later.  Until pile 0's
+    # reader says it found no other tag, QS waits out pile 0's relist hold (relist_us 60 ms).
+    t = Table().begin(spits=("7H", "KS"))
+    n = len(t.raw)
+    t.touch(0, 4000).card(0, "8H", 4005)
+    t.touch(1, 4010).card(1, "QS", 4015)
+    if quiet:
+        assert t.ref.quiet(0) is True       # QS waits in the buffer
+    t.advance(4030)
+    return t.names()[n:]
+
+
+def test_r_play_5_quiet_reader_ends_the_relist_hold_on_other_piles():
+    assert _other_pile_waits(quiet=False) == ["accept"]            # QS still held at 4030
+    assert _other_pile_waits(quiet=True) == ["accept", "accept"]   # judged at once
+
+
+def test_r_play_5_quiet_keeps_the_read_gap_tie():
+    # quiet() only ends the hold: a touch-less read soon after the pile's last read is still a
+    # tie (the race rule does not depend on when the reader went quiet).
+    def gap(quiet):
+        t = Table().begin(spits=("7H", "KS"))
+        n = len(t.raw)
+        t.card(0, "8H", 4000)
+        if quiet:
+            t.ref.quiet(0)
+        t.card(0, "9C", 4020).flush()
+        return t.names()[n:], t.raw[n:]
+    assert gap(True) == gap(False)
+    assert "tie" in gap(True)[0]
+    assert Table().ref.quiet(5) is False   # no such pile: ignored

@@ -21,7 +21,8 @@ the touch edge that marks the true landing, and readers are serviced one after t
 * keeps events in a small buffer sorted by time and releases one only when the newest time
   seen (the *horizon*) is ``reorder_us`` past it AND no touch earlier than it still waits for
   its read AND, for ``relist_us`` after a pile's last read, it is earlier than that read (a
-  second tag of the same activation may still be reported with the activation's time), so
+  second tag of the same activation may still be reported with the activation's time; the
+  device's reader ends that hold early with ``quiet(pile)`` once it found no other tag), so
   that a later-arriving read of an earlier landing is still judged in order.
   With touch sensors the pending touches do the waiting, so ``reorder_us`` only has to cover
   the servicing skew of the inputs (a few ms) and a verdict follows the read at once;
@@ -94,6 +95,7 @@ class EventQueue:
         self._tcount = [0] * npiles
         self._touches = 0   # unmatched touches on all piles
         self._read_t = [_FLOOR] * npiles   # the last read's own time, per pile
+        self._hold_t = [_FLOOR] * npiles   # ... while it holds later events back (quiet: no)
         self._land_t = [0] * npiles       # ... and the landing time it was given
         self._relist_end = _FLOOR   # no read holds anything back once the horizon is here
         self._relist_from = _FLOOR  # ... nor before it is here (see feed)
@@ -139,6 +141,7 @@ class EventQueue:
                 flags = self._pair(a, t)
                 tt = self._land_t[a]
             self._read_t[a] = t
+            self._hold_t[a] = t
             # The relist hold (advance) of this read can apply from t + reorder_us to
             # t + relist_us: _relist_from is the earliest start of a hold still running.
             w = t + self.reorder_us
@@ -219,6 +222,15 @@ class EventQueue:
         land_t[pile] = t
         return 0
 
+    def quiet(self, pile):
+        """The pile's reader reports that every tag of its last activation has been fed (it
+        listed again and found nothing new): no read with an earlier time can follow on that
+        pile, so its last read stops holding later events back (the relist hold in
+        ``advance``).  Returns True if events wait to be judged (call ``advance``)."""
+        if 0 <= pile < self.npiles:
+            self._hold_t[pile] = _FLOOR
+        return self._qn > 0
+
     def advance(self, ms, us):
         """Time has reached (ms, us): judge what is due (the device loop calls it every step)."""
         h = (ms - self._base_ms) * 1000 + us
@@ -235,9 +247,9 @@ class EventQueue:
         # the activation's time, several loop steps later) ...
         if h < self._relist_end and h >= self._relist_from:
             relist = self.relist_us
-            read_t = self._read_t
+            hold_t = self._hold_t
             for p in range(self.npiles):
-                w = read_t[p]
+                w = hold_t[p]
                 if w <= due and h - w < relist:
                     due = w - 1   # strictly before the read
         # ... and before every touch still waiting for its read (each pile's first touch is
@@ -309,6 +321,7 @@ class EventQueue:
             tt[i] = _shifted(tt[i], shift)
         for p in range(self.npiles):
             self._read_t[p] = _shifted(self._read_t[p], shift)
+            self._hold_t[p] = _shifted(self._hold_t[p], shift)
             self._land_t[p] = _shifted(self._land_t[p], shift)
         self._relist_end = _shifted(self._relist_end, shift)
         self._relist_from = _shifted(self._relist_from, shift)
