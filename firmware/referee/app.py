@@ -230,6 +230,10 @@ class App:
         self._read = False
         for r in self.readers:
             r.service(now)
+            if self._read:
+                # A card was judged and drawn in this step: the other readers wait for the
+                # next one (a step stays short; their replies keep the IRQ edge's time).
+                break
         if self._read:
             # A card was read (milliseconds of bus work): the engine's horizon is now, so a
             # verdict due by now comes out in this step, not the next.

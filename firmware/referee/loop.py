@@ -63,9 +63,10 @@ def pause_work(self):
         self.stalls.note(book, self.clock.ms, paused)   # (a forced write in this step)
     if not paused:
         self._swept = False
-        if slog.echo is not None:
+        if slog.echo is not None and not self._read:
             # One record per step while an input waits (the next step takes it soon), more
-            # when none does, so the console keeps up with the LEDs.
+            # when none does, so the console keeps up with the LEDs; none in a step that
+            # already judged a card (the step stays short).
             slog.echo_some(1 if len(self.ring) else _ECHO_PER_STEP)
         return
     if slog.pending and (book is None or book.free() >= RECORD_BYTES):
