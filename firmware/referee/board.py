@@ -22,7 +22,7 @@ except ImportError:  # CPython: spit flash checks board files on the PC
         return x
 
 from referee.boardfile import (BoardError, ERR_MISSING, ERR_JSON, ERR_INVALID,  # noqa: F401
-                               ERR_HARDWARE, blink_code, boot_error)
+                               ERR_HARDWARE, blink_code, boot_error, read_json)
 
 ZONE_NAMES = ("PILE0", "PILE1", "PILE2", "SPIT", "PLAYER0", "PLAYER1", "RESULT")
 COLOR_NAMES = ("OFF", "GREEN", "RED", "ORANGE", "PURPLE", "BLUE", "WHITE", "YELLOW", "CYAN", "MAGENTA")
@@ -304,15 +304,4 @@ def load_board(src, label=None):
     if type(src) is dict:
         return validate(src, label or "board.json")
     name = label or src.rsplit("/", 1)[-1]
-    try:
-        f = open(src)
-    except OSError as e:
-        raise BoardError("%s: cannot open %s (%s)" % (name, src, e), ERR_MISSING)
-    try:
-        try:
-            d = json.load(f)
-        except ValueError as e:
-            raise BoardError("%s: not valid JSON (%s)" % (name, e), ERR_JSON)
-    finally:
-        f.close()
-    return validate(d, name)
+    return validate(read_json(src, name), name)

@@ -45,17 +45,7 @@ def load(path, label=None):
     """The board in ``path`` (checked by ``spit flash``, or validated in full here if the
     validator is present); raises BoardError with a message naming the file and the key."""
     name = label or path.rsplit("/", 1)[-1]
-    try:
-        f = open(path)
-    except OSError as e:
-        raise BoardError("%s: cannot open %s (%s)" % (name, path, e), ERR_MISSING)
-    try:
-        try:
-            d = json.load(f)
-        except ValueError as e:
-            raise BoardError("%s: not valid JSON (%s)" % (name, e), ERR_JSON)
-    finally:
-        f.close()
+    d = read_json(path, name)
     if type(d) is dict and d.get("checked") == 1:
         return short_check(d, name)
     try:
@@ -64,6 +54,21 @@ def load(path, label=None):
         raise BoardError("%s: not checked by `spit flash` (the board has no validator): flash it with "
                          "`spit flash --board FILE`" % name)
     return validate(d, name)
+
+
+def read_json(path, name):
+    """The parsed JSON in ``path``; BoardError (ERR_MISSING, ERR_JSON) naming ``name``."""
+    try:
+        f = open(path)
+    except OSError as e:
+        raise BoardError("%s: cannot open %s (%s)" % (name, path, e), ERR_MISSING)
+    try:
+        try:
+            return json.load(f)
+        except ValueError as e:
+            raise BoardError("%s: not valid JSON (%s)" % (name, e), ERR_JSON)
+    finally:
+        f.close()
 
 
 def short_check(d, name="board.json"):
