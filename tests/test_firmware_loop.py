@@ -9,7 +9,6 @@ correction gesture; a power cut in the middle of a log write.
 
 import json
 import os
-import subprocess
 import sys
 
 import pytest
@@ -280,13 +279,8 @@ def test_power_cut_mid_log_write_keeps_everything_before(table):
     assert device == rejudged[:len(device)]
 
 
-def test_micropython_unix_port_runs_the_firmware():
-    exe = os.path.join(ROOT, ".venv", "bin", "micropython")
-    if not os.path.exists(exe):
-        pytest.skip("no micropython unix port in .venv")
-    env = dict(os.environ, MICROPYPATH=".frozen:firmware:firmware/lib:.")
-    r = subprocess.run([exe, "tests/mp_firmware_check.py"], cwd=ROOT, env=env, capture_output=True,
-                       text=True, timeout=120)
+def test_micropython_unix_port_runs_the_firmware(run_mp):
+    r = run_mp("mp_firmware_check.py")
     assert r.returncode == 0 and "mp_firmware_check: OK" in r.stdout, r.stdout + r.stderr
 
 

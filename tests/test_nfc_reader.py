@@ -382,27 +382,14 @@ def test_slow_acks_on_the_board_never_show_reader_down():
 
 # ---- issue 8: no allocation per card or idle step ---------------------------------------
 
-def _run_micropython(*args):
-    import shutil
-    import subprocess
-    exe = os.path.join(ROOT, ".venv", "bin", "micropython")
-    if not os.path.exists(exe):
-        exe = shutil.which("micropython")
-    if not exe:
-        pytest.skip("micropython executable not found")
-    env = dict(os.environ, MICROPYPATH=".frozen:firmware:firmware/lib:.")
-    return subprocess.run([exe, "tests/mp_reader_heap_check.py"] + list(args), cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
-
-
-def test_readers_allocate_nothing_per_card_or_idle_step_under_heap_lock():
-    result = _run_micropython()
+def test_readers_allocate_nothing_per_card_or_idle_step_under_heap_lock(run_mp):
+    result = run_mp("mp_reader_heap_check.py", timeout=300)
     assert result.returncode == 0 and "mp_reader_heap_check: OK" in result.stdout, \
         result.stdout + result.stderr
 
 
-def test_reader_heap_check_catches_an_allocating_card_callback():
-    result = _run_micropython("--bad")
+def test_reader_heap_check_catches_an_allocating_card_callback(run_mp):
+    result = run_mp("mp_reader_heap_check.py", "--bad", timeout=300)
     assert result.returncode == 0 and "mp_reader_heap_check: caught" in result.stdout, \
         result.stdout + result.stderr
 

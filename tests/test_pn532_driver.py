@@ -1,8 +1,6 @@
 """PN532 driver (firmware/drivers) against the PN532 emulator over the fake SPI and I2C buses."""
 
 import os
-import shutil
-import subprocess
 import sys
 
 import pytest
@@ -292,15 +290,8 @@ def test_silent_reader_times_out_across_the_ms_wrap():
             r.close()
 
 
-def test_runs_under_the_micropython_unix_port():
-    exe = os.path.join(ROOT, ".venv", "bin", "micropython")
-    if not os.path.exists(exe):
-        exe = shutil.which("micropython")
-    if not exe:
-        pytest.skip("micropython executable not found")
-    env = dict(os.environ, MICROPYPATH=".frozen:firmware:firmware/lib:.")
-    result = subprocess.run([exe, "tests/mp_pn532_check.py"], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=120)
+def test_runs_under_the_micropython_unix_port(run_mp):
+    result = run_mp("mp_pn532_check.py")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "mp_pn532_check: OK" in result.stdout
 
