@@ -292,23 +292,8 @@ def races(per_dt, say):
 def engine_on_chip(say):
     """bench/engine_workload.py run on the emulated Pico by `mpremote run` (engine modules from
     the flashed board): ``(us per landing, bytes allocated per landing)``."""
-    import subprocess
-    from host_tools.rp2emu.emulator import Rp2Emulator
-    from host_tools.rp2emu.install import flashed_image
-    from host_tools.rp2emu.serial_pty import SerialPty
-    from host_tools.rp2emu.table import Rp2Table
-    with Rp2Emulator(fs_image=flashed_image("pico", "classic")) as emu:
-        table = Rp2Table(emu, "pico")
-        link = SerialPty(emu, runner=table.run_until_ns)
-        try:
-            table.run_until(1500 * MS)
-            proc = subprocess.Popen([sys.executable, "-m", "mpremote", "connect", link.path, "run",
-                                     os.path.join(REPO, "bench", "engine_workload.py")],
-                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-            link.serve(stop=lambda: proc.poll() is not None, seconds=900)
-            out = proc.communicate()[0].decode(errors="replace")
-        finally:
-            link.close()
+    from host_tools.rp2emu.board import run_script
+    out = run_script(os.path.join(REPO, "bench", "engine_workload.py"))
     for line in out.splitlines():
         if line.startswith("steady "):
             med_ns, alloc, events = (int(x) for x in line.split()[1:4])

@@ -9,8 +9,6 @@ Skipped, with the reason, when the emulated Pico is not available (see tests/tes
 """
 
 import os
-import subprocess
-import sys
 
 import pytest
 
@@ -24,26 +22,14 @@ MS = 1000
 
 
 def run_on_chip():
-    from host_tools.rp2emu.emulator import Rp2Emulator
-    from host_tools.rp2emu.install import flashed_image
-    from host_tools.rp2emu.serial_pty import SerialPty
-    from host_tools.rp2emu.table import Rp2Table
-    with Rp2Emulator(fs_image=flashed_image("pico", "classic")) as emu:
-        table = Rp2Table(emu, "pico")
-        link = SerialPty(emu, runner=table.run_until_ns)
-        try:
-            table.run_until(1500 * MS)
-            t = table.now_us
-            for k in range(400):   # 60 s of cards: more than the script's run
-                table.land_card(k % 2, bytes([4, 0x52, 0x48, k >> 8, k & 0xFF, 0, 1]),
-                                t + 300 * MS + k * 150 * MS, touch=False)
-            proc = subprocess.Popen([sys.executable, "-m", "mpremote", "connect", link.path, "run",
-                                     os.path.join(ROOT, "tests", "rp2_reader_heap.py")],
-                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-            link.serve(stop=lambda: proc.poll() is not None, seconds=900)
-            out = proc.communicate()[0].decode(errors="replace")
-        finally:
-            link.close()
+    from host_tools.rp2emu.board import run_script
+
+    def cards(table):
+        t = table.now_us
+        for k in range(400):   # 60 s of cards: more than the script's run
+            table.land_card(k % 2, bytes([4, 0x52, 0x48, k >> 8, k & 0xFF, 0, 1]),
+                            t + 300 * MS + k * 150 * MS, touch=False)
+    out = run_script(os.path.join(ROOT, "tests", "rp2_reader_heap.py"), schedule=cards)
     phases = {}
     for line in out.splitlines():
         words = line.split()

@@ -110,3 +110,26 @@ class FlashedPico:
 
     def close(self):
         self.emu.close()
+
+
+def run_script(script, board="pico", ruleset="classic", schedule=None, seconds=900):
+    """Boot the flashed referee on an emulated Pico, let ``schedule(table)`` put what the table
+    should do on its timeline, then run ``script`` on the chip by `mpremote run` (which stops
+    the referee first) and return what it printed."""
+    from host_tools.rp2emu.emulator import Rp2Emulator
+    from host_tools.rp2emu.install import flashed_image
+    from host_tools.rp2emu.serial_pty import SerialPty
+    from host_tools.rp2emu.table import Rp2Table
+    with Rp2Emulator(fs_image=flashed_image(board, ruleset)) as emu:
+        table = Rp2Table(emu, board)
+        link = SerialPty(emu, runner=table.run_until_ns)
+        try:
+            table.run_until(1500 * MS)
+            if schedule is not None:
+                schedule(table)
+            proc = subprocess.Popen([sys.executable, "-m", "mpremote", "connect", link.path, "run", script],
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            link.serve(stop=lambda: proc.poll() is not None, seconds=seconds)
+            return proc.communicate()[0].decode(errors="replace")
+        finally:
+            link.close()
