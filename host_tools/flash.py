@@ -11,7 +11,9 @@ Steps (``--dry-run`` prints the mpremote command lines instead of running them):
    (MicroPython only auto-runs ``main.py``). ``--source`` copies ``.py`` everywhere instead.
 2. Write the configs into the build dir: ``board.json`` checked on the PC by the firmware's full validator
    (``referee/board.py``, not installed: a bad board stops here with the key named) and normalised, marked
-   ``"checked": 1`` for the device's short check; ``ruleset.json`` (``--ruleset NAME`` or a JSON file).
+   ``"checked": 1`` for the device's short check; ``ruleset.json`` (``--ruleset NAME`` or a JSON file)
+   resolved on the PC by ``spit.rules`` (not installed either: a bad option stops here, named) with the
+   board's ``reorder_us``, and written with every value the referee reads, marked ``"checked": 1``.
 3. ``mpremote connect PORT exec <prepare> + fs cp ... + fs cp ...``: one session that creates the directories,
    removes old ``.py``/``.mpy`` modules from the firmware directories (a stale ``.py`` would shadow a new
    ``.mpy``), and copies firmware, ``board.json``, ``ruleset.json`` and ``cards.json``.
@@ -153,6 +155,27 @@ def checked_board(firmware_dir, board_path, board_data):
     return checked
 
 
+def checked_ruleset(firmware_dir, ruleset, board):
+    """``ruleset.json`` resolved on the PC by ``spit.rules`` (not installed on the board) with the
+    board's ``reorder_us`` (unless the options set it), as ``spit.rules.checked_config`` writes it
+    for the device's short check (``referee/boardfile.py`` ``load_ruleset``).  A bad ruleset is a
+    FlashError naming the option; the config as it is for a firmware tree without ``spit.rules``."""
+    import importlib
+    lib = os.path.join(firmware_dir, "lib")
+    if not os.path.isfile(os.path.join(firmware_dir, *PC_CHECKED[1].split("/"))):
+        return ruleset
+    sys.path.insert(0, lib)
+    try:
+        rules = importlib.import_module("spit.rules")
+        try:
+            rs = rules.from_config(ruleset, board.get("reorder_us") if isinstance(board, dict) else None)
+        except rules.RulesetError as e:
+            raise FlashError("ruleset %s: %s" % (ruleset.get("ruleset"), e))
+    finally:
+        sys.path.remove(lib)
+    return rules.checked_config(rs)
+
+
 def firmware_version(firmware_dir):
     """``__version__`` from lib/spit/__init__.py, read as text (no import)."""
     path = os.path.join(firmware_dir, "lib", "spit", "__init__.py")
@@ -185,9 +208,10 @@ def collect_firmware(firmware_dir):
 # Modules only the PC uses (log parsing/re-judging, rule descriptions, reading logs back).  Kept anyway while a
 # device module imports them (anywhere in its code), so a device import never breaks.
 HOST_ONLY = ("lib/spit/log.py", "lib/spit/describe.py", "referee/logread.py")
-# The board file's full validator: spit flash runs it on the PC and writes the checked board (``checked_board``);
-# the device loads that with a short check (referee/boardfile.py imports the validator only where it is present).
-PC_CHECKED = ("referee/board.py",)
+# The board file's full validator and the ruleset presets and checks: spit flash runs them on the PC and writes
+# the checked board and ruleset (``checked_board``, ``checked_ruleset``); the device loads those with a short
+# check (referee/boardfile.py imports the full ones only where they are present).
+PC_CHECKED = ("referee/board.py", "lib/spit/rules.py")
 # Device code for bring-up sessions, not for play: not installed, so it costs the board no flash and
 # no heap.  ``mpremote run`` sends it when needed (``spit enroll --board-port`` runs referee/enroll.py;
 # docs/hardware.md shows the reader probe, referee/nfc_probe.py).
@@ -259,7 +283,8 @@ def board_manifest(firmware_dir, board_data, firmware_files=None):
             skipped[rel] = "bring-up script (sent by mpremote run when needed)"
     for rel in PC_CHECKED:
         if rel in present:
-            skipped[rel] = "run on the PC: spit flash writes the checked board"
+            skipped[rel] = "run on the PC: spit flash writes the checked " + (
+                "board" if rel.startswith("referee/") else "ruleset")
     data = board_data if isinstance(board_data, dict) else {}
     for rel, section, key, value in BOARD_DRIVERS:
         conf = data.get(section)
@@ -458,7 +483,7 @@ def flash(options, err=None, out=None):
     name = board_name(board_path, board_data)
     board_checked = checked_board(firmware_dir, board_path, board_data)
     firmware_files, skipped = board_manifest(firmware_dir, board_data)
-    ruleset = ruleset_config(options.ruleset)
+    ruleset = checked_ruleset(firmware_dir, ruleset_config(options.ruleset), board_checked or board_data)
     if options.cards:
         check_card_map(options.cards)
 

@@ -76,6 +76,69 @@ def test_a_checked_board_missing_a_key_is_one_clear_error(tmp_path):
 def test_the_manifest_leaves_the_validator_and_bring_up_scripts_off_the_board():
     flash, _ = _modules()
     files, skipped = flash.board_manifest(FIRMWARE, raw_board())
-    for rel in ("referee/board.py", "referee/enroll.py", "referee/nfc_probe.py"):
+    for rel in ("referee/board.py", "lib/spit/rules.py", "referee/enroll.py", "referee/nfc_probe.py"):
         assert rel not in files and rel in skipped
     assert "referee/boardfile.py" in files
+
+
+# ---- the ruleset: resolved by spit flash on the PC, loaded with a short check ----------------
+
+def _attributes(rs):
+    return {k: v for k, v in vars(rs).items()}
+
+
+@pytest.mark.parametrize("name, options, board", [
+    ("classic", {}, "pico"), ("own_deck", {"jokers": 2}, "pico"), ("speed", {"wrap": "ace_only"}, "pico_i2c"),
+    ("tableau", {"piles": 3, "reorder_us": 7000}, "pico_3pile"), ("family", {"colours": "alternate"}, "pico")])
+def test_flash_writes_a_checked_ruleset_the_device_loads_without_spit_rules(name, options, board, tmp_path,
+                                                                           monkeypatch):
+    from spit.rules import from_config
+    flash, boardfile = _modules()
+    board_checked = flash.checked_board(FIRMWARE, board + ".json", raw_board(board))
+    config = {"ruleset": name, "options": options}
+    written = flash.checked_ruleset(FIRMWARE, config, board_checked)
+    assert written["checked"] == 1
+    path = tmp_path / "ruleset.json"
+    path.write_text(json.dumps(written))
+    monkeypatch.setitem(sys.modules, "spit.rules", None)   # the device: spit.rules not installed
+    got = boardfile.load_ruleset(str(path))
+    monkeypatch.undo()
+    want = from_config(config, board_checked["reorder_us"])   # the board's reorder_us unless set
+    assert _attributes(got) == _attributes(want)
+    assert got.reorder_us == options.get("reorder_us", board_checked["reorder_us"])
+
+
+def test_the_device_checks_every_value_the_engine_reads():
+    from spit.rules import make_ruleset
+    _, boardfile = _modules()
+    assert set(boardfile.RULESET_VALUES) == set(_attributes(make_ruleset("classic"))) - {"name", "options"}
+
+
+def test_flash_refuses_a_bad_ruleset_naming_the_option():
+    flash, _ = _modules()
+    with pytest.raises(flash.FlashError, match=r"ruleset classic: option 'wrap': 'sometimes' is not one of"):
+        flash.checked_ruleset(FIRMWARE, {"ruleset": "classic", "options": {"wrap": "sometimes"}}, {})
+
+
+def test_bad_ruleset_files_are_one_clear_error_with_blink_code_6(tmp_path, monkeypatch):
+    flash, boardfile = _modules()
+    path = tmp_path / "ruleset.json"
+    written = flash.checked_ruleset(FIRMWARE, {"ruleset": "classic", "options": {}}, {})
+    del written["values"]["tie_window_us"]
+    cases = [(None, "ruleset.json: missing (spit flash writes it"),
+             ("{", "ruleset.json: not valid JSON"),
+             (json.dumps(written), "ruleset.json: values.tie_window_us: missing or not an integer"),
+             ('{"ruleset": "classic", "checked": 1}', 'expected "ruleset", "options" and "values"'),
+             ('{"ruleset": "nope"}', "ruleset.json: unknown ruleset 'nope'")]
+    for text, words in cases:
+        if text is None:
+            path.unlink() if path.exists() else None
+        else:
+            path.write_text(text)
+        with pytest.raises(boardfile.BoardError) as e:
+            boardfile.load_ruleset(str(path))
+        assert words in str(e.value) and e.value.code == 6
+    monkeypatch.setitem(sys.modules, "spit.rules", None)   # a hand-written file on the device
+    path.write_text('{"ruleset": "classic", "options": {}}')
+    with pytest.raises(boardfile.BoardError, match="ruleset.json: not checked by `spit flash`"):
+        boardfile.load_ruleset(str(path))

@@ -2,7 +2,7 @@
 
 import pytest
 
-from spit.cardmap import CardMapError, _KEY_MASK, _key, load_cardmap, uid_hex
+from spit.cardmap import CardMap, CardMapError, load_cardmap, uid_hex
 from spit.cards import parse_card
 
 
@@ -18,18 +18,37 @@ def test_lookup_finds_4_7_and_10_byte_uids_and_the_owner():
     assert not cm.lookup(bytes.fromhex("04A1B2C4"), 4) and cm.card == -1
 
 
-def test_same_key_different_uid_is_told_apart():
-    cm = load_cardmap({"cardmap": 1, "cards": {"04000001": "2C"}})
-    other = bytes.fromhex("04000002")
-    cm._by_key[_key(other, 4)] = cm._by_key[_key(bytes.fromhex("04000001"), 4)]   # force a collision
-    assert not cm.lookup(other, 4)
+def test_bytes_that_straddle_two_slots_are_no_uid():
+    # Slot 0 ends with ...0102 0304 padding, slot 1 starts with its length byte: a 4-byte UID
+    # whose bytes appear inside the slots but not at a slot's start is unknown.
+    cm = load_cardmap({"cardmap": 1, "cards": {"04040506": "2C", "07010203040506": "3C"}})
+    assert not cm.lookup(bytes.fromhex("04050600"), 4)        # inside slot 0 after its length
+    assert not cm.lookup(bytes.fromhex("01020304"), 4)        # inside slot 1 (a 7-byte UID)
+    assert cm.lookup(bytes.fromhex("07010203040506"), 7) and cm.card == parse_card("3C")
+    assert not cm.lookup(bytes.fromhex("0701020304"), 5) and not cm.lookup(b"", 0)
 
 
-def test_key_arithmetic_stays_a_small_int_on_the_rp2040():
-    # The RP2040's small ints are 31-bit (below 2**30): h * 31 + byte must stay below that for
-    # every key, or each read allocates a big int (256 B per card measured on the chip).
-    assert _KEY_MASK * 31 + 255 < 2 ** 30
-    assert 0 <= _key(b"\xff" * 10, 10) <= _KEY_MASK
+def test_a_map_past_its_capacity_grows():
+    cm = CardMap(1)
+    for i, code in enumerate(("AC", "2C", "3C")):
+        cm.add("0400000%d" % i, code + "@0")
+    assert cm.count == 3
+    assert cm.lookup(bytes.fromhex("04000002"), 4) and (cm.card, cm.owner) == (parse_card("3C"), 0)
+
+
+def test_a_whole_own_deck_map_is_about_a_kilobyte_per_deck():
+    # The card map stays in RAM during play: two 52-card decks with 7-byte UIDs.
+    cards = {}
+    for owner in (0, 1):
+        for s in "CDHS":
+            for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"):
+                cards["04%02X%02X%02X112233" % (owner, "CDHS".index(s), len(cards))] = "%s%s@%d" % (r, s, owner)
+    cm = load_cardmap({"cardmap": 1, "cards": cards})
+    assert cm.count == 104
+    assert len(cm._uids) + len(cm._values) <= 104 * 12
+    for uid, value in cards.items():
+        assert cm.lookup(bytes.fromhex(uid), 7)
+        assert (cm.card, cm.owner) == (parse_card(value[:-2]), int(value[-1]))
 
 
 @pytest.mark.parametrize("cards, words", [

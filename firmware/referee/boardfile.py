@@ -1,4 +1,5 @@
-"""The board file on the device (``/board.json``): load it, a short check, boot-error blinks.
+"""The board and ruleset files on the device (``/board.json``, ``/ruleset.json``): load them
+with a short check; boot-error blinks.
 
 ``spit flash`` checks the board file on the PC with the full validator (``referee/board.py``,
 which names the bad key: ``players[1].slap[0]: pin 40 is not a Pico GPIO (0-29)``) and writes
@@ -10,6 +11,13 @@ a PC), and otherwise refused with one line saying to run ``spit flash``.
 
 ``load(path)`` returns the board dict or raises ``BoardError`` whose ``code`` is the LED blink
 code shown by ``blink_code`` (2 missing, 3 bad JSON, 4 bad content).
+
+The ruleset likewise: ``spit flash`` resolves it on the PC (``spit.rules``: presets, options
+and their checks, not installed on the board) and writes it marked ``"checked": 1`` with
+``values``, every attribute the referee reads; ``load_ruleset`` sets those on a
+``spit.legal.Ruleset`` once each is there and an integer.  An unchecked file is resolved in
+full where ``spit.rules`` is present, and otherwise refused with one line saying to run
+``spit flash``.  Its errors are ``BoardError`` with code ``ERR_RULESET``.
 """
 
 import json
@@ -25,6 +33,7 @@ ERR_MISSING = const(2)  # board.json missing or unreadable
 ERR_JSON = const(3)  # not valid JSON
 ERR_INVALID = const(4)  # valid JSON, wrong content
 ERR_HARDWARE = const(5)  # board valid but a device failed at init (set by the caller)
+ERR_RULESET = const(6)  # ruleset.json missing or invalid
 
 # What the firmware reads from a checked board (referee/board.py ``validate`` writes them all).
 _KEYS = ("name", "piles", "debounce_ms", "stable_ms", "reorder_us", "status_led", "loop_pin", "nfc",
@@ -54,6 +63,50 @@ def load(path, label=None):
         raise BoardError("%s: not checked by `spit flash` (the board has no validator): flash it with "
                          "`spit flash --board FILE`" % name)
     return validate(d, name)
+
+
+# The Ruleset attributes the engine reads (spit.rules ``checked_config`` writes them all).
+RULESET_VALUES = ("wrap", "alternate_colours", "joker_next", "slap", "round_end", "mode", "stock_cards",
+                  "jokers", "piles", "stocks", "slow_spit_ms", "points_target", "timer_ms",
+                  "rounds_in_a_row", "row", "speed_side", "tie_window_us", "race_window_us",
+                  "countdown_ms", "reorder_us", "touch_match_us", "relist_us", "slap_window_ms")
+
+
+def load_ruleset(path, reorder_us=None, name="ruleset.json"):
+    """The ``Ruleset`` in ``path``; ``reorder_us``: the board's, for an unchecked file.
+    Raises BoardError (code ERR_RULESET) naming the file and what to fix."""
+    try:
+        d = read_json(path, name)
+    except BoardError as e:
+        if e.code == ERR_MISSING:
+            e.msg = '%s: missing (spit flash writes it: {"ruleset": "classic", "options": {}})' % name
+        e.code = ERR_RULESET
+        raise
+    if type(d) is dict and d.get("checked") == 1:
+        from spit.legal import Ruleset
+        values = d.get("values")
+        if type(values) is not dict or type(d.get("options")) is not dict or type(d.get("ruleset")) is not str:
+            raise BoardError('%s: expected "ruleset", "options" and "values" (run `spit flash` again)'
+                             % name, ERR_RULESET)
+        rs = Ruleset()
+        rs.name = d["ruleset"]
+        rs.options = d["options"]
+        for k in RULESET_VALUES:
+            v = values.get(k)
+            if type(v) is not int and type(v) is not bool:
+                raise BoardError("%s: values.%s: missing or not an integer (run `spit flash` again)"
+                                 % (name, k), ERR_RULESET)
+            setattr(rs, k, v)
+        return rs
+    try:
+        from spit.rules import from_config
+    except ImportError:
+        raise BoardError("%s: not checked by `spit flash` (the board has no ruleset validator): "
+                         "flash it with `spit flash --ruleset NAME`" % name, ERR_RULESET)
+    try:
+        return from_config(d, reorder_us)
+    except ValueError as e:
+        raise BoardError("%s: %s" % (name, e), ERR_RULESET)
 
 
 def read_json(path, name):

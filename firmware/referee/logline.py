@@ -9,15 +9,22 @@ Each call writes one JSON line ending in ``\\n`` at ``buf[p:]`` and returns its 
 caller keeps ``MAX_LINE`` bytes free.  The text is the one ``spit.notation`` gives
 (``event_items`` / ``verdict_items``, keys in that order, fields holding -1 left out), built
 from the same tables: their text is copied once into one blob here, and a line is only
-byte stores into ``buf`` (and slice stores, which take no heap on MicroPython), so
+byte stores into ``buf`` (pieces copied by ``drivers.byteloops.copy_into``), so
 the firmware can echo and log lines in the middle of play with no garbage and no GC pause.
 ``t`` is written from the session time pair ``(ms, us)`` as ``ms`` then ``us`` on three
 digits: ``ms * 1000 + us`` would be a big int on the RP2040 after 17.9 minutes.
 """
 
+from array import array
+
 from micropython import const
 
 from spit.cards import JOKER, is_card
+
+try:   # a piece's bytes copied into the line (viper: ~0.2 us a byte on the RP2040)
+    from drivers.byteloops import copy_into
+except (ValueError, SyntaxError):   # native code for another CPU (a unix-port board), or
+    from drivers.byteloops_py import copy_into   # a PC's micropython package (no viper)
 
 MAX_LINE = const(200)   # longest line (an error verdict with a card and a 10-byte UID: ~150)
 
@@ -62,10 +69,10 @@ def _put_int(buf, p, v):
 
 class LineFormat:
     """Every piece of text a line can hold (``, "pile": ``, ``"accept"``, a rank ...) is kept
-    once in one ``bytes`` blob, seen through one memoryview per piece (``_views[k]``: a slice
-    store of it into the line takes no heap), and the verdict and event layouts are small
-    byte arrays of piece ids: about 3 KB of heap for every table, built at boot from
-    ``spit.notation`` (which need not stay loaded)."""
+    once in one ``bytes`` blob, piece ``k`` at ``_at[k]:_at[k + 1]`` (copied into the line by
+    ``copy_into``: no slice object, no heap), and the verdict and event layouts are small
+    byte arrays of piece ids: about 1.5 KB of heap for every table (a memoryview per piece
+    took 3.5 KB more), built at boot from ``spit.notation`` (which need not stay loaded)."""
 
     def __init__(self):
         from spit import notation as N   # (boot only: the app drops it from sys.modules)
@@ -155,20 +162,19 @@ class LineFormat:
         self._not_card = N._NOT_CARD_ERRORS   # errors whose value is never a card (a tuple)
         if len(pieces) > 255:
             raise ValueError("log line pieces")
-        text = memoryview("".join(pieces).encode())
-        views = []
-        n = 0
+        self._text = "".join(pieces).encode()
+        at = array("H", bytes(2 * len(pieces) + 2))
         for k in range(len(pieces)):
-            views.append(text[n:n + len(pieces[k])])
-            n += len(pieces[k])
-        self._views = tuple(views)
+            at[k + 1] = at[k] + len(pieces[k].encode())
+        self._at = at
 
     # ---- pieces -------------------------------------------------------------------------
     def _piece(self, buf, p, k):
-        v = self._views[k]
-        n = p + len(v)
-        buf[p:n] = v
-        return n
+        at = self._at
+        s = at[k]
+        n = at[k + 1] - s
+        copy_into(buf, p, self._text, s, n)
+        return p + n
 
     def _start(self, buf, p, ms, us):
         p = self._piece(buf, p, self._start_text)

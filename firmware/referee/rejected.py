@@ -12,9 +12,9 @@ read there, is that sign.
     rejected.forget_now(pile, reader)       # the pile's next event: reader.forget(uid)
 
 Everything is preallocated: ``_SLOTS`` reads per pile (a verdict comes within
-``touch_match_us`` of its read, long before 8 more cards land on that pile), and for each
-slot one memoryview per ISO 14443A UID length, so handing a UID to the reader allocates
-nothing.
+``touch_match_us`` of its read, long before 8 more cards land on that pile), and one UID
+buffer per ISO 14443A UID length (4, 7, 10 bytes) that a slot's UID is copied into to hand it
+to the reader (which only compares it), so forgetting allocates nothing.
 """
 
 from micropython import const
@@ -25,19 +25,10 @@ _SLOT = const(12)      # card, UID length (0 = empty), UID (up to 10 bytes)
 
 class RejectedUids:
     def __init__(self, piles):
-        self._mem = []
-        self._views = []
+        self._mem = [bytearray(_SLOTS * _SLOT) for _ in range(piles)]
+        self._uids = (bytearray(4), bytearray(7), bytearray(10))
         self._next = bytearray(piles)
         self.pending = bytearray(piles)   # per pile: bit mask of slots to forget (0: none)
-        for _ in range(piles):
-            mem = bytearray(_SLOTS * _SLOT)
-            mv = memoryview(mem)
-            self._mem.append(mem)
-            views = []
-            for s in range(_SLOTS):
-                base = s * _SLOT + 2
-                views.append((mv[base:base + 4], mv[base:base + 7], mv[base:base + 10]))
-            self._views.append(views)
 
     def keep(self, pile, card, uid):
         """Card ``card`` was read on ``pile`` with ``uid`` (other lengths than 4/7/10 are
@@ -75,9 +66,14 @@ class RejectedUids:
         mem = self._mem[pile]
         for s in range(_SLOTS):
             if pending & (1 << s):
-                n = mem[s * _SLOT + 1]
-                reader.forget(self._views[pile][s][0 if n == 4 else (1 if n == 7 else 2)])
-                mem[s * _SLOT + 1] = 0
+                base = s * _SLOT
+                n = mem[base + 1]
+                if n:
+                    uid = self._uids[0 if n == 4 else (1 if n == 7 else 2)]
+                    for i in range(n):
+                        uid[i] = mem[base + 2 + i]
+                    reader.forget(uid)
+                mem[base + 1] = 0
         self.pending[pile] = 0
 
     def clear(self):

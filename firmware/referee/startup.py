@@ -10,14 +10,13 @@ from micropython import const
 
 from spit.cardmap import read_cardmap, CardMapError
 from spit.clock import SessionClock
-from spit.rules import make_ruleset, RulesetError, MODE_OWN_DECK
+from spit.legal import MODE_OWN_DECK
 from drivers.input_ring import InputRing
 from referee import sources
-from referee.boardfile import load as load_board, BoardError, ERR_HARDWARE
+from referee.boardfile import load as load_board, load_ruleset, BoardError, ERR_HARDWARE, ERR_RULESET
 from referee.corrections import Corrections
 from referee.rejected import RejectedUids
 
-ERR_RULESET = const(6)     # blink code: /ruleset.json missing or invalid
 ERR_CARDS = const(7)       # blink code: /cards.json missing or invalid
 
 
@@ -48,9 +47,9 @@ def load_configs(app):
         raise BootError("board", e.msg, e.code, status_led(None))
     led = status_led(app.board)
     try:
-        app.rules = _load_ruleset(app, root + "ruleset.json")
-    except (RulesetError, ValueError, OSError) as e:
-        raise BootError("ruleset", "ruleset.json: %s" % e, ERR_RULESET, led)
+        app.rules = load_ruleset(root + "ruleset.json", app.board.get("reorder_us"))
+    except BoardError as e:
+        raise BootError("ruleset", e.msg, e.code, led)
     if app.rules.piles != app.board["piles"]:
         raise BootError("ruleset", "ruleset.json: the ruleset plays on %d piles, board %s has %d"
                         % (app.rules.piles, app.board["name"], app.board["piles"]), ERR_RULESET, led)
@@ -69,27 +68,6 @@ def status_led(board):
         return status_led(board)
     except Exception:  # noqa: BLE001 - no LED is no reason to hide the real error
         return None
-
-
-def _load_ruleset(app, path):
-    import json
-    try:
-        f = open(path)
-    except OSError:
-        raise ValueError("missing (spit flash writes it: {\"ruleset\": \"classic\", \"options\": {}})")
-    try:
-        d = json.load(f)
-    finally:
-        f.close()
-    if type(d) is not dict:
-        raise ValueError("expected {\"ruleset\": NAME, \"options\": {...}}")
-    options = d.get("options")
-    ro = app.board.get("reorder_us") if app.board else None
-    if ro is not None and not (type(options) is dict and "reorder_us" in options):
-        # The board's sensing (touch sensors or not) decides how long to hold events.
-        options = dict(options) if type(options) is dict else {}
-        options["reorder_us"] = ro
-    return make_ruleset(d.get("ruleset", "classic"), options)
 
 
 def build(app):
@@ -169,3 +147,6 @@ def selftest(app):
         app.leds.off()
     if app.buzzer is not None:
         app.buzzer.play(app.buzzer.READY)
+    # The last boot step: play reads only the board's name (the session log's header); the
+    # rest of the board dict (2-3 KB of heap) goes now that every device is built.
+    app.board = {"name": app.board["name"]}

@@ -5,7 +5,7 @@ File format (docs/architecture.md)::
     {"cardmap": 1, "cards": {"04A1B2C3D4E5F6": "QH", "04A1B2C3D4E5F7": "QH@1"}}
 
 UIDs are upper-case hex (4, 7 or 10 bytes).  ``CardMap.lookup(uid_bytes, n)`` is what the
-firmware calls per read: it hashes the raw UID bytes without building a hex string.
+firmware calls per read: it finds the raw UID bytes without building a hex string.
 """
 
 import json
@@ -30,23 +30,20 @@ def uid_hex(uid, n=-1):
     return "".join("%02X" % uid[i] for i in range(n))
 
 
-# Keys stay below 2**22, so ``h * 31 + byte`` stays below 2**27: a small int on the RP2040
-# (31-bit), nothing allocated per read.  (A 30-bit mask made ``h * 31`` a big int there, 256 B
-# of heap per card, which the 64-bit unix port cannot show.)
-_KEY_MASK = const(0x3FFFFF)
-
-
-def _key(uid, n):
-    # A small-int key of the UID bytes (collisions are resolved by comparing bytes).
-    h = n
-    for i in range(n):
-        h = (h * 31 + uid[i]) & _KEY_MASK
-    return h
+_SLOT = const(11)   # one card's UID: its length byte, then up to 10 bytes (zero padded)
 
 
 class CardMap:
-    def __init__(self):
-        self._by_key = {}    # key -> list of (uid bytes, card, owner)
+    """The map in two preallocated arrays (no object per card: about 12 bytes a card, 0.7 KB
+    for a deck): ``_uids`` holds one ``_SLOT``-byte slot per card, ``_values`` its card and
+    owner (``card | (owner + 1) << 6``: cards are below 64).  A lookup copies the read UID
+    behind its length byte into a needle kept for that length and lets ``bytearray.find``
+    (C code) search the slots: no hashing in Python, nothing allocated."""
+
+    def __init__(self, capacity=0):
+        self._uids = bytearray(capacity * _SLOT)
+        self._values = bytearray(capacity)
+        self._needles = (bytearray(5), bytearray(8), bytearray(11))   # UIDs of 4, 7, 10 bytes
         self.count = 0
         self.card = -1       # results of the last lookup
         self.owner = -1
@@ -79,36 +76,51 @@ class CardMap:
             card = parse_card(code)
         except CardError as e:
             raise CardMapError("UID %s: %s" % (u, e))
-        k = _key(raw, len(raw))
-        bucket = self._by_key.get(k)
-        if bucket is None:
-            bucket = []
-            self._by_key[k] = bucket
-        for entry in bucket:
-            if entry[0] == raw:
-                raise CardMapError("UID %s is in the card map twice" % u)
-        bucket.append((raw, card, owner))
-        self.count += 1
+        if self._slot(raw, len(raw)) >= 0:
+            raise CardMapError("UID %s is in the card map twice" % u)
+        i = self.count
+        if i == len(self._values):   # past the capacity given: grow (boot only)
+            self._uids.extend(bytes(_SLOT))
+            self._values.append(0)
+        base = i * _SLOT
+        self._uids[base] = len(raw)
+        self._uids[base + 1:base + 1 + len(raw)] = raw
+        self._values[i] = card | (owner + 1) << 6
+        self.count = i + 1
+
+    def _slot(self, uid, n):
+        """The slot holding the first n bytes of ``uid``, or -1."""
+        if n == 4:
+            needle = self._needles[0]
+        elif n == 7:
+            needle = self._needles[1]
+        elif n == 10:
+            needle = self._needles[2]
+        else:
+            return -1
+        needle[0] = n
+        for i in range(n):
+            needle[i + 1] = uid[i]
+        uids = self._uids
+        end = self.count * _SLOT
+        at = uids.find(needle)
+        while at >= 0:
+            if at % _SLOT == 0:   # (a match inside a slot is not a UID)
+                return at // _SLOT if at < end else -1
+            at = uids.find(needle, at + 1)
+        return -1
 
     def lookup(self, uid, n):
         """Find the first n bytes of ``uid``; sets ``card``/``owner`` and returns True if known."""
-        bucket = self._by_key.get(_key(uid, n))
-        if bucket is not None:
-            for entry in bucket:
-                raw = entry[0]
-                if len(raw) == n:
-                    same = True
-                    for i in range(n):
-                        if raw[i] != uid[i]:
-                            same = False
-                            break
-                    if same:
-                        self.card = entry[1]
-                        self.owner = entry[2]
-                        return True
-        self.card = -1
-        self.owner = -1
-        return False
+        i = self._slot(uid, n)
+        if i < 0:
+            self.card = -1
+            self.owner = -1
+            return False
+        v = self._values[i]
+        self.card = v & 63
+        self.owner = (v >> 6) - 1
+        return True
 
 
 def load_cardmap(obj):
@@ -120,8 +132,8 @@ def load_cardmap(obj):
             raise CardMapError("card map is not valid JSON: %s" % e)
     if not isinstance(obj, dict) or obj.get("cardmap") != 1 or not isinstance(obj.get("cards"), dict):
         raise CardMapError('card map must look like {"cardmap": 1, "cards": {"UID": "QH", ...}}')
-    cm = CardMap()
     cards = obj["cards"]
+    cm = CardMap(len(cards))
     for uid in cards:
         cm.add(uid, cards[uid])
     return cm

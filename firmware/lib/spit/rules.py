@@ -4,6 +4,10 @@ A ``Ruleset`` is a plain object whose attributes the referee reads in its per-ev
 (small ints and bools only).  ``make_ruleset(name, options)`` validates everything and raises
 ``RulesetError`` naming the bad option.  The ``Ruleset`` class and ``fits()`` (the legality
 test of R-CARD-2..5) live in ``spit.legal``, which is all the referee imports at play time.
+
+This module is not installed on the board: ``spit flash`` resolves ``ruleset.json`` here
+(``from_config``) and writes the result (``checked_config``), which the device loads with a
+short check (``referee/rulesetfile.py``).
 """
 
 from spit.legal import (Ruleset, fits, WRAP_BOTH, WRAP_ACE_ONLY, WRAP_NONE, MODE_TABLEAU,  # noqa: F401
@@ -120,3 +124,28 @@ def _check_option(key, value):
     raise RulesetError("unknown option %r" % (key,))
 
 
+
+
+def from_config(config, reorder_us=None):
+    """The ruleset of a ``ruleset.json`` object ``{"ruleset": NAME, "options": {...}}``;
+    ``reorder_us``: the board's (touch sensors or not decide how long to hold events), used
+    unless the options set it."""
+    if type(config) is not dict:
+        raise RulesetError("expected {\"ruleset\": NAME, \"options\": {...}}")
+    options = config.get("options")
+    if reorder_us is not None and not (type(options) is dict and "reorder_us" in options):
+        options = dict(options) if type(options) is dict else {}
+        options["reorder_us"] = reorder_us
+    return make_ruleset(config.get("ruleset", "classic"), options)
+
+
+def checked_config(rs):
+    """What ``spit flash`` writes to the board's ``ruleset.json`` for ``rs``: the name and
+    canonical options (the log header), marked ``"checked": 1``, and ``values``: every
+    attribute the referee reads, ready to set."""
+    values = {}
+    for key in _INTS:
+        values[key] = getattr(rs, key)
+    for key in ("wrap", "alternate_colours", "joker_next", "slap", "round_end", "mode", "stock_cards"):
+        values[key] = getattr(rs, key)
+    return {"ruleset": rs.name, "options": rs.options, "checked": 1, "values": values}
