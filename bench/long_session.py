@@ -24,7 +24,8 @@ from spit import verdicts as V  # noqa: E402
 from spit.cards import format_card, parse_card  # noqa: E402
 from spit.log import parse_event  # noqa: E402
 from spit.intake import EV_TICK  # noqa: E402
-from spit.notation import verdict_items, items_json, header_line  # noqa: E402
+from spit.notation import header_line  # noqa: E402
+from spit.words import verdict_items, items_json  # noqa: E402
 from spit.referee import Referee, PH_OVER  # noqa: E402
 from spit.rules import make_ruleset  # noqa: E402
 

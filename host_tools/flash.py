@@ -3,7 +3,8 @@
 Steps (``--dry-run`` prints the mpremote command lines instead of running them):
 
 1. Take the board's manifest (``board_manifest``): every file below ``firmware/`` except the host-only
-   modules (``lib/spit/log.py``, ``describe.py``, ``referee/logread.py``), the bring-up scripts sent by
+   modules (``lib/spit/log.py``, ``describe.py``, ``words.py``, ``referee/logread.py``), the PC-checked ones
+   (``referee/board.py``, ``lib/spit/rules.py``: see step 2), the bring-up scripts sent by
    ``mpremote run`` when needed (``referee/enroll.py``, ``referee/nfc_probe.py``) and the drivers of other boards (``pn532_spi``/``pn532_i2c`` by
    the board's ``nfc.bus``, ``led_strip``/``gpio_leds`` by its ``leds.type``), unless a kept module imports them.
    Compile each ``.py`` of it into the build dir (default ``build/mpy/``), keeping the tree:
@@ -207,7 +208,7 @@ def collect_firmware(firmware_dir):
 
 # Modules only the PC uses (log parsing/re-judging, rule descriptions, reading logs back).  Kept anyway while a
 # device module imports them (anywhere in its code), so a device import never breaks.
-HOST_ONLY = ("lib/spit/log.py", "lib/spit/describe.py", "referee/logread.py")
+HOST_ONLY = ("lib/spit/log.py", "lib/spit/describe.py", "lib/spit/words.py", "referee/logread.py")
 # The board file's full validator and the ruleset presets and checks: spit flash runs them on the PC and writes
 # the checked board and ruleset (``checked_board``, ``checked_ruleset``); the device loads those with a short
 # check (referee/boardfile.py imports the full ones only where they are present).

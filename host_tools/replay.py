@@ -24,7 +24,7 @@ except ImportError:  # running from a checkout: the engine lives in firmware/lib
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                     "firmware", "lib"))
 
-from spit.notation import items_json
+from spit.words import items_json
 from host_tools.replay_stream import StreamJudge, Matcher, shown
 from host_tools.replay_text import Timeline, RoundTally, describe, summary, mismatch_text, timeline  # noqa: F401
 from host_tools.replay_text import fmt_time, fmt_ms, plural, REASON_WORDS, ERROR_WORDS  # noqa: F401

@@ -4,7 +4,7 @@
 collecting points turned into callbacks: the referee's verdicts, bad lines and the device's
 verdict lines go straight to their consumers instead of into lists, so memory does not grow
 with the log.  Device verdict lines that the device wrote in the log's canonical form (it always
-does, with ``spit.notation.items_json``) are matched by their text without being parsed.
+does, with ``spit.words.items_json``) are matched by their text without being parsed.
 
 :class:`Matcher` pairs the device's verdicts with the re-judged ones by ``t``.  A time that has
 both sides equal is forgotten at once; what is left over at a time more than ``HORIZON_US``
@@ -23,7 +23,8 @@ from spit.log import Rejudge, parse_header, parse_event, LogError
 from spit.intake import EV_TICK
 from spit.referee import Referee
 from spit.rules import make_ruleset, RulesetError
-from spit.notation import verdict_items, items_json, ERROR_NAMES
+from spit.notation import ERROR_NAMES
+from spit.words import verdict_items, items_json
 
 # Verdicts only the firmware can produce (nothing in the log's events shows them again).
 DEVICE_ONLY_ERRORS = ("unknown_uid", "reader_down", "overflow")

@@ -4,7 +4,7 @@ Everything here works on one verdict at a time, so ``spit replay`` can print as 
 """
 
 from spit import verdicts as V
-from spit.notation import REASON_NAMES
+from spit.verdicts import REASON_NAMES
 
 PILE_VERDICTS = ("spit", "accept", "illegal", "late", "tie", "early", "undo", "resync")
 

@@ -36,7 +36,7 @@ def verdict_lines(lines):
 
 def main():
     from spit.log import rejudge
-    from spit.notation import items_json
+    from spit.words import items_json
     t = VirtualTable(start_us=(1 << 30) - 3_500_000)
     try:
         wrap_at = (1 << 30) - t.t0

@@ -7,7 +7,7 @@ Every ``test_*`` module runs in its own interpreter (started with ``os.system``)
 interned names are never freed and would otherwise add up across files.  ``--heap`` is the
 engine's cap: the engine modules as the firmware loads them (``ENGINE``), the referee and the
 game.  The test code shares the heap but never runs on the chip (the test module, ``table.py``,
-``spit.notation`` for the verdict dicts of the assertions), so a first interpreter with a large
+``spit.words`` for the verdict dicts of the assertions), so a first interpreter with a large
 heap measures what importing it takes on top of the engine, and the test interpreter gets
 ``--heap`` plus that (bench/README.md, "Heap caps on the unix port").
 ``test_host_*`` modules test host-side jobs (re-judging logs with ``spit.log``, which keeps

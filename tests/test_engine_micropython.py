@@ -92,7 +92,7 @@ def test_sample_log_rejudges_to_the_checked_in_verdicts_under_micropython(tmp_pa
     _build(dest)
     script = (
         "from spit.log import Rejudge\n"
-        "from spit.notation import items_json\n"
+        "from spit.words import items_json\n"
         "r = Rejudge()\n"
         "f = open('examples/sample.spitlog')\n"
         "for line in f:\n"

@@ -26,7 +26,7 @@ FIRMWARE_ONLY = ("unknown_uid", "reader_down", "overflow")   # errors with no in
 
 def device_and_rejudged(lines):
     from spit.log import rejudge
-    from spit.notation import items_json
+    from spit.words import items_json
     device = [json.loads(line) for line in lines if '"verdict"' in line]
     device = [v for v in device if not (v["verdict"] == "error" and v["reason"] in FIRMWARE_ONLY)]
     r = rejudge(lines)

@@ -13,7 +13,8 @@ import pytest
 from spit import verdicts as V
 from spit.cards import JOKER, parse_card
 from spit.intake import EVENT_NAMES, EV_TICK
-from spit.notation import ERROR_NAMES, VERDICT_NAMES, event_items, verdict_items
+from spit.notation import ERROR_NAMES, VERDICT_NAMES
+from spit.words import event_items, verdict_items
 
 from referee.logline import LineFormat, MAX_LINE
 

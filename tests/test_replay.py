@@ -29,7 +29,7 @@ from host_tools import cli, replay  # noqa: E402
 from spit.log import rejudge  # noqa: E402
 
 try:
-    from spit.notation import items_json  # noqa: E402
+    from spit.words import items_json  # noqa: E402
 except ImportError:
     from spit.verdicts import items_json  # noqa: E402
 

@@ -105,7 +105,7 @@ def test_log_rejudges_to_the_live_verdicts(ruleset, options):
     replay = rejudge_lines(result.lines)
     assert replay.problems == []
     assert replay.mismatches == []
-    from spit.notation import items_json
+    from spit.words import items_json
     assert [items_json(items) for _line, items in replay.rejudge.verdicts] == verdict_lines(result.lines)
 
 

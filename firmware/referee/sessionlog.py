@@ -6,7 +6,7 @@ verdicts again.  Two details keep that true:
 
 * ``t`` is formatted from the session time pair ``(ms, us)`` as ``"%d%03d"`` (``"%d"`` when
   ms is 0), never as ``ms * 1000 + us``: that product is a heap-allocated big int on the
-  RP2040 after 17.9 minutes.  (``spit.notation.micros`` does build it, so verdict fields are
+  RP2040 after 17.9 minutes.  (``spit.words.micros`` does build it, so verdict fields are
   taken from ``verdict_items`` with a zero time and the time is put in here.)
 * The device also advances the engine with the loop's clock (its horizon ``H``), while a
   re-judge only knows the times written to the log.  Two things depend on the horizon: an

@@ -16,7 +16,7 @@ Plain Python, MicroPython-compatible.
 
 from spit.intake import EV_TOUCH, EV_CARD, EV_TICK
 from spit.log import event_items, header_line
-from spit.notation import items_json, verdict_items
+from spit.words import items_json, verdict_items
 from spit.referee import Referee
 from spit.rules import MODE_OWN_DECK
 

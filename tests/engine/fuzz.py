@@ -164,7 +164,7 @@ def run_log(seed, n_lines=40, deep_max=3000):
     """Re-judge one random log (bad headers, out-of-range ints, wrong JSON types, nesting up to
     ``deep_max`` deep); returns (checksum over the verdict lines, verdict count)."""
     from spit.log import rejudge
-    from spit.notation import items_json
+    from spit.words import items_json
     rng = Rng(seed)
     lines = []
     if rng.below(4):

@@ -3,7 +3,7 @@
 Shared by pytest (CPython) and tests/mp_runner.py (MicroPython): plain Python only.
 """
 
-from spit import notation
+from spit import notation, words
 from spit.cards import parse_card, format_card, rank_of
 from spit.intake import EV_TOUCH, EV_CARD, EV_STUCK, EV_SLAP, EV_READY, EV_UNDO, EV_TOP, EV_ANSWER
 from spit.referee import Referee
@@ -26,7 +26,7 @@ class Table:
 
     @property
     def verdicts(self):
-        return [notation.verdict_dict(*v) for v in self.raw]
+        return [words.verdict_dict(*v) for v in self.raw]
 
     # --- feeding (times in ms, optional extra us) ---
     def _at(self, ms):
@@ -115,18 +115,18 @@ class Table:
         return [notation.VERDICT_NAMES[v[0]] for v in self.raw]
 
     def of(self, name):
-        return [notation.verdict_dict(*v) for v in self.raw if notation.VERDICT_NAMES[v[0]] == name]
+        return [words.verdict_dict(*v) for v in self.raw if notation.VERDICT_NAMES[v[0]] == name]
 
     def last(self, name=None):
         for i in range(len(self.raw) - 1, -1, -1):
             v = self.raw[i]
             if name is None or notation.VERDICT_NAMES[v[0]] == name:
-                return notation.verdict_dict(*v)
+                return words.verdict_dict(*v)
         return None
 
     def tail(self, n):
         """The last n verdicts as dicts."""
-        return [notation.verdict_dict(*v) for v in self.raw[-n:]]
+        return [words.verdict_dict(*v) for v in self.raw[-n:]]
 
     def tops(self):
         return [format_card(c) if c >= 0 else "-" for c in self.ref.top]

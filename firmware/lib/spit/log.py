@@ -10,8 +10,8 @@ an ``error`` verdict carrying its line number.
 import json
 
 from spit import verdicts as V
-from spit.notation import (verdict_items, event_items, header_line, ERROR_NAMES,  # noqa: F401
-                           LOG_VERSION, EVENT_FIELDS)
+from spit.notation import header_line, ERROR_NAMES, LOG_VERSION, EVENT_FIELDS  # noqa: F401
+from spit.words import verdict_items, event_items  # noqa: F401
 from spit.cards import parse_card, CardError
 from spit.intake import EV_TICK
 from spit.referee import Referee
