@@ -384,3 +384,16 @@ def test_hung_i2c_bus_fails_the_wait_at_once_instead_of_polling_into_timeouts():
         assert r.bus.timeouts == 1
     finally:
         r.close()
+
+
+def test_two_listed_targets_longer_than_the_wire_views_are_read_whole(rig):
+    # Two 10-byte UIDs: a 43-byte reply, read over SPI in pieces of the wire buffer's views
+    # (drivers/pn532_spi.py) within one chip-select; both UIDs and the checksum come out right.
+    rig.emulator.place_tag(UID_10)
+    other = bytes.fromhex("0A090807060504030201")
+    rig.emulator.place_tag(other)
+    rig.driver.start_list(2)
+    rig.wait_reply()
+    n = rig.driver.finish_list(rig.uid)
+    got = {bytes(rig.uid[:n]), bytes(rig.driver.uid2[:rig.driver.uid2_len])}
+    assert got == {UID_10, other}

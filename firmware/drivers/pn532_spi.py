@@ -12,8 +12,11 @@ AN10609 notes a PN532 SPI set-up issue; a few tens of microseconds cost little p
 transaction.
 
 No transfer allocates: ``machine.SPI`` sends and fills whole buffers, and a memoryview slice
-allocates, so the wire buffer has a view of every length, made once and shared by every
-reader (the firmware loop runs one transfer at a time).
+allocates, so the wire buffer has a view of every length up to ``_WIRE_SIZE`` (made once and
+shared by every reader: the firmware loop runs one transfer at a time).  That covers every
+command frame and most replies the referee reads (one listed 10-byte UID: 19 bytes after the
+header; two listed targets come in two pieces): a longer reply is read in pieces of that size
+inside the same chip-select.
 
 The bus and the pins are passed in, already built by the board loader::
 
@@ -29,7 +32,8 @@ from drivers.pn532_raw import PN532Raw
 
 _WAKE_MS = const(2)
 _REV_OP_DATA_WRITE = const(0x80)   # 0x01 bit-reversed
-_WIRE_SIZE = const(58)   # RX_SIZE - HEADER_SIZE: the rest of the largest frame (> 1 + TX_SIZE)
+_WIRE_SIZE = const(25)   # 1 + TX_SIZE: an op byte and the largest command frame (a view per length)
+_RX_REST = const(58)     # RX_SIZE - HEADER_SIZE: the rest of the largest frame we accept
 # Status read (0x02) and its answer's clock, and the data read's op byte (0x03), reversed.
 _STATUS_READ = b"\x40\x00"
 _DATA_READ = b"\xc0"
@@ -112,12 +116,17 @@ class PN532_SPI(PN532Raw):
             reverse_into(rx, 0, _WIRE, HEADER_SIZE, _REVERSE)
             total = rx[5]
             rest = frame_size(rx) - HEADER_SIZE
-            if rest > _WIRE_SIZE:
-                rest = _WIRE_SIZE    # _finish reports "frame too long"
-            if rest > 0:
-                spi.readinto(views[rest], 0)
-                # TFI + data + DCS: the sum without the postamble
-                total += reverse_into(rx, HEADER_SIZE, _WIRE, rest, _REVERSE) - rx[HEADER_SIZE + rest - 1]
+            if rest > _RX_REST:
+                rest = _RX_REST    # _finish reports "frame too long"
+            pos = HEADER_SIZE
+            while rest > 0:
+                k = rest if rest <= _WIRE_SIZE else _WIRE_SIZE
+                spi.readinto(views[k], 0)
+                total += reverse_into(rx, pos, _WIRE, k, _REVERSE)
+                pos += k
+                rest -= k
+            if pos > HEADER_SIZE:
+                total -= rx[pos - 1]   # TFI + data + DCS: the sum without the postamble
         finally:
             cs.value(1)
         return total
