@@ -3,7 +3,7 @@
 ``load_board(path_or_dict)`` returns a normalised dict (schema in boards/README.md) or raises
 ``BoardError`` whose message names the file and the key, e.g.
 ``board.json: players[1].slap[0]: pin 40 is not a Pico GPIO (0-29)``.  ``BoardError.code``
-is the LED blink code shown by ``boot_error()`` (both in ``referee/boardfile.py``).
+is the LED blink code (``referee/boardfile.py`` ``blink_code``; ``boot_error()`` here prints and blinks it).
 
 ``spit flash`` runs this on the PC and writes the normalised board, marked checked, to the
 device; it is not installed there (``referee/boardfile.py`` loads a checked board with a
@@ -22,7 +22,7 @@ except ImportError:  # CPython: spit flash checks board files on the PC
         return x
 
 from referee.boardfile import (BoardError, ERR_MISSING, ERR_JSON, ERR_INVALID,  # noqa: F401
-                               ERR_HARDWARE, blink_code, boot_error, read_json)
+                               ERR_HARDWARE, blink_code, read_json)
 
 ZONE_NAMES = ("PILE0", "PILE1", "PILE2", "SPIT", "PLAYER0", "PLAYER1", "RESULT")
 COLOR_NAMES = ("OFF", "GREEN", "RED", "ORANGE", "PURPLE", "BLUE", "WHITE", "YELLOW", "CYAN", "MAGENTA")
@@ -305,3 +305,11 @@ def load_board(src, label=None):
         return validate(src, label or "board.json")
     name = label or src.rsplit("/", 1)[-1]
     return validate(read_json(src, name), name)
+
+
+def boot_error(err, led=None, repeats=3, sleep_ms=None):
+    """Print one clear serial line for a boot error and blink its code; returns the code."""
+    code = getattr(err, "code", ERR_HARDWARE)
+    print("spit-referee: board error (blink code %d): %s" % (code, err))
+    blink_code(led, code, repeats, sleep_ms)
+    return code

@@ -169,11 +169,3 @@ def _led(led, on):
         led.fill(9 if on else 0)  # MAGENTA
     else:
         led.value(1 if on else 0)
-
-
-def boot_error(err, led=None, repeats=3, sleep_ms=None):
-    """Print one clear serial line for a boot error and blink its code; returns the code."""
-    code = getattr(err, "code", ERR_HARDWARE)
-    print("spit-referee: board error (blink code %d): %s" % (code, err))
-    blink_code(led, code, repeats, sleep_ms)
-    return code
