@@ -135,23 +135,32 @@ def check_card_map(path):
     return data
 
 
+def _pc_checker(firmware_dir, rel):
+    """The firmware module ``rel`` (one of PC_CHECKED) imported from ``firmware_dir``, or None for a
+    firmware tree without it."""
+    import importlib
+    if not os.path.isfile(os.path.join(firmware_dir, *rel.split("/"))):
+        return None
+    root = os.path.join(firmware_dir, "lib") if rel.startswith("lib/") else firmware_dir
+    sys.path.insert(0, root)
+    try:
+        return importlib.import_module(module_name(rel))
+    finally:
+        sys.path.remove(root)
+
+
 def checked_board(firmware_dir, board_path, board_data):
     """The board file checked by the firmware's full validator (``referee/board.py``, run here on the
     PC: the device does not get it) and normalised, marked ``"checked": 1`` for the device's short
     check (``referee/boardfile.py``).  A bad board is a FlashError naming the file and the key.  None
     (the file is copied as it is) for a firmware tree without the validator."""
-    import importlib
-    if not os.path.isfile(os.path.join(firmware_dir, *PC_CHECKED[0].split("/"))):
+    board = _pc_checker(firmware_dir, PC_CHECKED[0])
+    if board is None:
         return None
-    sys.path.insert(0, firmware_dir)
     try:
-        board = importlib.import_module("referee.board")
-        try:
-            checked = board.validate(board_data, os.path.basename(board_path))
-        except board.BoardError as e:
-            raise FlashError("board file %s" % e)
-    finally:
-        sys.path.remove(firmware_dir)
+        checked = board.validate(board_data, os.path.basename(board_path))
+    except board.BoardError as e:
+        raise FlashError("board file %s" % e)
     checked["checked"] = 1
     return checked
 
@@ -161,19 +170,13 @@ def checked_ruleset(firmware_dir, ruleset, board):
     board's ``reorder_us`` (unless the options set it), as ``spit.rules.checked_config`` writes it
     for the device's short check (``referee/boardfile.py`` ``load_ruleset``).  A bad ruleset is a
     FlashError naming the option; the config as it is for a firmware tree without ``spit.rules``."""
-    import importlib
-    lib = os.path.join(firmware_dir, "lib")
-    if not os.path.isfile(os.path.join(firmware_dir, *PC_CHECKED[1].split("/"))):
+    rules = _pc_checker(firmware_dir, PC_CHECKED[1])
+    if rules is None:
         return ruleset
-    sys.path.insert(0, lib)
     try:
-        rules = importlib.import_module("spit.rules")
-        try:
-            rs = rules.from_config(ruleset, board.get("reorder_us") if isinstance(board, dict) else None)
-        except rules.RulesetError as e:
-            raise FlashError("ruleset %s: %s" % (ruleset.get("ruleset"), e))
-    finally:
-        sys.path.remove(lib)
+        rs = rules.from_config(ruleset, board.get("reorder_us") if isinstance(board, dict) else None)
+    except rules.RulesetError as e:
+        raise FlashError("ruleset %s: %s" % (ruleset.get("ruleset"), e))
     return rules.checked_config(rs)
 
 
