@@ -1,8 +1,10 @@
-"""The card map (firmware/lib/spit/cardmap.py): UID bytes -> card, as the firmware looks a read up."""
+"""The card map (firmware/lib/spit/cardmap.py): UID bytes -> card, as the firmware looks a read up;
+its file read and checked by spit/cardfile.py."""
 
 import pytest
 
-from spit.cardmap import CardMap, CardMapError, load_cardmap, uid_hex
+from spit.cardfile import add, load_cardmap
+from spit.cardmap import CardMap, CardMapError, uid_hex
 from spit.cards import parse_card
 
 
@@ -31,7 +33,7 @@ def test_bytes_that_straddle_two_slots_are_no_uid():
 def test_a_map_past_its_capacity_grows():
     cm = CardMap(1)
     for i, code in enumerate(("AC", "2C", "3C")):
-        cm.add("0400000%d" % i, code + "@0")
+        add(cm, "0400000%d" % i, code + "@0")
     assert cm.count == 3
     assert cm.lookup(bytes.fromhex("04000002"), 4) and (cm.card, cm.owner) == (parse_card("3C"), 0)
 

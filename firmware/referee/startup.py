@@ -8,7 +8,7 @@ import time
 
 from micropython import const
 
-from spit.cardmap import read_cardmap, CardMapError
+from spit.cardmap import CardMapError
 from spit.clock import SessionClock
 from spit.legal import MODE_OWN_DECK
 from drivers.input_ring import InputRing
@@ -54,10 +54,15 @@ def load_configs(app):
         raise BootError("ruleset", "ruleset.json: the ruleset plays on %d piles, board %s has %d"
                         % (app.rules.piles, app.board["name"], app.board["piles"]), ERR_RULESET, led)
     try:
+        from spit.cardfile import read_cardmap
         app.cards = read_cardmap(root + "cards.json")
     except CardMapError as e:
         raise BootError("card map", "%s (enroll the cards: `spit enroll`, or on the board "
                         "`import referee.enroll as e; e.run()`)" % e, ERR_CARDS, led)
+    finally:
+        # The file's reader and checks are boot-only: dropped now (the map is in spit.cardmap).
+        from referee.app import _drop_modules
+        _drop_modules(("spit.cardfile",))
     app.counts = app.rules.default_counts()
     app.own_deck = app.rules.mode == MODE_OWN_DECK
 

@@ -5,18 +5,16 @@ File format (docs/architecture.md)::
     {"cardmap": 1, "cards": {"04A1B2C3D4E5F6": "QH", "04A1B2C3D4E5F7": "QH@1"}}
 
 UIDs are upper-case hex (4, 7 or 10 bytes).  ``CardMap.lookup(uid_bytes, n)`` is what the
-firmware calls per read: it finds the raw UID bytes without building a hex string.
+firmware calls per read: it finds the raw UID bytes without building a hex string.  Reading
+and checking the file is ``spit.cardfile`` (boot only on the device: dropped once the map is
+built).
 """
-
-import json
 
 try:
     from micropython import const  # pyright: ignore[reportAssignmentType]
 except ImportError:  # CPython
     def const(x):
         return x
-
-from spit.cards import parse_card, CardError
 
 
 class CardMapError(ValueError):
@@ -48,43 +46,19 @@ class CardMap:
         self.card = -1       # results of the last lookup
         self.owner = -1
 
-    def add(self, uid_text, value):
-        """Add one entry; raises CardMapError for bad or duplicate UIDs and bad card codes."""
-        if not isinstance(uid_text, str):
-            raise CardMapError("UID %r is not a string" % (uid_text,))
-        u = uid_text.strip().upper()
-        if len(u) not in (8, 14, 20):
-            raise CardMapError("UID %s: must be 4, 7 or 10 bytes of hex" % uid_text)
-        try:
-            raw = bytes(int(u[i:i + 2], 16) for i in range(0, len(u), 2))
-        except ValueError:
-            raise CardMapError("UID %s: not hexadecimal" % uid_text)
-        if not isinstance(value, str):
-            raise CardMapError("UID %s: card must be a string like \"QH\"" % u)
-        owner = -1
-        code = value
-        at = value.find("@")
-        if at >= 0:
-            code = value[:at]
-            try:
-                owner = int(value[at + 1:])
-            except ValueError:
-                owner = -2
-            if owner not in (0, 1):
-                raise CardMapError("UID %s: deck owner in %r must be @0 or @1" % (u, value))
-        try:
-            card = parse_card(code)
-        except CardError as e:
-            raise CardMapError("UID %s: %s" % (u, e))
-        if self._slot(raw, len(raw)) >= 0:
-            raise CardMapError("UID %s is in the card map twice" % u)
+    def put(self, raw, card, owner=-1):
+        """Add the UID ``raw`` (4, 7 or 10 bytes) of ``card`` (owner 0, 1 or -1: none); raises
+        CardMapError for a UID already in the map."""
+        n = len(raw)
+        if self._slot(raw, n) >= 0:
+            raise CardMapError("UID %s is in the card map twice" % uid_hex(raw))
         i = self.count
         if i == len(self._values):   # past the capacity given: grow (boot only)
             self._uids.extend(bytes(_SLOT))
             self._values.append(0)
         base = i * _SLOT
-        self._uids[base] = len(raw)
-        self._uids[base + 1:base + 1 + len(raw)] = raw
+        self._uids[base] = n
+        self._uids[base + 1:base + 1 + n] = raw
         self._values[i] = card | (owner + 1) << 6
         self.count = i + 1
 
@@ -121,31 +95,3 @@ class CardMap:
         self.card = v & 63
         self.owner = (v >> 6) - 1
         return True
-
-
-def load_cardmap(obj):
-    """Build a CardMap from the parsed JSON object (or a JSON string)."""
-    if isinstance(obj, str):
-        try:
-            obj = json.loads(obj)
-        except ValueError as e:
-            raise CardMapError("card map is not valid JSON: %s" % e)
-    if not isinstance(obj, dict) or obj.get("cardmap") != 1 or not isinstance(obj.get("cards"), dict):
-        raise CardMapError('card map must look like {"cardmap": 1, "cards": {"UID": "QH", ...}}')
-    cards = obj["cards"]
-    cm = CardMap(len(cards))
-    for uid in cards:
-        cm.add(uid, cards[uid])
-    return cm
-
-
-def read_cardmap(path):
-    try:
-        with open(path) as f:
-            text = f.read()
-    except OSError:
-        raise CardMapError("%s: no such card map file" % path)
-    try:
-        return load_cardmap(text)
-    except CardMapError as e:
-        raise CardMapError("%s: %s" % (path, e))
