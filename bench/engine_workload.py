@@ -17,7 +17,22 @@ except ImportError:  # CPython
 
 from spit.intents import LedIntents
 from spit.referee import Referee
-from spit.rules import make_ruleset
+
+
+def _classic():
+    """The classic ruleset with a 100 ms countdown.  On a flashed board spit.rules is not
+    installed: the board's ruleset.json (resolved by spit flash: flash classic) instead."""
+    try:
+        from spit.rules import make_ruleset
+    except ImportError:
+        from referee.boardfile import load_ruleset
+        rules = load_ruleset("ruleset.json")
+        if rules.name != "classic":
+            raise ValueError("the board is flashed with %s, not classic" % rules.name)
+        rules.countdown_ms = 100
+        rules.reorder_us = 20000   # (the classic default: the board's reorder_us would differ)
+        return rules
+    return make_ruleset("classic", {"countdown_ms": 100})
 
 _MP = sys.implementation.name == "micropython"
 
@@ -64,7 +79,7 @@ def _ascending(spit_card, other_spit):
 
 
 def steady_state(n_rounds=20, per_round=40):
-    rules = make_ruleset("classic", {"countdown_ms": 100})
+    rules = _classic()
     sink = NullSink()
     ref = Referee(rules, [26, 26], sink, LedIntents())   # with the LED intents, as on the device
     samples = []

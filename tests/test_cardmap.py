@@ -68,3 +68,28 @@ def test_bad_entries_name_the_uid(cards, words):
 
 def test_uid_hex():
     assert uid_hex(b"\x04\xa1\x0b") == "04A10B" and uid_hex(b"\x04\xa1\x0b", 2) == "04A1"
+
+
+def test_uids_that_hash_alike_are_all_found_and_told_apart():
+    # Only bytes 1-3 are hashed: 60 UIDs that differ elsewhere share one chain of the index
+    # (probed in turn), across reindexes as the map grows past its capacity.
+    cm = CardMap(4)
+    cards = []
+    for i in range(60):
+        raw = bytes([0x04, 0x11, 0x22, 0x33, i, 0x55 ^ i, 0x44])
+        add(cm, raw.hex(), "AC" if i % 2 else "KS@1")
+        cards.append(raw)
+    for i, raw in enumerate(cards):
+        assert cm.lookup(raw, 7) and (cm.card, cm.owner) == ((parse_card("AC"), -1) if i % 2 else (parse_card("KS"), 1))
+    assert not cm.lookup(bytes([0x04, 0x11, 0x22, 0x33, 99, 0x55, 0x44]), 7)
+    assert not cm.lookup(bytes([0x04, 0x11, 0x22, 0x33, 1, 0x54]), 6)
+    with pytest.raises(CardMapError, match="twice"):
+        add(cm, cards[7].hex(), "2C")
+
+
+def test_more_cards_than_the_index_holds_is_a_clear_error():
+    cm = CardMap(0)
+    for i in range(255):
+        cm.put(bytes([4, i, 1, 2]), 1)
+    with pytest.raises(CardMapError, match="more than 255 cards"):
+        cm.put(bytes([4, 0, 9, 9]), 1)

@@ -29,30 +29,62 @@ def uid_hex(uid, n=-1):
 
 
 _SLOT = const(11)   # one card's UID: its length byte, then up to 10 bytes (zero padded)
+_MAX_CARDS = const(255)   # slot numbers + 1 fit the index's bytes
+
+
+def _hash(uid):
+    # Bytes 1-3: serial number in every UID size (byte 0 is the maker's code of a 7- or
+    # 10-byte UID, the last byte of many tags' UIDs is a constant), mixed into 8 bits.
+    return uid[1] ^ uid[2] * 7 ^ uid[3] * 41
 
 
 class CardMap:
-    """The map in two preallocated arrays (no object per card: about 12 bytes a card, 0.7 KB
-    for a deck): ``_uids`` holds one ``_SLOT``-byte slot per card, ``_values`` its card and
-    owner (``card | (owner + 1) << 6``: cards are below 64).  A lookup copies the read UID
-    behind its length byte into a needle kept for that length and lets ``bytearray.find``
-    (C code) search the slots: no hashing in Python, nothing allocated."""
+    """The map in preallocated arrays (no object per card: about 15 bytes a card, 1.5 KB for
+    two decks): ``_uids`` holds one ``_SLOT``-byte slot per card, ``_values`` its card and
+    owner (``card | (owner + 1) << 6``: cards are below 64), and ``_index`` an open-addressing
+    hash table of slot numbers + 1 (0: empty), at most half full.  A lookup copies the UID
+    behind its length byte into a needle (a slice store: C code, no heap), hashes three of its
+    bytes, and compares the needle with the slots the table names by ``bytearray.find`` over
+    exactly that slot (C code): no per-byte loop in Python, nothing allocated."""
 
     def __init__(self, capacity=0):
         self._uids = bytearray(capacity * _SLOT)
         self._values = bytearray(capacity)
-        self._needles = (bytearray(5), bytearray(8), bytearray(11))   # UIDs of 4, 7, 10 bytes
+        # Needles by UID length (4, 7 or 10 bytes; None: no such UID), the length byte first.
+        self._needles = (None, None, None, None, bytearray(b"\x04    "), None, None,
+                         bytearray(b"\x07       "), None, None, bytearray(b"\x0a          "))
         self.count = 0
         self.card = -1       # results of the last lookup
         self.owner = -1
+        self._reindex(capacity)
+
+    def _reindex(self, cards):
+        """An index with room for ``cards`` at most half full, holding the slots so far."""
+        size = 16
+        while size < 2 * cards:
+            size *= 2
+        self._index = bytearray(size)
+        self._mask = size - 1
+        uids = self._uids
+        for i in range(self.count):
+            base = i * _SLOT
+            self._index[self._free(uids[base + 1:base + 1 + uids[base]], uids[base])] = i + 1
+
+    def _free(self, raw, n):
+        h = _hash(raw) & self._mask
+        while self._index[h]:
+            h = (h + 1) & self._mask
+        return h
 
     def put(self, raw, card, owner=-1):
         """Add the UID ``raw`` (4, 7 or 10 bytes) of ``card`` (owner 0, 1 or -1: none); raises
-        CardMapError for a UID already in the map."""
+        CardMapError for a UID already in the map, or past 255 cards."""
         n = len(raw)
         if self._slot(raw, n) >= 0:
             raise CardMapError("UID %s is in the card map twice" % uid_hex(raw))
         i = self.count
+        if i == _MAX_CARDS:
+            raise CardMapError("more than %d cards" % _MAX_CARDS)
         if i == len(self._values):   # past the capacity given: grow (boot only)
             self._uids.extend(bytes(_SLOT))
             self._values.append(0)
@@ -61,27 +93,31 @@ class CardMap:
         self._uids[base + 1:base + 1 + n] = raw
         self._values[i] = card | (owner + 1) << 6
         self.count = i + 1
+        if 2 * self.count > len(self._index):
+            self._reindex(2 * self.count)
+        else:
+            self._index[self._free(raw, n)] = i + 1
 
     def _slot(self, uid, n):
         """The slot holding the first n bytes of ``uid``, or -1."""
-        if n == 4:
-            needle = self._needles[0]
-        elif n == 7:
-            needle = self._needles[1]
-        elif n == 10:
-            needle = self._needles[2]
-        else:
+        needle = self._needles[n] if n <= 10 else None
+        if needle is None:
             return -1
-        needle[0] = n
-        for i in range(n):
-            needle[i + 1] = uid[i]
-        uids = self._uids
-        end = self.count * _SLOT
-        at = uids.find(needle)
-        while at >= 0:
-            if at % _SLOT == 0:   # (a match inside a slot is not a UID)
-                return at // _SLOT if at < end else -1
-            at = uids.find(needle, at + 1)
+        if len(uid) == n:
+            needle[1:] = uid   # (same length: a copy in C, the needle keeps its size)
+        else:
+            for i in range(n):
+                needle[i + 1] = uid[i]
+        index = self._index
+        mask = self._mask
+        h = (uid[1] ^ uid[2] * 7 ^ uid[3] * 41) & mask   # _hash(uid), inline: one call less
+        k = index[h]
+        while k:
+            base = (k - 1) * _SLOT
+            if self._uids.find(needle, base, base + n + 1) == base:
+                return k - 1
+            h = (h + 1) & mask
+            k = index[h]
         return -1
 
     def lookup(self, uid, n):
