@@ -372,9 +372,12 @@ def build(firmware_dir, build_dir, uploads, progress, lines=False):
         if compiled:
             progress.step(index, len(uploads), "compile " + rel)
             compiler = compiler or mpy_cross_command()
-            # -s: the module's path on the board, not this checkout's (no build paths in the .mpy).
+            # -s: the file's path on the board as MicroPython's import names it (``__file__``:
+            # ``referee/app.mpy``, ``/lib/spit/cards.mpy``), not this checkout's: no build paths in
+            # the .mpy, and the name is one qstr in the board's heap for both.
             strip = [] if lines else ["-X", "no-source-lines"]
-            proc = subprocess.run(compiler + ["-march=armv6m"] + strip + ["-o", out, "-s", rel, src],
+            board_path = "/" + remote if remote.startswith("lib/") else remote
+            proc = subprocess.run(compiler + ["-march=armv6m"] + strip + ["-o", out, "-s", board_path, src],
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             if proc.returncode != 0:
                 detail = proc.stdout.strip().splitlines()

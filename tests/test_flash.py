@@ -286,7 +286,7 @@ def test_flash_real_firmware(board, boards, tmp_path, capsys):
         data = mpy.read_bytes()
         assert firmware_dir.encode() not in data and REPO.encode() not in data, mpy
     ws = (build / "drivers" / "ws2812_pio.mpy").read_bytes()
-    assert b"drivers/ws2812_pio.py" in ws
+    assert b"drivers/ws2812_pio.mpy" in ws
 
 
 # -- logs pull ---------------------------------------------------------------------------------------------------
@@ -410,3 +410,17 @@ def test_flash_copies_exactly_the_manifest(board, tmp_path, capsys, board_name, 
     answer = mpremote(board.port, "exec", "import sys\nfor m in %r:\n    __import__(m)\n"
                       "print('imported', len(%r), 'main' in sys.modules)" % (modules, modules))
     assert answer.split() == ["imported", str(len(modules)), "True"]
+
+
+def test_mpy_name_their_file_as_the_board_imports_it(tmp_path):
+    # The source name inside a .mpy is the path MicroPython's import gives the module's
+    # __file__ on the board (one qstr for both), never a path of the build machine.
+    fw = tmp_path / "fw"
+    write(str(fw / "lib" / "spit" / "m.py"), "X = 1\n")
+    write(str(fw / "referee" / "r.py"), "Y = 2\n")
+    out = tmp_path / "build"
+    flash.build(str(fw), str(out), [("lib/spit/m.py", "lib/spit/m.mpy", True), ("referee/r.py", "referee/r.mpy", True)],
+                flash.Progress(open(os.devnull, "w")))
+    for remote, name in (("lib/spit/m.mpy", b"/lib/spit/m.mpy"), ("referee/r.mpy", b"referee/r.mpy")):
+        data = (out / remote).read_bytes()
+        assert name in data and str(tmp_path).encode() not in data
