@@ -4,8 +4,9 @@
 
 EVENTS_FILE holds one pre-parsed event per line: ``kind ms us a b c [ruleset header on line 1]``,
 written by bench_engine.py.  After every event the heap is collected and measured, so the number
-is what the referee keeps alive (modules + state), not transient garbage.  Loaded as the
-firmware boots it: spit.rules kept, the LED intents on.  Prints
+is what the referee keeps alive (modules + state), not transient garbage.  The LED intents on,
+as on the device, and spit.rules kept loaded: the device no longer has it (spit flash resolves
+the ruleset on the PC), so the figure errs on the high side by that module.  Prints
 ``peak <bytes> base <bytes> events <n> verdicts <n>``.
 """
 
@@ -18,7 +19,7 @@ BASE = gc.mem_alloc()
 
 
 def _make_rules(name, options):
-    # As the firmware boots (referee/app.py): spit.rules stays loaded.
+    # spit.rules stays loaded (the device does without it: a conservative figure).
     from spit.rules import make_ruleset
     return make_ruleset(name, options)
 
