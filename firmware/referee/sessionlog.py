@@ -18,8 +18,12 @@ verdicts again.  Two details keep that true:
 Errors the firmware reports itself (``unknown_uid``, ``reader_down``, ``overflow``) have no
 input event behind them; they appear only as verdict lines (a re-judge cannot see them).
 
-Events and verdicts are stored as records in one preallocated array (``capacity`` records of
-6 ints, 24 bytes: nothing is allocated per record).  Lines are made from them by
+Events and verdicts are stored as records in two preallocated arrays (``capacity`` records of
+18 bytes: three ints and three 16-bit fields; nothing is allocated per record).  A record's
+four values ``a b c d`` fit when at most one of them needs more than 16 bits (a time, a
+``dt_us``, a score): that one goes into the record's wide int and its position into the
+record's first int; a record with two wide values (none the engine makes today) keeps them in
+a small dict until it is written (``_side``).  Lines are made from them by
 ``referee.logline.LineFormat`` straight into a bytearray, which allocates nothing either: into
 the ``Logbook``'s RAM buffer (``drain``), or into a line buffer of this log for the live echo
 on the console (``echo_some``: ``echo(buf, off, n)``, which is ``sys.stdout.write`` on the
@@ -28,12 +32,15 @@ and writes only where no card can land (``referee/app.py``: between rounds, afte
 in the correction menu), a few records or one buffer write per step.
 
 A landing costs three records (touch, card with the tick before it, verdict).  Past
-``capacity`` records in one round (the sample game's longest round has 216; the default 384
-gives 1.8x), the oldest quarter is formatted into the ``Logbook``'s RAM buffer in the middle
-of play (``spills``), and when that buffer is full too the ``Logbook`` writes it to flash
-mid-play (``Logbook.forced_flushes``): nothing is lost, but that write masks interrupts while
-cards can land, so the loop marks the input edges stamped inside it as uncertain
-(referee/stalls.py).
+``capacity`` records between two pauses (simulated games, seed 3: classic 162, tableau 300,
+own_deck 479 in its one long round), the oldest quarter is formatted into the ``Logbook``'s RAM
+buffer in the middle of play (``spills``), and when that buffer is full too the ``Logbook``
+writes it to flash mid-play (``Logbook.forced_flushes``): nothing is lost, but that write masks
+interrupts while cards can land, so the loop marks the input edges stamped inside it as
+uncertain (referee/stalls.py).
+
+The kind byte of a record: 0x80 | verdict code or the event kind (both below 0x20), with the
+flags _TICK_FIRST and _SIDE.
 """
 
 from array import array
@@ -47,14 +54,17 @@ _SAT_MS = const(500000)
 _RECORDS = const(384)
 _VERDICT = const(0x80)   # kind byte of a verdict record: 0x80 | code
 _TICK_FIRST = const(0x40)   # an event record whose tick line at the horizon comes first
-_FIELDS = const(6)
+_SIDE = const(0x20)      # a record whose values are in ``_side`` (two of them need > 16 bits)
+_INTS = const(3)         # per record: kind | us << 8 | tick us << 18 | wide field << 28, ms, wide value
+_SHORTS = const(3)       # per record: the other three values, 16-bit signed
+_WIDE_SHIFT = const(28)
 RECORD_BYTES = const(400)   # room for the lines of one record: a tick line and its event (2 x MAX_LINE)
 
 
 def make_records(capacity=_RECORDS):
-    """The record array of a ``SessionLog`` (one block of 24 bytes per record): the firmware
-    makes it first thing at boot, before the heap fragments (referee/boot.py)."""
-    return array("i", bytes(4 * _FIELDS * capacity))
+    """The record arrays of a ``SessionLog`` (18 bytes a record, in two blocks): the firmware
+    makes them first thing at boot, before the heap fragments (referee/boot.py)."""
+    return array("i", bytes(4 * _INTS * capacity)), array("h", bytes(2 * _SHORTS * capacity))
 
 
 class SessionLog:
@@ -64,14 +74,17 @@ class SessionLog:
                  records=None):
         self.echo = echo              # echo(buf, off, n): the lines also go there (the console)
         self.on_verdict = on_verdict  # on_verdict(code, ms, a, b, c) for sounds etc.
-        if records is not None:
-            capacity = len(records) // _FIELDS
-        self.capacity = capacity
-        # One record = _FIELDS ints: kind | us << 8 (us < 1000), ms, a, b, c, d.  An event
-        # that needs a tick first (see the module doc) keeps the tick's time in its record:
-        # flag _TICK_FIRST, its us at bit 18 and its ms in d (events have no d).  Allocated
-        # once (9 KB in one block: ``make_records`` at boot) and reused by every session.
-        self._rec = records if records is not None else make_records(capacity)
+        if records is None:
+            records = make_records(capacity)
+        self.capacity = len(records[0]) // _INTS
+        # One record: ints kind | us << 8 (us < 1000) | wide << 28, ms, the wide value; shorts:
+        # the other three of a, b, c, d in order (``wide``: which one is in the int).  An
+        # event that needs a tick first (see the module doc) keeps the tick's time in its
+        # record: flag _TICK_FIRST, its us at bit 18 and its ms in d (events have no d).
+        # Allocated once (7 KB: ``make_records`` at boot) and reused by every session.
+        self._rec = records[0]
+        self._short = records[1]
+        self._side = None             # {record index: (a, b, c, d)} (flag _SIDE)
         self._fmt = LineFormat()
         self._line = bytearray(RECORD_BYTES)   # the lines of one record, for the echo
         self.start(book, reorder_us)
@@ -97,19 +110,49 @@ class SessionLog:
         """Write the line(s) of record ``i`` at ``buf[p:]`` (a tick line first, if it has one);
         returns the end.  Allocates nothing."""
         r = self._rec
-        f = i * _FIELDS
+        f = i * _INTS
         w = r[f]
         k = w & 0xFF
+        sh = self._short
+        x = sh[f]
+        y = sh[f + 1]
+        z = sh[f + 2]
+        v = r[f + 2]
+        wide = w >> _WIDE_SHIFT
+        if k & _SIDE:
+            vals = self._side[i]
+            a = vals[0]
+            b = vals[1]
+            c = vals[2]
+            d = vals[3]
+        elif wide == 3:
+            a = x
+            b = y
+            c = z
+            d = v
+        elif wide == 0:
+            a = v
+            b = x
+            c = y
+            d = z
+        elif wide == 1:
+            a = x
+            b = v
+            c = y
+            d = z
+        else:
+            a = x
+            b = y
+            c = v
+            d = z
         fmt = self._fmt
         if k & _TICK_FIRST:
-            k &= ~_TICK_FIRST
-            p = fmt.event(buf, p, EV_TICK, r[f + 5], w >> 18, 0, 0, 0)
+            p = fmt.event(buf, p, EV_TICK, d, (w >> 18) & 0x3FF, 0, 0, 0)
         if k & _VERDICT:
             notes = self._notes
             uid = notes.get(i) if notes else None
-            return fmt.verdict(buf, p, k & ~_VERDICT, r[f + 1], (w >> 8) & 0x3FF,
-                               r[f + 2], r[f + 3], r[f + 4], r[f + 5], uid)
-        return fmt.event(buf, p, k, r[f + 1], (w >> 8) & 0x3FF, r[f + 2], r[f + 3], r[f + 4])
+            return fmt.verdict(buf, p, k & 0x1F, r[f + 1], (w >> 8) & 0x3FF, a, b, c, d, uid)
+        return fmt.event(buf, p, k & 0x1F, r[f + 1], (w >> 8) & 0x3FF, a, b, c)
 
     def advanced(self, ms, us):
         """The loop called ``referee.advance(ms, us)``: the horizon H is at least (ms, us)."""
@@ -129,14 +172,47 @@ class SessionLog:
             i -= cap
         self.pending = n + 1
         r = self._rec
-        k = i * _FIELDS
-        r[k] = kind | us << 8
-        r[k + 1] = ms
-        r[k + 2] = a
-        r[k + 3] = b
-        r[k + 4] = c
-        r[k + 5] = d
+        sh = self._short
+        f = i * _INTS
+        if -32768 <= a <= 32767 and -32768 <= b <= 32767 and -32768 <= c <= 32767:
+            r[f] = kind | us << 8 | 3 << _WIDE_SHIFT    # d is the wide one (a time, a dt_us)
+            r[f + 2] = d
+            sh[f] = a
+            sh[f + 1] = b
+            sh[f + 2] = c
+        else:
+            self._store_wide(i, kind | us << 8, a, b, c, d)
+        r[f + 1] = ms
         return i
+
+    def _store_wide(self, i, w, a, b, c, d):
+        """Record ``i`` with a wide a, b or c (rare: a countdown's ms, a late dt_us, a score)."""
+        r = self._rec
+        sh = self._short
+        f = i * _INTS
+        short = -32768 <= d <= 32767
+        if short and not -32768 <= a <= 32767 and -32768 <= b <= 32767 and -32768 <= c <= 32767:
+            r[f] = w | 0 << _WIDE_SHIFT
+            r[f + 2] = a
+            sh[f] = b
+            sh[f + 1] = c
+        elif short and -32768 <= a <= 32767 and not -32768 <= b <= 32767 and -32768 <= c <= 32767:
+            r[f] = w | 1 << _WIDE_SHIFT
+            r[f + 2] = b
+            sh[f] = a
+            sh[f + 1] = c
+        elif short and -32768 <= a <= 32767 and -32768 <= b <= 32767:
+            r[f] = w | 2 << _WIDE_SHIFT
+            r[f + 2] = c
+            sh[f] = a
+            sh[f + 1] = b
+        else:   # two wide values: kept beside the arrays until the record is written
+            if self._side is None:
+                self._side = {}
+            self._side[i] = (a, b, c, d)
+            r[f] = w | _SIDE
+            return
+        sh[f + 2] = d
 
     def event(self, kind, ms, us, a, b, c):
         """Log one input event just before it is fed to the engine."""
@@ -203,7 +279,10 @@ class SessionLog:
                 self._echoed -= 1
             elif echo is not None:
                 echo(buf, p, end - p)
-            n = 2 if self._rec[i * _FIELDS] & _TICK_FIRST else 1
+            w = self._rec[i * _INTS]
+            n = 2 if w & _TICK_FIRST else 1
+            if w & _SIDE:
+                self._side.pop(i)
             self.lines += n
             if book is not None:
                 book.commit(end, n)
