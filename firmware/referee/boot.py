@@ -18,7 +18,7 @@ def start(root="", echo=None):
     ``echo(buf, off, n)`` also gets every session log line (the live log on the console:
     ``sys.stdout.write``, which on MicroPython writes ``n`` bytes of ``buf`` from ``off``)."""
     # The session log's RAM buffers first, while the heap is still in one piece: its records
-    # (9 KB) and the Logbook's line buffer (the lines are formatted at pauses, 2 KB at a time).
+    # (7 KB) and the Logbook's line buffer (the lines are formatted at pauses, 2 KB at a time).
     from referee.sessionlog import make_records
     log_records = make_records()
     log_buffer = bytearray(2048)
