@@ -186,32 +186,35 @@ class SessionLog:
         return i
 
     def _store_wide(self, i, w, a, b, c, d):
-        """Record ``i`` with a wide a, b or c (rare: a countdown's ms, a late dt_us, a score)."""
+        """Record ``i`` with a wide a, b or c (a countdown's ms, a late dt_us, a score): that
+        one in the int, the other three in order in the shorts.  Allocates nothing, unless
+        two values are wide (then they wait in ``_side``)."""
         r = self._rec
         sh = self._short
         f = i * _INTS
-        short = -32768 <= d <= 32767
-        if short and not -32768 <= a <= 32767 and -32768 <= b <= 32767 and -32768 <= c <= 32767:
-            r[f] = w | 0 << _WIDE_SHIFT
-            r[f + 2] = a
-            sh[f] = b
-            sh[f + 1] = c
-        elif short and -32768 <= a <= 32767 and not -32768 <= b <= 32767 and -32768 <= c <= 32767:
-            r[f] = w | 1 << _WIDE_SHIFT
-            r[f + 2] = b
-            sh[f] = a
-            sh[f + 1] = c
-        elif short and -32768 <= a <= 32767 and -32768 <= b <= 32767:
-            r[f] = w | 2 << _WIDE_SHIFT
-            r[f + 2] = c
-            sh[f] = a
-            sh[f + 1] = b
-        else:   # two wide values: kept beside the arrays until the record is written
+        wa = not -32768 <= a <= 32767
+        wb = not -32768 <= b <= 32767
+        wc = not -32768 <= c <= 32767
+        if wa + wb + wc + (not -32768 <= d <= 32767) > 1:
             if self._side is None:
                 self._side = {}
             self._side[i] = (a, b, c, d)
             r[f] = w | _SIDE
             return
+        if wa:
+            r[f] = w
+            r[f + 2] = a
+            a = b
+            b = c
+        elif wb:
+            r[f] = w | 1 << _WIDE_SHIFT
+            r[f + 2] = b
+            b = c
+        else:
+            r[f] = w | 2 << _WIDE_SHIFT
+            r[f + 2] = c
+        sh[f] = a
+        sh[f + 1] = b
         sh[f + 2] = d
 
     def event(self, kind, ms, us, a, b, c):
