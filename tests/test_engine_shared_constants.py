@@ -36,3 +36,11 @@ def test_the_per_card_path_copies_of_codes_agree():
         verdicts.V_ACCEPT, verdicts.V_ILLEGAL, verdicts.V_LATE, verdicts.V_TIE, verdicts.V_SPIT)
     assert referee._SATURATED_US == timebase.SATURATED_US
     assert referee._HIST_MASK == referee._HIST - 1 and referee._HIST & referee._HIST_MASK == 0
+
+
+def test_log_line_field_kinds_agree():
+    # spit.notation.line_tables writes the field kinds referee/logline.py reads (consts in both).
+    from spit import notation
+    from referee import logline
+    for name in ("_INT", "_CARD", "_NAME", "_ERR_VALUE", "_KEEP", "_OPTIONAL"):
+        assert getattr(notation, "_LINE" + name) == getattr(logline, name), name

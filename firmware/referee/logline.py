@@ -28,7 +28,7 @@ except (ValueError, SyntaxError):   # native code for another CPU (a unix-port b
 
 MAX_LINE = const(200)   # longest line (an error verdict with a card and a 10-byte UID: ~150)
 
-_INT = const(0)        # field kinds (the low 3 bits)
+_INT = const(0)        # field kinds (the low 3 bits; spit.notation line_tables writes them)
 _CARD = const(1)
 _NAME = const(2)       # an index into a name table (``_vbase``: its first piece)
 _ERR_VALUE = const(3)  # an error's value: a card unless the error never carries one
@@ -72,101 +72,14 @@ class LineFormat:
     once in one ``bytes`` blob, piece ``k`` at ``_at[k]:_at[k + 1]`` (copied into the line by
     ``copy_into``: no slice object, no heap), and the verdict and event layouts are small
     byte arrays of piece ids: about 1.5 KB of heap for every table (a memoryview per piece
-    took 3.5 KB more), built at boot from ``spit.notation`` (which need not stay loaded)."""
+    took 3.5 KB more), built at boot by ``spit.notation.line_tables`` (which does not stay
+    loaded: nor does its code).  The field kinds below are that function's."""
 
     def __init__(self):
-        from spit import notation as N   # (boot only: the app drops it from sys.modules)
-        from spit.cards import format_card
-        from spit.intake import EVENT_NAMES
-        from spit import verdicts as V
-        pieces = [""]   # piece 0: nothing
-        ids = {}
-
-        def piece(text):   # a shared piece (keys)
-            k = ids.get(text)
-            if k is None:
-                k = ids[text] = len(pieces)
-                pieces.append(text)
-            return k
-
-        def table(names, form):   # consecutive pieces; returns the first one's id
-            first = len(pieces)
-            for name in names:
-                pieces.append(form % name)
-            return first
-
-        reason = table(V.REASON_NAMES, '"%s"')
-        error = table(N.ERROR_NAMES, '"%s"')
-        ask = table(N.QUESTION_NAMES, '"%s"')
-        self._rank = table([format_card(r)[:-1] for r in range(1, 14)], "%s") - 1   # rank 1..13
-        self._suits = "".join(format_card(16 * s + 1)[-1] for s in range(4)).encode()
-        self._joker = piece('"%s"' % format_card(JOKER))
-        self._card_key = piece(', "card": ')
-        self._uid_key = piece(', "uid": ')
-        self._start_text = piece('{"t": ')
-        # Verdicts: a head piece (``, "verdict": "accept"``) per code, then per field (4 a
-        # code) its key piece (0: unused), kind and, for a name, its table's first piece.
-        nv = len(N.VERDICT_NAMES)
-        self._vhead = bytearray(nv)
-        self._vkey = bytearray(4 * nv)
-        self._vkind = bytearray(4 * nv)
-        self._vbase = bytearray(4 * nv)
-        for code in range(1, nv):
-            self._vhead[code] = piece(', "verdict": "%s"' % N.VERDICT_NAMES[code])
-            fields = N._FIELDS[code]   # (the engine's table of verdict fields)
-            if fields is None:
-                continue
-            for i in range(4):
-                name = fields[i]
-                if name is None:
-                    continue
-                kind = _INT
-                at = name.find("@")
-                if at >= 0:
-                    tag = name[at + 1:]
-                    name = name[:at]
-                    if tag == "card":
-                        kind = _CARD
-                    else:
-                        kind = _NAME
-                        self._vbase[4 * code + i] = (reason if tag == "reason" else
-                                                     error if tag == "error" else ask)
-                if code == V.V_ERROR and name == "value":
-                    kind = _ERR_VALUE
-                if code == V.V_GAME_OVER and name == "winner":
-                    kind |= _KEEP
-                self._vkey[4 * code + i] = piece(', "%s": ' % name)
-                self._vkind[4 * code + i] = kind
-        # Events: a head piece (``, "ev": "touch"``) per kind, then per field (3 a kind)
-        # its key piece (0: none) and kind.
-        ne = len(EVENT_NAMES)
-        self._ehead = bytearray(ne)
-        self._ekey = bytearray(3 * ne)
-        self._ekind = bytearray(3 * ne)
-        for kind in range(1, ne):
-            name = EVENT_NAMES[kind]
-            self._ehead[kind] = piece(', "ev": "%s"' % name)
-            fields = N.EVENT_FIELDS.get(name)
-            for i in range(3):
-                f = fields[i + 1] if fields else None
-                if f is None:
-                    continue
-                k = _INT
-                if f.endswith("?"):
-                    f = f[:-1]
-                    k = _OPTIONAL
-                if f == "card":
-                    k |= _CARD
-                self._ekey[3 * kind + i] = piece(', "%s": ' % f)
-                self._ekind[3 * kind + i] = k
-        self._not_card = N._NOT_CARD_ERRORS   # errors whose value is never a card (a tuple)
-        if len(pieces) > 255:
-            raise ValueError("log line pieces")
-        self._text = "".join(pieces).encode()
-        at = array("H", bytes(2 * len(pieces) + 2))
-        for k in range(len(pieces)):
-            at[k + 1] = at[k] + len(pieces[k].encode())
-        self._at = at
+        from spit.notation import line_tables   # (boot only: the app drops spit.notation)
+        (self._text, self._at, self._rank, self._suits, self._joker, self._card_key, self._uid_key,
+         self._start_text, self._vhead, self._vkey, self._vkind, self._vbase, self._ehead,
+         self._ekey, self._ekind, self._not_card) = line_tables()
 
     # ---- pieces -------------------------------------------------------------------------
     def _piece(self, buf, p, k):
