@@ -202,15 +202,16 @@ def test_build_inputs_wires_every_source(vb):
     ring = InputRing(64)
     inputs = build_inputs(b, ring)
     assert len(inputs) == 3 + 2 + 6 + 3
-    expect = {26: S.TOUCH0, 27: S.TOUCH1, 12: S.TOUCH2, 2: S.STUCK0, 6: S.STUCK1, 3: S.SLAP0_0, 4: S.SLAP0_1,
-              5: S.SLAP0_2, 7: S.SLAP1_0, 8: S.SLAP1_1, 9: S.SLAP1_2, 20: S.READER0, 22: S.READER1, 14: S.READER2}
+    expect = {26: S.touch(0), 27: S.touch(1), 12: S.touch(2), 2: S.stuck(0), 6: S.stuck(1), 3: S.slap(0, 0),
+              4: S.slap(0, 1), 5: S.slap(0, 2), 7: S.slap(1, 0), 8: S.slap(1, 1), 9: S.slap(1, 2),
+              20: S.reader(0), 22: S.reader(1), 14: S.reader(2)}
     for gpio, src in expect.items():
         pin = Pin.registry[gpio]
         assert pin.pull == Pin.PULL_UP
         pin.drive(0)
         assert ring.pop() == src and ring.ticks == vb.clock.ticks_us()
         pin.drive(1)
-        if src in (S.STUCK0, S.STUCK1):
+        if src in (S.stuck(0), S.stuck(1)):
             assert ring.pop() == src | RELEASE
         assert ring.pop() == -1
     assert Pin.irq_errors == []
@@ -225,9 +226,9 @@ def test_build_debouncer_windows(vb):
     from referee.board_hw import build_debouncer
 
     deb = build_debouncer(load_board(os.path.join(ROOT, "boards", "pico.json")))
-    assert deb.accept(S.READER0, 0) and deb.accept(S.READER0, 1)  # window 0
-    assert deb.accept(S.TOUCH0, 0) and not deb.accept(S.TOUCH0, 999) and deb.accept(S.TOUCH0, 1000)
-    assert deb.accept(S.STUCK0, 0) and not deb.accept(S.STUCK0, 19999)
+    assert deb.accept(S.reader(0), 0) and deb.accept(S.reader(0), 1)  # window 0
+    assert deb.accept(S.touch(0), 0) and not deb.accept(S.touch(0), 999) and deb.accept(S.touch(0), 1000)
+    assert deb.accept(S.stuck(0), 0) and not deb.accept(S.stuck(0), 19999)
 
 
 def test_build_debouncer_holds_buttons_and_pads_until_stable(vb):

@@ -205,7 +205,7 @@ def test_pipeline_bouncy_button_through_ring_and_debouncer(vb):
 
     ring = InputRing(32)
     pin = Pin(2, Pin.IN, Pin.PULL_UP)
-    EdgeInput(pin, sources.STUCK0, ring, Pin.IRQ_FALLING | Pin.IRQ_RISING, mark_release=True)
+    EdgeInput(pin, sources.stuck(0), ring, Pin.IRQ_FALLING | Pin.IRQ_RISING, mark_release=True)
     deb = Debouncer(sources.N_SOURCES, 20000)
     press_t = vb.clock.ticks_us()
     for level in (0, 1, 0, 1, 0):  # bouncy press
@@ -223,7 +223,7 @@ def test_pipeline_bouncy_button_through_ring_and_debouncer(vb):
             break
         if deb.accept(s, ring.ticks):
             accepted.append((s, ring.ticks))
-    assert accepted == [(sources.STUCK0, press_t), (sources.STUCK0 | RELEASE, release_t)]
+    assert accepted == [(sources.stuck(0), press_t), (sources.stuck(0) | RELEASE, release_t)]
     assert release_t < press_t  # the clock wrapped in between
     assert deb.dropped == 6
 
@@ -234,12 +234,13 @@ def test_source_ids_are_distinct_and_decodable():
     ids = [S.touch(p) for p in range(3)] + [S.reader(p) for p in range(3)]
     ids += [S.stuck(q) for q in range(2)] + [S.slap(q, p) for q in range(2) for p in range(3)]
     assert len(set(ids)) == len(ids) and max(ids) < S.N_SOURCES
-    assert S.slap(1, 2) == S.SLAP1_2 and S.kind(S.SLAP1_2) == S.KIND_SLAP
-    assert S.player_of(S.SLAP1_2) == 1 and S.pile_of(S.SLAP1_2) == 2
-    assert S.kind(S.STUCK1 | S.RELEASE) == S.KIND_STUCK and S.is_release(S.STUCK1 | S.RELEASE)
-    assert S.player_of(S.STUCK1) == 1 and S.pile_of(S.STUCK1) == -1
-    assert S.kind(S.READER2) == S.KIND_READER and S.pile_of(S.READER2) == 2
-    assert S.kind(S.TOUCH1) == S.KIND_TOUCH and S.kind(12) == S.KIND_UNKNOWN
+    assert (S.touch(1), S.reader(2), S.stuck(1), S.slap(0, 0), S.slap(1, 2)) == (1, 6, 9, 16, 22)   # the layout
+    assert S.kind(S.slap(1, 2)) == S.KIND_SLAP
+    assert S.player_of(S.slap(1, 2)) == 1 and S.pile_of(S.slap(1, 2)) == 2
+    assert S.kind(S.stuck(1) | S.RELEASE) == S.KIND_STUCK and S.is_release(S.stuck(1) | S.RELEASE)
+    assert S.player_of(S.stuck(1)) == 1 and S.pile_of(S.stuck(1)) == -1
+    assert S.kind(S.reader(2)) == S.KIND_READER and S.pile_of(S.reader(2)) == 2
+    assert S.kind(S.touch(1)) == S.KIND_TOUCH and S.kind(12) == S.KIND_UNKNOWN
 
 
 def test_irq_heap_check_under_micropython():

@@ -42,7 +42,7 @@ def build_inputs(board, ring, reader_irqs=True):
     Keep the returned list alive for as long as the IRQs should fire.  Touch sensors and slap
     pads trigger on their active edge only; STUCK buttons on both edges (releases carry
     ``sources.RELEASE``) for the long-press correction gesture.  With ``reader_irqs`` the
-    PN532 IRQ lines (active low) are timestamped too (``sources.READER0 + pile``); the
+    PN532 IRQ lines (active low) are timestamped too (``sources.reader(pile)``); the
     PN532 driver then only reads ``irq.value()`` and must not attach its own handler.
     """
     out = []
