@@ -6,10 +6,10 @@
     sys.stdout.write(buf, p, end - p)        # MicroPython streams take (buf, off, len)
 
 Each call writes one JSON line ending in ``\\n`` at ``buf[p:]`` and returns its end; the
-caller keeps ``MAX_LINE`` bytes free.  The text is the one ``spit.notation`` gives
+caller keeps ``MAX_LINE`` bytes free.  The text is the one ``spit.words`` gives
 (``event_items`` / ``verdict_items``, keys in that order, fields holding -1 left out), built
-from the same tables: their text is copied once into one blob here, and a line is only
-byte stores into ``buf`` (pieces copied by ``drivers.byteloops.copy_into``), so
+from the same tables of ``spit.notation``: their text is copied once into one blob, and a
+line is only byte stores into ``buf`` (pieces copied by ``drivers.byteloops.copy_into``), so
 the firmware can echo and log lines in the middle of play with no garbage and no GC pause.
 ``t`` is written from the session time pair ``(ms, us)`` as ``ms`` then ``us`` on three
 digits: ``ms * 1000 + us`` would be a big int on the RP2040 after 17.9 minutes.
