@@ -39,8 +39,8 @@ def test_the_per_card_path_copies_of_codes_agree():
 
 
 def test_log_line_field_kinds_agree():
-    # spit.notation.line_tables writes the field kinds referee/logline.py reads (consts in both).
-    from spit import notation
+    # spit.logtables writes the field kinds referee/logline.py reads (consts in both).
+    from spit import logtables
     from referee import logline
     for name in ("_INT", "_CARD", "_NAME", "_ERR_VALUE", "_KEEP", "_OPTIONAL"):
-        assert getattr(notation, "_LINE" + name) == getattr(logline, name), name
+        assert getattr(logtables, "_LINE" + name) == getattr(logline, name), name

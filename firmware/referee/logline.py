@@ -8,7 +8,7 @@
 Each call writes one JSON line ending in ``\\n`` at ``buf[p:]`` and returns its end; the
 caller keeps ``MAX_LINE`` bytes free.  The text is the one ``spit.words`` gives
 (``event_items`` / ``verdict_items``, keys in that order, fields holding -1 left out), built
-from the same tables of ``spit.notation``: their text is copied once into one blob, and a
+from the same tables of ``spit.notation`` (``spit.logtables``): their text is copied once into one blob, and a
 line is only byte stores into ``buf`` (pieces copied by ``drivers.byteloops.copy_into``), so
 the firmware can echo and log lines in the middle of play with no garbage and no GC pause.
 ``t`` is written from the session time pair ``(ms, us)`` as ``ms`` then ``us`` on three
@@ -28,7 +28,7 @@ except (ValueError, SyntaxError):   # native code for another CPU (a unix-port b
 
 MAX_LINE = const(200)   # longest line (an error verdict with a card and a 10-byte UID: ~150)
 
-_INT = const(0)        # field kinds (the low 3 bits; spit.notation line_tables writes them)
+_INT = const(0)        # field kinds (the low 3 bits; spit.logtables writes them)
 _CARD = const(1)
 _NAME = const(2)       # an index into a name table (``_vbase``: its first piece)
 _ERR_VALUE = const(3)  # an error's value: a card unless the error never carries one
@@ -72,11 +72,11 @@ class LineFormat:
     once in one ``bytes`` blob, piece ``k`` at ``_at[k]:_at[k + 1]`` (copied into the line by
     ``copy_into``: no slice object, no heap), and the verdict and event layouts are small
     byte arrays of piece ids: about 1.5 KB of heap for every table (a memoryview per piece
-    took 3.5 KB more), built at boot by ``spit.notation.line_tables`` (which does not stay
+    took 3.5 KB more), built at boot by ``spit.logtables.line_tables`` (which does not stay
     loaded: nor does its code).  The field kinds below are that function's."""
 
     def __init__(self):
-        from spit.notation import line_tables   # (boot only: the app drops spit.notation)
+        from spit.logtables import line_tables   # (boot only: dropped after boot)
         (self._text, self._at, self._rank, self._suits, self._joker, self._card_key, self._uid_key,
          self._start_text, self._vhead, self._vkey, self._vkind, self._vbase, self._ehead,
          self._ekey, self._ekind, self._not_card) = line_tables()

@@ -60,9 +60,10 @@ def load_configs(app):
         raise BootError("card map", "%s (enroll the cards: `spit enroll`, or on the board "
                         "`import referee.enroll as e; e.run()`)" % e, ERR_CARDS, led)
     finally:
-        # The file's reader and checks are boot-only: dropped now (the map is in spit.cardmap).
+        # Boot-only: the card file's reader and checks (the map is in spit.cardmap), and the
+        # log line tables' builder (App() ran it: referee/logline.py).
         from referee.app import _drop_modules
-        _drop_modules(("spit.cardfile",))
+        _drop_modules(("spit.cardfile", "spit.logtables"))
     app.counts = app.rules.default_counts()
     app.own_deck = app.rules.mode == MODE_OWN_DECK
 
