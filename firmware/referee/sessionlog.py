@@ -84,7 +84,7 @@ class SessionLog:
         # Allocated once (7 KB: ``make_records`` at boot) and reused by every session.
         self._rec = records[0]
         self._short = records[1]
-        self._side = None             # {record index: (a, b, c, d)} (flag _SIDE)
+        self._side = {}               # {record index: (a, b, c, d)} (flag _SIDE)
         self._fmt = LineFormat()
         self._line = bytearray(RECORD_BYTES)   # the lines of one record, for the echo
         self.start(book, reorder_us)
@@ -104,6 +104,7 @@ class SessionLog:
         self._head = 0                # oldest record
         self.pending = 0              # records not yet formatted
         self._notes = None            # {record index: uid hex} (unknown tags only)
+        self._side.clear()
         self._echoed = 0              # records from the oldest on already echoed
 
     def _format(self, i, buf, p):
@@ -196,8 +197,6 @@ class SessionLog:
         wb = not -32768 <= b <= 32767
         wc = not -32768 <= c <= 32767
         if wa + wb + wc + (not -32768 <= d <= 32767) > 1:
-            if self._side is None:
-                self._side = {}
             self._side[i] = (a, b, c, d)
             r[f] = w | _SIDE
             return
