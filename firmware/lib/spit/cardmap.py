@@ -80,7 +80,7 @@ class CardMap:
         """Add the UID ``raw`` (4, 7 or 10 bytes) of ``card`` (owner 0, 1 or -1: none); raises
         CardMapError for a UID already in the map, or past 255 cards."""
         n = len(raw)
-        if self._slot(raw, n) >= 0:
+        if self.lookup(raw, n):
             raise CardMapError("UID %s is in the card map twice" % uid_hex(raw))
         i = self.count
         if i == _MAX_CARDS:
@@ -98,36 +98,29 @@ class CardMap:
         else:
             self._index[self._free(raw, n)] = i + 1
 
-    def _slot(self, uid, n):
-        """The slot holding the first n bytes of ``uid``, or -1."""
-        needle = self._needles[n] if n <= 10 else None
-        if needle is None:
-            return -1
-        if len(uid) == n:
-            needle[1:] = uid   # (same length: a copy in C, the needle keeps its size)
-        else:
-            for i in range(n):
-                needle[i + 1] = uid[i]
-        index = self._index
-        mask = self._mask
-        h = (uid[1] ^ uid[2] * 7 ^ uid[3] * 41) & mask   # _hash(uid), inline: one call less
-        k = index[h]
-        while k:
-            base = (k - 1) * _SLOT
-            if self._uids.find(needle, base, base + n + 1) == base:
-                return k - 1
-            h = (h + 1) & mask
-            k = index[h]
-        return -1
-
     def lookup(self, uid, n):
-        """Find the first n bytes of ``uid``; sets ``card``/``owner`` and returns True if known."""
-        i = self._slot(uid, n)
-        if i < 0:
-            self.card = -1
-            self.owner = -1
-            return False
-        v = self._values[i]
-        self.card = v & 63
-        self.owner = (v >> 6) - 1
-        return True
+        """Find the first n bytes of ``uid``; sets ``card``/``owner`` and returns True if known.
+        (One call, the search inline: a call costs ~20 us on the RP2040.)"""
+        needle = self._needles[n] if n <= 10 else None
+        if needle is not None:
+            if len(uid) == n:
+                needle[1:] = uid   # (same length: a copy in C, the needle keeps its size)
+            else:
+                for i in range(n):
+                    needle[i + 1] = uid[i]
+            index = self._index
+            mask = self._mask
+            h = (uid[1] ^ uid[2] * 7 ^ uid[3] * 41) & mask   # _hash(uid), inline
+            k = index[h]
+            while k:
+                base = (k - 1) * _SLOT
+                if self._uids.find(needle, base, base + n + 1) == base:
+                    v = self._values[k - 1]
+                    self.card = v & 63
+                    self.owner = (v >> 6) - 1
+                    return True
+                h = (h + 1) & mask
+                k = index[h]
+        self.card = -1
+        self.owner = -1
+        return False
