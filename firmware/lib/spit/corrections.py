@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 _HIST = const(16)        # cards remembered per pile (as in referee.py)
 _SPIT_BIT = const(64)     # a history entry's spit-card flag (as in referee.py)
 _PH_PLAY = const(1)
-_NEVER_MS = const(-1100000)   # land_ms: no landing to race against (as in referee.py)
+_NEVER_T = const(-0x20000000)   # land_t: no landing to race against (as in referee.py)
 
 
 class Corrections:
@@ -36,7 +36,7 @@ class Corrections:
     top_rank: "Any"
     prev_top: "Any"
     size: "Any"
-    land_ms: "Any"
+    land_t: "Any"
     need_spit: "Any"
     spitter: "Any"
     spit_left: list
@@ -88,7 +88,7 @@ class Corrections:
             if self.rules.mode == MODE_OWN_DECK and player >= 0:
                 self.left[player] += 1
         self.size[pile] -= 1
-        self.land_ms[pile] = _NEVER_MS   # nothing to race against
+        self.land_t[pile] = _NEVER_T   # nothing to race against
         if depth > 0 and self.size[pile] > 0:
             prev = self._hist[pile * _HIST + (n - 1) % _HIST] & 63
             self.top[pile] = prev
@@ -106,7 +106,7 @@ class Corrections:
             return
         spit = self.need_spit[pile]
         self._land(ms, us, pile, card, self.spitter[pile] if spit else -1, _SPIT_BIT if spit else 0)
-        self.land_ms[pile] = _NEVER_MS   # a correction, not a landing to race against
+        self.land_t[pile] = _NEVER_T   # a correction, not a landing to race against
         if self.unread > 0 and not spit:
             self.unread -= 1   # that unread touch was this card: _land counted it as played
         if not spit and self.intents is not None:

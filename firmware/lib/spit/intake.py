@@ -61,6 +61,7 @@ EV_TOP = const(7)      # a: pile, b: card        (correction: the top card reall
 EV_ANSWER = const(8)   # a: player, b: value     (answer to the referee's question)
 EV_TICK = const(9)     # time passes, nothing happened (log end marker)
 EV_NO_READ = const(10)  # internal: a touch no card read claimed; a: pile
+EV_OFF_TABLE = const(11)  # internal: a card read on a pile the table does not have (as EV_CARD)
 EVENT_NAMES = ("", "touch", "card", "stuck", "slap", "ready", "undo", "top", "answer", "tick", "no_read")
 
 _CAP = const(32)         # buffered events (a few hundred ms of the fastest play)
@@ -77,6 +78,7 @@ F_TIED = const(2)        # _process flag: cannot be ordered against the previous
 class EventQueue:
     def __init__(self, npiles, reorder_us, touch_match_us, relist_us=0):
         self.npiles = npiles
+        self._piles = tuple(range(npiles))   # ("a in _piles": one test for 0 <= a < npiles)
         self.reorder_us = reorder_us
         self.touch_match_us = touch_match_us
         self.relist_us = relist_us
@@ -108,49 +110,55 @@ class EventQueue:
     def feed(self, kind, ms, us, a, b, c):
         """One input event with its hardware time (session ms + us within the ms)."""
         t = (ms - self._base_ms) * 1000 + us
-        if t > self._horizon:
+        h = self._horizon
+        if t > h:
             if t >= _LIMIT:
                 t = self._rebase(ms, us)
-            self._horizon = t
+            self._horizon = h = t
         elif t < _FLOOR:
             t = _FLOOR   # from long before anything still waiting: judged late anyway
-        flags = 0
-        if kind == EV_TOUCH and 0 <= a < self.npiles:
+        if kind == EV_TOUCH and a in self._piles:
             # A touch only waits for its read: nothing becomes due until the next event.
             tcount = self._tcount
             if tcount[a] == 0:   # the usual case: the pile's only waiting touch
-                i = a * _TOUCH_CAP
-                self._tt[i] = t
-                self._tflag[i] = 0
+                self._tt[a * _TOUCH_CAP] = t   # (a free slot's _tflag is 0 already)
                 tcount[a] = 1
                 self._touches += 1
             else:
                 self._push_touch(a, t)
             return
-        if kind == EV_CARD and 0 <= a < self.npiles:
-            # The usual case first: one touch waits on the pile, taken at most touch_match_us
-            # before this read and not after it: the card landed at that touch.
-            i = a * _TOUCH_CAP
-            tt = self._tt[i]
-            if self._tcount[a] == 1 and tt <= t and t - tt <= self.touch_match_us:
-                self._tcount[a] = 0
-                self._touches -= 1
-                flags = self._tflag[i]
-                self._land_t[a] = tt
+        flags = 0
+        if kind == EV_CARD:
+            if a in self._piles:
+                # The usual case first: one touch waits on the pile, taken at most
+                # touch_match_us before this read and not after it: the card landed at that touch.
+                tcount = self._tcount
+                i = a * _TOUCH_CAP
+                tt = self._tt[i]
+                if tcount[a] == 1 and tt <= t and t - tt <= self.touch_match_us:
+                    tcount[a] = 0
+                    self._touches -= 1
+                    tflag = self._tflag
+                    flags = tflag[i]
+                    if flags:
+                        tflag[i] = 0   # (free slots keep flag 0)
+                    self._land_t[a] = tt
+                else:
+                    flags = self._pair(a, t)
+                    tt = self._land_t[a]
+                self._read_t[a] = t
+                self._hold_t[a] = t
+                # The relist hold (advance) of this read can apply from t + reorder_us to
+                # t + relist_us: _relist_from is the earliest start of a hold still running.
+                w = t + self.reorder_us
+                if w < self._relist_from or self._relist_end <= h:
+                    self._relist_from = w
+                w = t + self.relist_us
+                if w > self._relist_end:
+                    self._relist_end = w
+                t = tt
             else:
-                flags = self._pair(a, t)
-                tt = self._land_t[a]
-            self._read_t[a] = t
-            self._hold_t[a] = t
-            # The relist hold (advance) of this read can apply from t + reorder_us to
-            # t + relist_us: _relist_from is the earliest start of a hold still running.
-            w = t + self.reorder_us
-            if w < self._relist_from or self._relist_end <= self._horizon:
-                self._relist_from = w
-            w = t + self.relist_us
-            if w > self._relist_end:
-                self._relist_end = w
-            t = tt
+                kind = EV_OFF_TABLE   # judged apart: only a card on a real pile goes to _on_card
         n = self._qn
         q = self._q
         if n > 0:
@@ -159,7 +167,9 @@ class EventQueue:
                 self._insert(kind, t, a, b, c, flags)
                 self.advance(ms, us)
                 return
-        k = ((self._qh + n) & _MASK) * _SLOT   # in time order (the usual case): append
+            k = ((self._qh + n) & _MASK) * _SLOT   # in time order: append
+        else:
+            k = self._qh * _SLOT   # the usual case: nothing else buffered
         q[k] = kind
         q[k + 1] = t
         q[k + 2] = a
@@ -169,7 +179,6 @@ class EventQueue:
         self._qn = n + 1
         # advance() written out for the usual case (no call): this event alone buffered, not
         # due yet, no touch or read holding the judging back, nothing timed: only _done moves.
-        h = self._horizon
         due = h - self.reorder_us
         if n == 0 and t > due and not self._timed and self._touches == 0 \
                 and (h < self._relist_from or h >= self._relist_end):
@@ -198,6 +207,7 @@ class EventQueue:
                 flags = tflag[base]
                 self._land_t[pile] = tt[base]
                 if n == 1:   # the usual case: nothing to shift
+                    tflag[base] = 0
                     tcount[pile] = 0
                     self._touches -= 1
                     return flags
@@ -264,34 +274,32 @@ class EventQueue:
                     w = self._tt[p * _TOUCH_CAP]
                     if w <= due:
                         due = w - 1   # strictly before the touch
-        # Judge what is due, earliest first (_release_first written out: no call per event).
-        q = self._q
-        n = self._qn   # (judging never feeds the queue, nor moves _done)
+        # Judge what is due, earliest first (the usual case, a card read in time, written out:
+        # no call per event but _on_card's).  Judging never feeds the queue, nor moves _done.
+        n = self._qn
         done = self._done
+        q = self._q
         while n > 0:
             i = self._qh
             k = i * _SLOT
             t = q[k + 1]
             if t > due:
                 break
+            if t < done or q[k] != EV_CARD:
+                self._release_first()   # anything else, or a read that arrived late
+                n = self._qn
+                done = self._done
+                continue
             n -= 1
             self._qn = n
             self._qh = (i + 1) & _MASK
-            flags = q[k + 5]
-            if t < done:
-                t = done   # arrived after later events were judged: judged now, at the latest time
-                flags |= F_LATE
-            else:
-                done = t
-                self._done = t
+            done = t
+            self._done = t
             ms = self._base_ms + t // 1000
             us = t % 1000
             if self._timed:
                 self._clock_to(ms, us)
-            if q[k] == EV_CARD and not flags & F_LATE:
-                self._on_card(ms, us, q[k + 2], q[k + 3], q[k + 4], flags)
-            else:
-                self._process(q[k], ms, us, q[k + 2], q[k + 3], q[k + 4], flags)
+            self._on_card(ms, us, q[k + 2], q[k + 3], q[k + 4], q[k + 5])
         # Time-driven transitions (countdown end, slap window, game timer) up to there.
         if due > done:
             self._done = due
@@ -359,6 +367,7 @@ class EventQueue:
         for i in range(base, base + n):
             tt[i] = tt[i + 1]
             tflag[i] = tflag[i + 1]
+        tflag[base + n] = 0   # a free slot's flag is 0 (feed's usual case relies on it)
         self._tcount[pile] = n
         self._touches -= 1
 
@@ -396,7 +405,8 @@ class EventQueue:
         self._qn += 1
 
     def _release_first(self):
-        """Judge the earliest buffered event (flush, overflow; ``advance`` has its own copy)."""
+        """Judge the earliest buffered event (flush, overflow, and ``advance`` for all but a
+        card read in time)."""
         q = self._q
         i = self._qh
         k = i * _SLOT
