@@ -64,6 +64,11 @@ def _steps(rules):
 
 
 class Referee(EventQueue, Settlement, Corrections):
+    # The loop's entry points in this class's own table: MicroPython looks a method up in the
+    # instance, then in each class in turn (about 4.6 us per class on the RP2040).
+    feed = EventQueue.feed
+    advance = EventQueue.advance
+
     def __init__(self, rules, counts=None, sink=None, intents=None):
         n = rules.piles
         EventQueue.__init__(self, n, rules.reorder_us, rules.touch_match_us, rules.relist_us)
@@ -363,7 +368,7 @@ class Referee(EventQueue, Settlement, Corrections):
         # The common case first: the rank fits by the precomputed table (no call); fits()
         # decides the rest (top_rank 0: a wild joker or an empty pile; r 0: a joker).
         if self._steps[top_rank] >> r & 1 or fits(self.rules, self.top[pile], top_rank, card):
-            self._land(ms, us, pile, card, player, 0)
+            _land(self, ms, us, pile, card, player, 0)
             # _emit(V_ACCEPT, ...) written out: one call less per landing.
             it = self.intents
             if it is not None:
@@ -503,3 +508,8 @@ class Referee(EventQueue, Settlement, Corrections):
             self.claim(ms, us, player, pile)
         else:
             self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, pile, -1, player)
+
+
+# The per-card path calls the raw state change as a module global: a plain function call
+# (about 9 us on the RP2040) instead of a method looked up through the instance (20 us).
+_land = Referee._land
