@@ -95,7 +95,7 @@ class EventQueue:
         self._tt = [0] * n
         self._tflag = [0] * n   # F_TIED: this touch's card may have landed under the previous one
         self._tcount = [0] * npiles
-        self._touches = 0   # unmatched touches on all piles
+        self._untouched = [0] * npiles   # _tcount when no touch waits (compared as a whole)
         self._read_t = [_FLOOR] * npiles   # the last read's own time, per pile
         self._hold_t = [_FLOOR] * npiles   # ... while it holds later events back (quiet: no)
         self._land_t = [0] * npiles       # ... and the landing time it was given
@@ -127,7 +127,6 @@ class EventQueue:
             if tcount[a] == 0:   # the usual case: the pile's only waiting touch
                 self._tt[a * _TOUCH_CAP] = t   # (a free slot's _tflag is 0 already)
                 tcount[a] = 1
-                self._touches += 1
             else:
                 self._push_touch(a, t)
             return
@@ -141,7 +140,6 @@ class EventQueue:
                 tt = self._tt[i]
                 if tcount[a] == 1 and tt <= t and t - tt <= self.touch_match_us:
                     tcount[a] = 0
-                    self._touches -= 1
                     tflag = self._tflag
                     flags = tflag[i]
                     if flags:
@@ -154,37 +152,36 @@ class EventQueue:
                 self._hold_t[a] = t
                 # The relist hold (advance) of this read can apply from t + reorder_us to
                 # t + relist_us: _relist_from is the earliest start of a hold still running.
-                w = t + self.reorder_us
-                if w < self._relist_from or self._relist_end <= h:
-                    self._relist_from = w
-                w = t + self.relist_us
-                if w > self._relist_end:
-                    self._relist_end = w
+                if self._relist_end <= h:   # the usual case: no other hold running
+                    self._relist_from = t + self.reorder_us
+                    self._relist_end = t + self.relist_us
+                else:
+                    w = t + self.reorder_us
+                    if w < self._relist_from:
+                        self._relist_from = w
+                    w = t + self.relist_us
+                    if w > self._relist_end:
+                        self._relist_end = w
                 t = tt
             else:
                 kind = EV_OFF_TABLE   # judged apart: only a card on a real pile goes to _on_card
-        n = self._qn
+        if self._qn > 0:
+            self._insert(kind, t, a, b, c, flags)   # sorted in among what waits
+            self.advance(ms, us)
+            return
+        # The usual case: nothing else buffered (the ring then starts at slot 0, see advance).
         q = self._q
-        if n > 0:
-            k = ((self._qh + n - 1) & _MASK) * _SLOT   # the newest buffered event
-            if n == _CAP or q[k + 1] > t:
-                self._insert(kind, t, a, b, c, flags)
-                self.advance(ms, us)
-                return
-            k = ((self._qh + n) & _MASK) * _SLOT   # in time order: append
-        else:
-            k = self._qh * _SLOT   # the usual case: nothing else buffered
-        q[k] = kind
-        q[k + 1] = t
-        q[k + 2] = a
-        q[k + 3] = b
-        q[k + 4] = c
-        q[k + 5] = flags
-        self._qn = n + 1
-        # advance() written out for the usual case (no call): this event alone buffered, not
-        # due yet, no touch or read holding the judging back, nothing timed: only _done moves.
+        q[0] = kind
+        q[1] = t
+        q[2] = a
+        q[3] = b
+        q[4] = c
+        q[5] = flags
+        self._qn = 1
+        # advance() written out for the usual case (no call): this event not due yet, no touch
+        # or read holding the judging back, nothing timed: only _done moves.
         due = h - self.reorder_us
-        if n == 0 and t > due and not self._timed and self._touches == 0 \
+        if t > due and not self._timed and self._tcount == self._untouched \
                 and (h < self._relist_from or h >= self._relist_end):
             if due > self._done:
                 self._done = due
@@ -213,7 +210,6 @@ class EventQueue:
                 if n == 1:   # the usual case: nothing to shift
                     tflag[base] = 0
                     tcount[pile] = 0
-                    self._touches -= 1
                     return flags
                 for i in range(base + 1, base + n):
                     if tt[i] <= t:
@@ -269,8 +265,8 @@ class EventQueue:
         # ... and before every touch still waiting for its read (each pile's first touch is
         # its earliest, once the stale ones are given up): that read lands earlier than anything
         # after the touch, so with touch sensors the hold can be short.
-        if self._touches > 0:
-            tcount = self._tcount
+        tcount = self._tcount
+        if tcount != self._untouched:
             for p in range(self.npiles):
                 if tcount[p] > 0:
                     self._expire_touches(p, h)
@@ -280,6 +276,7 @@ class EventQueue:
                         due = w - 1   # strictly before the touch
         # Judge what is due, earliest first (the usual case, a card read in time, written out:
         # no call per event but _on_card's).  Judging never feeds the queue, nor moves _done.
+        # An empty ring starts again at slot 0 (feed's usual case writes there).
         n = self._qn
         done = self._done
         q = self._q
@@ -296,7 +293,7 @@ class EventQueue:
                 continue
             n -= 1
             self._qn = n
-            self._qh = (i + 1) & _MASK
+            self._qh = (i + 1) & _MASK if n else 0
             done = t
             self._done = t
             ms = self._base_ms + t // 1000
@@ -356,7 +353,6 @@ class EventQueue:
         tt[i] = t
         tflag[i] = 0
         self._tcount[pile] += 1
-        self._touches += 1
 
     def _unread_first(self, pile):
         """The pile's earliest touch will get no read: a ``no_read`` event at its time."""
@@ -373,7 +369,6 @@ class EventQueue:
             tflag[i] = tflag[i + 1]
         tflag[base + n] = 0   # a free slot's flag is 0 (feed's usual case relies on it)
         self._tcount[pile] = n
-        self._touches -= 1
 
     def _expire_touches(self, pile, t):
         # Touches more than touch_match_us before t can no longer be claimed.
@@ -414,8 +409,9 @@ class EventQueue:
         q = self._q
         i = self._qh
         k = i * _SLOT
-        self._qh = (i + 1) & _MASK
-        self._qn -= 1
+        n = self._qn - 1
+        self._qn = n
+        self._qh = (i + 1) & _MASK if n else 0   # (an empty ring starts at slot 0: feed)
         t = q[k + 1]
         flags = q[k + 5]
         if t < self._done:

@@ -84,6 +84,9 @@ class Referee(EventQueue, Settlement, Corrections):
         self._joker_any = rules.joker_next == JOKER_ANY
         self.sink = sink
         self.intents = intents   # a spit.intents.LedIntents, or None (no LEDs)
+        # Its on_accept as a plain function in the instance (called with the intents): found
+        # at once, where a method is looked for in the intents' instance first (see intake.py).
+        self._on_accept_fn = None if intents is None else type(intents).on_accept
         if counts is None:
             counts = rules.default_counts()
         self.cards = [counts[0], counts[1]]   # each player's cards at the start of a round
@@ -363,7 +366,6 @@ class Referee(EventQueue, Settlement, Corrections):
             # Too close to order, or the reads cannot tell which landing came first (the
             # race rule, intake.py): never name a winner the evidence does not show.
             self._emit(_V_TIE, ms, us, pile, card, self.top[pile], dt)
-        race = dt < self._race_window
         top_rank = self.top_rank[pile]
         # The common case first: the rank fits by the precomputed table (no call); fits()
         # decides the rest (top_rank 0: a wild joker or an empty pile; r 0: a joker).
@@ -372,13 +374,13 @@ class Referee(EventQueue, Settlement, Corrections):
             # _emit(V_ACCEPT, ...) written out: one call less per landing.
             it = self.intents
             if it is not None:
-                it.on_accept(pile, ms)
+                self._on_accept_fn(it, pile, ms)
             it = self.sink
             if it is not None:
-                it(_V_ACCEPT, ms, us, pile, card, player, dt if race else -1)
+                it(_V_ACCEPT, ms, us, pile, card, player, dt if dt < self._race_window else -1)
             if own and player >= 0 and self.left[player] == 0:
                 self.game_over(ms, us, player, V.R_NO_CARDS)   # R-OWN-1
-        elif race and fits(self.rules, self.prev_top[pile], self.prev_rank[pile], card):
+        elif dt < self._race_window and fits(self.rules, self.prev_top[pile], self.prev_rank[pile], card):
             self._emit(_V_LATE, ms, us, pile, card, dt, self.top[pile])
         else:
             self._emit(_V_ILLEGAL, ms, us, pile, card, self.top[pile], -1)
