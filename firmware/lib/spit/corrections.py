@@ -105,7 +105,11 @@ class Corrections:
             self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, pile, card, -1)
             return
         spit = self.need_spit[pile]
-        self._land(ms, us, pile, card, self.spitter[pile] if spit else -1, _SPIT_BIT if spit else 0)
+        player = self.spitter[pile] if spit else -1
+        i = card + 64 * player if self.rules.mode == MODE_OWN_DECK and player >= 0 else card
+        if self._seen[i] == 255:
+            self._seen[i] = 254   # (_land counts this card: its count stays at the 255 cap)
+        self._land(ms, us, pile, card, player, _SPIT_BIT if spit else 0)
         self.land_t[pile] = _NEVER_T   # a correction, not a landing to race against
         if self.unread > 0 and not spit:
             self.unread -= 1   # that unread touch was this card: _land counted it as played

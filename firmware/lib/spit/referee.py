@@ -413,10 +413,8 @@ class Referee(EventQueue, Settlement, Corrections):
         self.size[pile] += 1
         self.land_t[pile] = self._done   # (the landing's judged time, see _on_card)
         own = self._own_deck
-        seen = self._seen
-        i = card + 64 * player if own and player >= 0 else card
-        if seen[i] < 255:
-            seen[i] += 1
+        # (below 255: _on_card lands no card seen that often, _on_top keeps the cap)
+        self._seen[card + 64 * player if own and player >= 0 else card] += 1
         n = self._hist_n[pile]
         self._hist[pile * _HIST + (n & _HIST_MASK)] = card | spit | ((player + 1) << 7)
         self._hist_n[pile] = n + 1
