@@ -30,18 +30,25 @@ the touch edge that marks the true landing, and readers are serviced one after t
 
 Everything is preallocated: feeding an event allocates nothing.  The game itself lives in the
 subclass (``Referee``): it implements ``_on_card(ms, us, pile, card, player, tied)`` (a card read,
-in landing order), ``_process(kind, ms, us, a, b, c, flags)`` (every other event, and a card that
+on one of the table's piles, in landing order), ``_process(kind, ms, us, a, b, c, flags)`` (every
+other event, a card read on a pile the table does not have as ``EV_OFF_TABLE``, and a card that
 arrived late: ``F_LATE``, ``F_TIED``) and ``_clock_to(ms, us)`` (time-driven transitions up to that
 time), and clears ``_timed`` while no time-driven transition can happen (then ``_clock_to`` is not
-called).
+called).  While a hook runs, ``_done`` is the judged event's time in this module's units; a
+subclass that keeps such times extends ``_rebase`` to move them with the base.
 
 The per-landing path (a touch, its read, the loop's ``advance`` that releases it) is written for
-the RP2040, where a bytecode costs about a microsecond and a Python-level call 17-20 us
-(bench/README.md): few method layers, state in flat lists read through locals, the usual case
-(one touch waiting, events arriving in time order) handled inline before the general code (a
-read that nothing else waits on ends ``feed`` without calling ``advance``), and times kept as one small int each: microseconds since a base ``_base_ms`` that moves forward every
-few minutes (``_rebase``), so that comparing two times is one comparison, not two.  The game sees
-session time as ``(ms, us)`` pairs only.
+the RP2040, where a bytecode costs about a microsecond, an attribute or list item 1.5-2 us and a
+call 9-25 us (bench/README.md): few method layers, state in flat lists read through locals, the
+usual case (one touch waiting, events arriving in time order) handled inline before the general
+code (a read that nothing else waits on goes to ring slot 0 and ends ``feed`` without calling
+``advance``), and times kept as one small int each: microseconds since a base ``_base_ms`` that
+moves forward every few minutes (``_rebase``), so that comparing two times is one comparison, not
+two.  A method call looks the name up in the instance's attribute table first (a miss costs
+8 us there, the table being large and full) and then in each class in turn: the judging hook is
+therefore called as a plain function kept in the instance (``_on_card_fn``), and the loop's
+entry points are in ``Referee``'s own table.  The game sees session time as ``(ms, us)`` pairs
+(and the judged time ``_done``, in this module's units, for its race windows).
 """
 
 try:
