@@ -73,7 +73,7 @@ EVENT_NAMES = ("", "touch", "card", "stuck", "slap", "ready", "undo", "top", "an
 
 _CAP = const(32)         # buffered events (a few hundred ms of the fastest play)
 _MASK = const(31)        # slot index modulo _CAP
-_SLOT = const(6)         # ints per buffered event: kind, time, a, b, c, flags
+_SLOT = const(5)         # ints per buffered event: kind << 2 | flags, time, a, b, c
 _TOUCH_CAP = const(8)    # unmatched touches per pile
 _LIMIT = const(0x20000000)   # move the base once the horizon is this far past it (537 s of us)
 _FLOOR = const(-0x20000000)  # times further back are clamped here: "long ago" (and "never")
@@ -178,12 +178,11 @@ class EventQueue:
             return
         # The usual case: nothing else buffered (the ring then starts at slot 0, see advance).
         q = self._q
-        q[0] = kind
+        q[0] = kind << 2 | flags   # (any kind comes back whole: >> 2)
         q[1] = t
         q[2] = a
         q[3] = b
         q[4] = c
-        q[5] = flags
         self._qn = 1
         # advance() written out for the usual case (no call): this event not due yet, no touch
         # or read holding the judging back, nothing timed: only _done moves.
@@ -293,8 +292,8 @@ class EventQueue:
             t = q[k + 1]
             if t > due:
                 break
-            if t < done or q[k] != EV_CARD:
-                self._release_first()   # anything else, or a read that arrived late
+            if t < done or q[k] != EV_CARD << 2:
+                self._release_first()   # anything else, a tied read, or one that arrived late
                 n = self._qn
                 done = self._done
                 continue
@@ -307,7 +306,7 @@ class EventQueue:
             us = t % 1000
             if self._timed:
                 self._clock_to(ms, us)
-            self._on_card_fn(self, ms, us, q[k + 2], q[k + 3], q[k + 4], q[k + 5])
+            self._on_card_fn(self, ms, us, q[k + 2], q[k + 3], q[k + 4], 0)   # (flags 0)
         # Time-driven transitions (countdown end, slap window, game timer) up to there.
         if due > done:
             self._done = due
@@ -402,12 +401,11 @@ class EventQueue:
                 q[k + f] = q[j + f]
             i -= 1
         k = ((h + i) & _MASK) * _SLOT
-        q[k] = kind
+        q[k] = kind << 2 | flags
         q[k + 1] = t
         q[k + 2] = a
         q[k + 3] = b
         q[k + 4] = c
-        q[k + 5] = flags
         self._qn += 1
 
     def _release_first(self):
@@ -420,7 +418,8 @@ class EventQueue:
         self._qn = n
         self._qh = (i + 1) & _MASK if n else 0   # (an empty ring starts at slot 0: feed)
         t = q[k + 1]
-        flags = q[k + 5]
+        kind = q[k] >> 2
+        flags = q[k] & 3
         if t < self._done:
             t = self._done   # arrived after later events were judged: judged now, at the latest time
             flags |= F_LATE
@@ -431,10 +430,10 @@ class EventQueue:
         if self._timed:
             self._clock_to(ms, us)
         # (Judging never feeds the queue, so the slot still holds this event.)
-        if q[k] == EV_CARD and not flags & F_LATE:   # a card read in time: the usual case
+        if kind == EV_CARD and not flags & F_LATE:   # a card read in time
             self._on_card(ms, us, q[k + 2], q[k + 3], q[k + 4], flags)
         else:
-            self._process(q[k], ms, us, q[k + 2], q[k + 3], q[k + 4], flags)
+            self._process(kind, ms, us, q[k + 2], q[k + 3], q[k + 4], flags)
 
     # --- hooks for the game ---
     def _clock_to(self, ms, us):
