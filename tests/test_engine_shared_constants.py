@@ -15,8 +15,10 @@ def test_phase_ids_agree_across_the_referee_and_its_mixins():
 
 def test_undo_history_size_agrees():
     assert corrections._HIST == referee._HIST
-    # The history entry's spit flag sits above every card code (card | flag | player << 7).
+    # The history entry's spit flag sits above every card code, the rank above the player
+    # (card | flag | (player + 1) << 7 | rank << 9).
     assert corrections._SPIT_BIT == referee._SPIT_BIT == 64
+    assert corrections._RANK_SHIFT == referee._RANK_SHIFT == 9
 
 
 def test_no_landing_time_agrees_and_is_further_back_than_any_session_time():

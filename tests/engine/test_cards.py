@@ -193,3 +193,20 @@ def test_r_card_5_a_joker_has_no_colour():
     t = Table(colours="alternate", jokers=2).begin()
     t.card(0, "JK", 3000).card(0, "8H", 3400).flush()
     assert t.last()["verdict"] == "accept"
+
+
+def test_r_play_5_the_race_loser_on_a_joker_is_late_by_the_rank_it_counted_as():
+    # The top before the last landing comes from the pile's history (spit.referee._fits_before):
+    # a joker there counts as the rank it kept (R-CARD-4 as_below).
+    t = Table(jokers=2, joker_next="as_below").begin()     # pile 0: 7H
+    t.card(0, "JK", 3000).card(0, "8S", 3400).card(0, "6D", 3500).flush()
+    assert [v["verdict"] for v in t.verdicts[-2:]] == ["accept", "late"]
+
+
+def test_r_play_5_after_an_undo_the_joker_below_is_wild_for_the_race_loser_too():
+    # Undo leaves the joker on top, wild (it no longer knows the rank below): a card racing
+    # the next landing is judged against that wild joker, as against the top itself.
+    t = Table(jokers=2, joker_next="as_below").begin()     # pile 0: 7H
+    t.card(0, "JK", 3000).card(0, "8S", 3400).undo(0, 3800)
+    t.card(0, "2C", 4200).card(0, "5D", 4300).flush()
+    assert [v["verdict"] for v in t.verdicts[-3:]] == ["undo", "accept", "late"]

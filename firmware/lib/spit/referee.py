@@ -32,7 +32,10 @@ PH_OVER = const(5)
 
 _HIST = const(16)        # cards remembered per pile (for undo)
 _HIST_MASK = const(15)
-_SPIT_BIT = const(64)     # a history entry's spit-card flag (card | _SPIT_BIT | (player + 1) << 7)
+# A history entry: card | _SPIT_BIT if a spit card | (player + 1) << 7 | rank << 9, the rank
+# the pile's top counted as after that landing (top_rank).
+_SPIT_BIT = const(64)
+_RANK_SHIFT = const(9)
 
 # Private copies for the per-card path, inlined by the compiler (a name imported from another
 # module is a global lookup per use on MicroPython); tests/test_engine_shared_constants.py
@@ -94,15 +97,13 @@ class Referee(EventQueue, Settlement, Corrections):
         # (Lists of small ints, as in intake.py: quicker to index than arrays on the RP2040.)
         self.top = [-1] * n          # top card (-1: empty)
         self.top_rank = [0] * n      # the rank the top counts as (0: wild joker)
-        self.prev_top = [-1] * n     # the top before the last landing (for "late")
-        self.prev_rank = [0] * n
         self.size = [0] * n
         # Time of the last landing (for races and ties) in the intake's units (EventQueue._done,
         # the judged time: one small int, moved with the intake's base by _rebase).
         self.land_t = [_NEVER_T] * n
         self.need_spit = [0] * n
         self.spitter = [-1] * n
-        self._hist = [0] * (n * _HIST)   # card | _SPIT_BIT if a spit card | (player + 1) << 7
+        self._hist = [0] * (n * _HIST)   # history entries (see _SPIT_BIT), for undo and "late"
         self._hist_n = [0] * n           # landings recorded (the ring's write index)
         self._hist_lo = [0] * n          # remembered: landings _hist_lo.. (at most _HIST)
         # Players.
@@ -156,7 +157,6 @@ class Referee(EventQueue, Settlement, Corrections):
         for p in range(self.npiles):
             self.top[p] = -1
             self.top_rank[p] = 0
-            self.prev_top[p] = -1
             self.size[p] = 0
             self.land_t[p] = _NEVER_T
             self._hist_n[p] = 0
@@ -372,18 +372,27 @@ class Referee(EventQueue, Settlement, Corrections):
         if self._steps[top_rank] >> r & 1 or fits(self.rules, self.top[pile], top_rank, card):
             _land(self, ms, us, pile, card, player, 0)
             # _emit(V_ACCEPT, ...) written out: one call less per landing.
-            it = self.intents
+            it = self._on_accept_fn
             if it is not None:
-                self._on_accept_fn(it, pile, ms)
+                it(self.intents, pile, ms)
             it = self.sink
             if it is not None:
                 it(_V_ACCEPT, ms, us, pile, card, player, dt if dt < self._race_window else -1)
             if own and player >= 0 and self.left[player] == 0:
                 self.game_over(ms, us, player, V.R_NO_CARDS)   # R-OWN-1
-        elif dt < self._race_window and fits(self.rules, self.prev_top[pile], self.prev_rank[pile], card):
+        elif dt < self._race_window and self._fits_before(pile, card):
             self._emit(_V_LATE, ms, us, pile, card, dt, self.top[pile])
         else:
             self._emit(_V_ILLEGAL, ms, us, pile, card, self.top[pile], -1)
+
+    def _fits_before(self, pile, card):
+        """R-PLAY-5: would ``card`` have fitted on the pile's top before its last landing (the
+        loser of a race)?  No when the history does not remember that top (the pile was empty)."""
+        n = self._hist_n[pile] - 2   # the landing before the last one
+        if n < self._hist_lo[pile]:
+            return False
+        h = self._hist[pile * _HIST + (n & _HIST_MASK)]
+        return fits(self.rules, h & 63, h >> _RANK_SHIFT, card)
 
     def _refuse_card(self, ms, us, pile, card, player):
         """A card read that is not judged: a bad pile, card or player, or not in play."""
@@ -400,23 +409,23 @@ class Referee(EventQueue, Settlement, Corrections):
 
     def _land(self, ms, us, pile, card, player, spit):
         """The raw state change of a card landing (no judging); ``spit``: _SPIT_BIT or 0."""
-        top = self.top
-        top_rank = self.top_rank
-        self.prev_top[pile] = top[pile]
-        self.prev_rank[pile] = top_rank[pile]
-        top[pile] = card
+        # (The top before it stays in the history: _fits_before.)
+        self.top[pile] = card
         if card != _JOKER:
-            top_rank[pile] = card & 15
+            rank = card & 15
+            self.top_rank[pile] = rank
         elif self._joker_any:
-            top_rank[pile] = 0
-        # (else a joker keeps the rank below it, R-CARD-4 as_below; a wild one stays wild)
+            rank = 0
+            self.top_rank[pile] = 0
+        else:
+            rank = self.top_rank[pile]   # R-CARD-4 as_below: the rank below (a wild one stays wild)
         self.size[pile] += 1
         self.land_t[pile] = self._done   # (the landing's judged time, see _on_card)
         own = self._own_deck
         # (below 255: _on_card lands no card seen that often, _on_top keeps the cap)
         self._seen[card + 64 * player if own and player >= 0 else card] += 1
         n = self._hist_n[pile]
-        self._hist[pile * _HIST + (n & _HIST_MASK)] = card | spit | ((player + 1) << 7)
+        self._hist[pile * _HIST + (n & _HIST_MASK)] = card | spit | (player + 1) << 7 | rank << _RANK_SHIFT
         self._hist_n[pile] = n + 1
         if spit:
             s = player
