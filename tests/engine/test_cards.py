@@ -210,3 +210,22 @@ def test_r_play_5_after_an_undo_the_joker_below_is_wild_for_the_race_loser_too()
     t.card(0, "JK", 3000).card(0, "8S", 3400).undo(0, 3800)
     t.card(0, "2C", 4200).card(0, "5D", 4300).flush()
     assert [v["verdict"] for v in t.verdicts[-3:]] == ["undo", "accept", "late"]
+
+
+def test_r_card_2_3_5_the_precomputed_rank_steps_never_disagree_with_fits():
+    # The per-card path accepts by spit.referee's _steps table before calling fits(): a set
+    # bit must be a card fits() accepts, and without the colour rule every card fits() accepts
+    # (not a joker, on a top that counts as a rank) must have its bit.
+    from spit.legal import fits
+    for wrap in ("both", "ace_only", "none"):
+        for colours in ("any", "alternate"):
+            ref = Table(wrap=wrap, colours=colours).ref
+            for top_rank in range(1, 14):
+                for top in (top_rank, 0x30 | top_rank):
+                    for card in range(1, 64):
+                        if card & 15 > 13 or card & 15 == 0:
+                            continue
+                        step = ref._steps[top_rank] >> (card & 15) & 1
+                        ok = fits(ref.rules, top, top_rank, card)
+                        expected = ok if colours == "any" else False
+                        assert (step == 1) == expected, (wrap, colours, top, card)

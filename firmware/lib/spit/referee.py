@@ -86,7 +86,7 @@ class Referee(EventQueue, Settlement, Corrections):
         self._steps = _steps(rules)
         self._joker_any = rules.joker_next == JOKER_ANY
         self.sink = sink
-        self.intents = intents   # a spit.intents.LedIntents, or None (no LEDs)
+        self.intents = intents   # a spit.intents.LedIntents, or None (no LEDs); set once, here
         # Its on_accept as a plain function in the instance (called with the intents): found
         # at once, where a method is looked for in the intents' instance first (see intake.py).
         self._on_accept_fn = None if intents is None else type(intents).on_accept
