@@ -126,10 +126,13 @@ class NfcReader:
     # ---- called by the firmware loop ------------------------------------------------------
     def note_irq(self, ticks_us):
         """The reader's IRQ line fell at ``ticks_us`` (from the input ring buffer).  Only an
-        edge after the listing's ACK was read is its reply (the ACK pulls the line low too)."""
+        edge after the listing's ACK was read is its reply (the ACK pulls the line low too):
+        then True (the reply waits to be read: serve this reader first)."""
         if self._state == _LISTING and self._acked and time.ticks_diff(ticks_us, self._acked_us) > 0:
             self._irq_us = ticks_us
             self._irq_seen = True
+            return True
+        return False
 
     def service(self, now_us):
         """Advance one step.  Returns how many new cards were reported now."""
