@@ -126,6 +126,7 @@ class App:
         self.stalls = FlashStalls()   # input stamps inside flash writes (referee/stalls.py)
         self._read = False         # a reader delivered a tag in this step
         self._judge = False        # a card (or a quiet pile) was fed: judge it in the next step
+        self._fed_pile = -1        # the pile whose reader fed that card
         self._replied = -1         # the pile whose reader's reply came in (IRQ): served first
         self._next_reader = 0      # the others in turn, from this one
         self.step_us = 0           # ticks_us when this step began (pause_work's time budget)
@@ -219,6 +220,12 @@ class App:
             self._judge = False
             self._read = True   # (no console echo in this step either)
             self._judge_now()
+            p = self._fed_pile
+            if p >= 0:
+                # Then the reader that read the card takes its next step (it halts the tag
+                # and scans for one under it; the other piles' verdicts wait for that scan).
+                self._fed_pile = -1
+                self.readers[p].service(time.ticks_us())
             self.steps += 1
             return
         self.step_us = time.ticks_us()
@@ -350,6 +357,7 @@ class App:
             rejected.keep(pile, cm.card, uid)   # to forget it if the card is rejected
         self.feed(EV_CARD, ms, us, pile, cm.card, cm.owner if self.own_deck else -1)
         self._judge = True
+        self._fed_pile = pile
 
     def _on_quiet(self, pile):
         """The pile's reader found no other tag of the activation it just reported: the
