@@ -56,7 +56,6 @@ from referee import loop
 _DRAIN_MAX = const(48)     # events taken from the ring per step (the rest next step)
 _HOUSEKEEP_MS = const(1000)
 _REREPORT_MS = const(10000)
-_RENDER_MS = const(10)     # animation frame period (patterns change at >= 62 ms)
 # Reader bus work per step: once the readers served in a step have used this much, the
 # rest wait for the next step (a PN532 scan step takes ~2 ms of SPI and Python on the chip).
 _READERS_US = const(1000)
@@ -138,7 +137,6 @@ class App:
         self._reported_ms = [0, 0, 0]
         self._shown = None
         self._shown_changes = 0
-        self._render_ms = 0
         self._over_ready = [False, False]
         self.paused = False       # no card can land now (set each step by pause_work)
         self._synced = True       # the session file has no unsynced write
@@ -449,10 +447,9 @@ class App:
             self._shown = src
         leds = self.leds
         if leds is not None and (src.changes != self._shown_changes or leds.pending
-                                 or ms - self._render_ms >= _RENDER_MS):
+                                 or ms >= leds.due_ms):
             # A new verdict is drawn at once (or as soon as the strip has latched the frame
-            # before); blinking/countdown frames every _RENDER_MS.
-            self._render_ms = ms
+            # before); a blink edge, an expiry or a countdown frame when it is due.
             leds.render(src, ms)
         self._shown_changes = src.changes
         if self.buzzer is not None:
