@@ -43,7 +43,7 @@ ALL_ZONES = const(0x7F)   # bit mask of every zone
 
 
 FRAME_MS = const(10)        # animation frame period of PULSE and COUNTDOWN
-NEVER_MS = const(0x3FFFFFFF)   # "no change due" (session ms stay far below it)
+NEVER_MS = const(0x3FFFFFFF)   # "no change due": the largest small int on the chip (never add to it)
 
 _BLINK_PERIOD = const(500)
 _FAST_PERIOD = const(125)
@@ -83,7 +83,7 @@ def pattern_level(pattern, elapsed_ms):
 def pattern_next(pattern, elapsed_ms):
     """Milliseconds from ``elapsed_ms`` until ``pattern_level`` can change (a renderer
     draws the zone again then, not every frame): a blink's next edge; PULSE and COUNTDOWN
-    (its bar) every ``FRAME_MS``."""
+    (its bar) every ``FRAME_MS``; ``NEVER_MS`` for SOLID (compare it, never add to it)."""
     if pattern == P_BLINK:
         return _BLINK_PERIOD // 2 - elapsed_ms % (_BLINK_PERIOD // 2)
     if pattern == P_FAST:

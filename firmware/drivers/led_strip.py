@@ -126,7 +126,9 @@ class LedStrip:
                         level = pattern_level(pat, now_ms - tr.start[z])
                     if until >= 0 or pat != P_SOLID:
                         animated |= bit
-                        t = now_ms + pattern_next(pat, now_ms - tr.start[z])
+                        # (a SOLID zone only expires: no sum near NEVER_MS, which would
+                        # be a big int on the chip's 31-bit small ints)
+                        t = until if pat == P_SOLID else now_ms + pattern_next(pat, now_ms - tr.start[z])
                         if 0 <= until < t:
                             t = until
                         if t < due:
