@@ -15,17 +15,21 @@ def test_phase_ids_agree_across_the_referee_and_its_mixins():
 
 def test_undo_history_size_agrees():
     assert corrections._HIST == referee._HIST
-    # The history entry's spit flag sits above every card code (card | flag | player << 7).
+    # The history entry's spit flag sits above every card code, the rank above the player
+    # (card | flag | (player + 1) << 7 | rank << 9).
     assert corrections._SPIT_BIT == referee._SPIT_BIT == 64
+    assert corrections._RANK_SHIFT == referee._RANK_SHIFT == 9
 
 
 def test_no_landing_time_agrees_and_is_further_back_than_any_session_time():
     from spit import intake
-    assert corrections._NEVER_MS == referee._NEVER_MS
-    # A time is clamped at _FLOOR us before the base (base 0 at the earliest): from there,
-    # a pile that never had a landing must be over 500 s back (dt saturated, no race).
-    assert intake._FLOOR // 1000 - referee._NEVER_MS > 500000
-    assert -referee._NEVER_MS < 2 ** 30 - 24 * 3600 * 1000   # ms - _NEVER_MS stays a small int
+    assert corrections._NEVER_T == referee._NEVER_T == intake._FLOOR
+    # Landing times are intake times (judged times, above _FLOOR, below _LIMIT): "never" is
+    # over 500 s back from any of them (dt saturated, no race), and a difference from it
+    # stays a small int on a 32-bit port.
+    # (a judged time trails the newest time by the holds at most: 2 s each by spit.rules' bounds)
+    assert -referee._NEVER_T - 3 * 2000000 > 500000000
+    assert intake._LIMIT - 1 - referee._NEVER_T <= 2 ** 30 - 1
 
 
 def test_the_per_card_path_copies_of_codes_agree():

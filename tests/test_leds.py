@@ -394,3 +394,46 @@ def test_ws2812_pio_words_dma_and_latch(vb):
     finally:
         del machine.bitstream
     assert calls == []
+
+
+def test_pattern_next_is_the_next_level_change(vb):
+    """``pattern_next`` gives the first ms at which ``pattern_level`` differs (a blink edge),
+    never later, so a renderer that waits for it misses no edge."""
+    from drivers.led_patterns import P_BLINK, P_FAST, P_PULSE, P_COUNTDOWN, P_SOLID, FRAME_MS, NEVER_MS
+    from drivers.led_patterns import pattern_level, pattern_next
+
+    for pat in (P_BLINK, P_FAST):
+        for e in range(0, 1200):
+            k = pattern_next(pat, e)
+            assert k >= 1
+            assert all(pattern_level(pat, e + j) == pattern_level(pat, e) for j in range(k))
+            assert pattern_level(pat, e + k) != pattern_level(pat, e)
+    assert pattern_next(P_PULSE, 5) == pattern_next(P_COUNTDOWN, 5) == FRAME_MS
+    assert pattern_next(P_SOLID, 5) == NEVER_MS
+
+
+def test_due_ms_is_the_next_blink_edge_or_expiry(vb):
+    """The strip says when it must be drawn again: an animated zone's next change, not every
+    frame; a caller rendering only then shows every edge and the expiry."""
+    from drivers.led_patterns import C_GREEN, C_ORANGE, P_BLINK, NEVER_MS
+
+    np, strip = make_strip(vb)
+    it = FakeIntents()
+    strip.render(it, 0)
+    assert strip.due_ms == NEVER_MS          # nothing animated
+    it.set(0, C_GREEN, until_ms=600)         # an accept: solid, off at 600
+    strip.render(it, 10)
+    assert strip.due_ms == 600
+    it.set(1, C_ORANGE, P_BLINK, 2100)       # a late card: 2 Hz blink from 100, off at 2100
+    strip.render(it, 100)
+    assert strip.due_ms == 350                # its first edge (250 ms on)
+    shown = []
+    t = 100
+    while strip.due_ms != NEVER_MS:
+        t = strip.due_ms
+        strip.render(it, t)
+        shown.append((t, 8 in np.lit(), 2 in np.lit()))
+    assert shown[0] == (350, False, True)
+    assert (600, True, False) in shown       # the accept went out on time
+    assert [x[0] for x in shown if x[0] > 600] == list(range(850, 2100, 250)) + [2100]
+    assert shown[-1] == (2100, False, False) and np.lit() == []

@@ -18,6 +18,8 @@ from micropython import const
 from drivers.led_patterns import (
     N_ZONES,
     C_OFF,
+    FRAME_MS,
+    NEVER_MS,
     P_COUNTDOWN,
     P_FAST,
     P_SOLID,
@@ -49,6 +51,7 @@ class GpioLeds:
         self._force = True
         self.writes = 0
         self.pending = False   # (LedStrip interface: GPIO writes never wait)
+        self.due_ms = 0        # (LedStrip interface: render again at this session ms)
         for i in range(n):
             self._pins[i].value(1 - self._on)
 
@@ -61,6 +64,10 @@ class GpioLeds:
         pat = tr.pattern[z]
         if until >= 0 or pat != P_SOLID:
             self._animated = True
+            # (a GPIO pin changes at a blink edge or an expiry: FRAME_MS is always soon enough)
+            due = now_ms + FRAME_MS
+            if due < self.due_ms:
+                self.due_ms = due
         if pat == P_COUNTDOWN:
             if until >= 0 and 4 * (until - now_ms) < until - tr.start[z]:
                 return pattern_level(P_FAST, now_ms - tr.start[z]) > 0
@@ -81,6 +88,7 @@ class GpioLeds:
             return False
         self._animated = False
         self._force = False
+        self.due_ms = NEVER_MS
         dirty = False
         last_z = -1
         on = False

@@ -1,7 +1,8 @@
 """LED colours, patterns and zones shared by the renderers (``led_strip``, ``gpio_leds``).
 
 The ids mirror ``spit/intents.py`` (drivers never import the engine; a test checks they agree).
-``pattern_level`` and ``countdown_lit`` compute a pattern from elapsed milliseconds, and
+``pattern_level`` and ``countdown_lit`` compute a pattern from elapsed milliseconds,
+``pattern_next`` when it can change next, and
 ``IntentTracker`` notices which zones' intents changed, so a pattern's phase starts then.
 """
 
@@ -41,6 +42,9 @@ N_ZONES = const(7)
 ALL_ZONES = const(0x7F)   # bit mask of every zone
 
 
+FRAME_MS = const(10)        # animation frame period of PULSE and COUNTDOWN
+NEVER_MS = const(0x3FFFFFFF)   # "no change due": the largest small int on the chip (never add to it)
+
 _BLINK_PERIOD = const(500)
 _FAST_PERIOD = const(125)
 _PULSE_PERIOD = const(1600)
@@ -74,6 +78,21 @@ def pattern_level(pattern, elapsed_ms):
         step = tri * _PULSE_STEPS // _PULSE_HALF
         return _PULSE_MIN + step * (255 - _PULSE_MIN) // _PULSE_STEPS
     return 255
+
+
+def pattern_next(pattern, elapsed_ms):
+    """Milliseconds from ``elapsed_ms`` until ``pattern_level`` can change (a renderer
+    draws the zone again then, not every frame): a blink's next edge; PULSE and COUNTDOWN
+    (its bar) every ``FRAME_MS``; ``NEVER_MS`` for SOLID (compare it, never add to it)."""
+    if pattern == P_BLINK:
+        return _BLINK_PERIOD // 2 - elapsed_ms % (_BLINK_PERIOD // 2)
+    if pattern == P_FAST:
+        r = elapsed_ms % _FAST_PERIOD
+        on = (_FAST_PERIOD + 1) // 2
+        return on - r if r < on else _FAST_PERIOD - r
+    if pattern == P_SOLID:
+        return NEVER_MS
+    return FRAME_MS
 
 
 def countdown_lit(n, start_ms, until_ms, now_ms):

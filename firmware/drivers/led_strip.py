@@ -29,10 +29,12 @@ from drivers.led_patterns import (
     IntentTracker,
     N_COLORS,
     N_ZONES,
+    NEVER_MS,
     P_COUNTDOWN,
     P_SOLID,
     countdown_lit,
     pattern_level,
+    pattern_next,
 )
 
 
@@ -53,6 +55,10 @@ class LedStrip:
         self._frame = array("I", bytes(4 * self.n))  # the frame last sent
         self._intents = IntentTracker()
         self._animated = 0      # bit mask of the zones that change with time
+        # Session ms at which an animated zone changes next (a blink edge, an expiry, the
+        # next PULSE/COUNTDOWN frame): the caller renders again then, or when the intents
+        # change, or while ``pending``.
+        self.due_ms = 0
         self._force = True
         self.pending = False   # zones to draw wait for the strip: render again soon
         self._deferred = 0     # their bit mask
@@ -96,6 +102,7 @@ class LedStrip:
         frame = self._frame
         zones = self._zones
         colors = tr.color
+        due = NEVER_MS
         z = -1
         while draw:
             z += 1
@@ -119,6 +126,13 @@ class LedStrip:
                         level = pattern_level(pat, now_ms - tr.start[z])
                     if until >= 0 or pat != P_SOLID:
                         animated |= bit
+                        # (a SOLID zone only expires: no sum near NEVER_MS, which would
+                        # be a big int on the chip's 31-bit small ints)
+                        t = until if pat == P_SOLID else now_ms + pattern_next(pat, now_ms - tr.start[z])
+                        if 0 <= until < t:
+                            t = until
+                        if t < due:
+                            due = t
                     if pat == P_COUNTDOWN and until >= 0:
                         lit = countdown_lit(len(idx), tr.start[z], until, now_ms)
                     if level == 255:
@@ -133,6 +147,7 @@ class LedStrip:
                     frame[p] = w
                     dirty = True
         self._animated = animated
+        self.due_ms = due
         self._force = False
         if not dirty:
             return False

@@ -54,6 +54,7 @@ _POLL_WAIT = const(6)
 _BACKOFF = const(7)
 _SETUP = const(8)
 _HALT_NEXT = const(9)   # a listed tag was delivered: halt it in the next step
+_DETECT_NEXT = const(10)   # its pile reported quiet: list (or poll) again in the next step
 
 _RETRY_FOREVER = const(0xFF)   # MxRtyPassiveActivation: the chip itself waits for a card
 _MAX_SHIFT = const(12)
@@ -126,10 +127,13 @@ class NfcReader:
     # ---- called by the firmware loop ------------------------------------------------------
     def note_irq(self, ticks_us):
         """The reader's IRQ line fell at ``ticks_us`` (from the input ring buffer).  Only an
-        edge after the listing's ACK was read is its reply (the ACK pulls the line low too)."""
+        edge after the listing's ACK was read is its reply (the ACK pulls the line low too):
+        then True (the reply waits to be read: serve this reader first)."""
         if self._state == _LISTING and self._acked and time.ticks_diff(ticks_us, self._acked_us) > 0:
             self._irq_us = ticks_us
             self._irq_seen = True
+            return True
+        return False
 
     def service(self, now_us):
         """Advance one step.  Returns how many new cards were reported now."""
@@ -226,6 +230,9 @@ class NfcReader:
             self.pn532.start_halt()
             self._state = _HALTING
             self._since_us = now_us
+            return 0
+        if state == _DETECT_NEXT:
+            self._detect(now_us)
             return 0
         if state == _POLL_WAIT:
             if time.ticks_diff(now_us, self._since_us) >= self.poll_us:
@@ -364,7 +371,8 @@ class NfcReader:
         return delivered
 
     def _after_quiet(self, now_us):
-        if self._unsettled:
+        quiet = self._unsettled
+        if quiet:
             self._unsettled = False
             if self.on_quiet is not None:
                 self.on_quiet(self.pile)
@@ -378,6 +386,10 @@ class NfcReader:
             self.pn532.start_field(False)
             self._state = _FIELD_OFF
             self._since_us = now_us
+        elif quiet:
+            # The referee took the news in this step (it may judge cards now): the next
+            # command goes out in the reader's next step, so neither step is long.
+            self._state = _DETECT_NEXT
         else:
             self._detect(now_us)
 

@@ -15,12 +15,14 @@ drain the ring (debounce, ticks -> session time; touch -> ``touch``, slap pads -
 STUCK edges -> ``Corrections`` (a short press is ``stuck``, both held 2 s opens the correction
 menu), reader IRQ edges -> ``note_irq``); report ring overflows (``overflow``); service every
 reader one non-blocking step (cards -> card map -> ``card``, unknown tags -> ``unknown_uid``,
-failing readers -> ``reader_down``); a card is judged and its LED frame started inside the
-reader's callback (``_judge_now``), before the reader's next command and the other readers;
+failing readers -> ``reader_down``; a reader whose listing reply came in, seen by its IRQ
+edge, is served first and alone); a step in which a reader fed a card ends there, and the
+next step, run at once, only judges it and starts its LED frame (``_judge_now``), before the
+reader's next command, the other readers and the ring, so neither half makes a long step;
 ``referee.advance(now)``; LEDs (only when the intents changed, an animation frame is due or a
 frame waits for the strip) and buzzer.  A card landing allocates nothing in ``poll()``
 (tests/mp_firmware_check.py runs it under heap_lock).  ``pause_work()``: in play, the live
-echo of a few log records to the console (formatted into a bytearray: no allocation); at a
+echo of one log record to the console (formatted into a bytearray: no allocation); at a
 pause (``at_pause()``: between rounds, after the game, the correction menu) one piece of
 log work per step (format, one flash write, a sync, the next session, ``gc.collect()``).
 ``run_forever()`` idles (WFE) between steps until an interrupt stamps an input or 1 ms
@@ -54,7 +56,9 @@ from referee import loop
 _DRAIN_MAX = const(48)     # events taken from the ring per step (the rest next step)
 _HOUSEKEEP_MS = const(1000)
 _REREPORT_MS = const(10000)
-_RENDER_MS = const(10)     # animation frame period (patterns change at >= 62 ms)
+# Reader bus work per step: once the readers served in a step have used this much, the
+# rest wait for the next step (a PN532 scan step takes ~2 ms of SPI and Python on the chip).
+_READERS_US = const(1000)
 
 
 # Modules only the boot needs (the board-file validator, device builders, boot steps, the
@@ -120,6 +124,11 @@ class App:
         self.book = None
         self.stalls = FlashStalls()   # input stamps inside flash writes (referee/stalls.py)
         self._read = False         # a reader delivered a tag in this step
+        self._judge = False        # a card (or a quiet pile) was fed: judge it in the next step
+        self._fed_pile = -1        # the pile whose reader fed that card
+        self._replied = -1         # the pile whose reader's reply came in (IRQ): served first
+        self._next_reader = 0      # the others in turn, from this one
+        self.step_us = 0           # ticks_us when this step began (pause_work's time budget)
         self.steps = 0
         self.sessions = 0
         self.versions = []        # per pile: (ic, ver, rev, support) or None (no answer)
@@ -128,7 +137,6 @@ class App:
         self._reported_ms = [0, 0, 0]
         self._shown = None
         self._shown_changes = 0
-        self._render_ms = 0
         self._over_ready = [False, False]
         self.paused = False       # no card can land now (set each step by pause_work)
         self._synced = True       # the session file has no unsynced write
@@ -203,7 +211,22 @@ class App:
         self.pause_work()
 
     def poll(self):
-        """Inputs, readers, engine, LEDs: everything a landing needs (allocates nothing)."""
+        """Inputs, readers, engine, LEDs: everything a landing needs (allocates nothing).
+        A step whose reader delivered a card ends there; the next step (run at once) only
+        judges it and starts its LED frame, so no step holds both halves of a landing."""
+        if self._judge:
+            self._judge = False
+            self._read = True   # (no console echo in this step either)
+            self._judge_now()
+            p = self._fed_pile
+            if p >= 0:
+                # Then the reader that read the card takes its next step (it halts the tag
+                # and scans for one under it; the other piles' verdicts wait for that scan).
+                self._fed_pile = -1
+                self.readers[p].service(time.ticks_us())
+            self.steps += 1
+            return
+        self.step_us = time.ticks_us()
         clock = self.clock
         clock.update()
         ms = clock.ms
@@ -228,18 +251,29 @@ class App:
             self.referee.report(ms, us, V.E_OVERFLOW, -1, lost)
         now = time.ticks_us()
         self._read = False
-        for r in self.readers:
-            r.service(now)
-            if self._read:
-                # A card was judged and drawn in this step: the other readers wait for the
-                # next one (a step stays short; their replies keep the IRQ edge's time).
-                break
-        if self._read:
-            # A card was read (milliseconds of bus work): the engine's horizon is now, so a
-            # verdict due by now comes out in this step, not the next.
-            clock.update()
-            ms = clock.ms
-            us = clock.us
+        first = self._replied
+        if first >= 0:
+            # A listing's reply is in (its IRQ edge was drained above): that reader alone
+            # this step, before any other reader's bus work; the others wait for the next.
+            self._replied = -1
+            self.readers[first].service(now)
+        else:
+            # In turn, until a card was fed or the bus work of this step reached _READERS_US:
+            # the others wait for the next step (a step stays short; their replies keep the
+            # IRQ edge's time).
+            readers = self.readers
+            k = self._next_reader
+            for _ in readers:
+                r = readers[k]
+                k += 1
+                if k == len(readers):
+                    k = 0
+                r.service(now)
+                if self._read or time.ticks_diff(time.ticks_us(), now) > _READERS_US:
+                    break
+            self._next_reader = k
+        if self._judge:
+            return   # (the next step judges the card: see above)
         self.corr.tick(ms)
         self.referee.advance(ms, us)
         self.slog.advanced(ms, us)
@@ -256,7 +290,8 @@ class App:
             ticks = st.stamp(ticks, book, self.clock.ms, self.paused)
         k = sources.kind(src)
         if k == sources.KIND_READER:
-            self.readers[src & 3].note_irq(ticks)
+            if self.readers[src & 3].note_irq(ticks):
+                self._replied = src & 3
             return
         clock = self.clock
         clock.convert(ticks)
@@ -319,18 +354,20 @@ class App:
                 self._forget_now(pile)
             rejected.keep(pile, cm.card, uid)   # to forget it if the card is rejected
         self.feed(EV_CARD, ms, us, pile, cm.card, cm.owner if self.own_deck else -1)
-        self._judge_now()
+        self._judge = True
+        self._fed_pile = pile
 
     def _on_quiet(self, pile):
         """The pile's reader found no other tag of the activation it just reported: the
         engine stops holding later landings on the other piles back for one (their verdicts
         come now, not ``relist_us`` after this pile's read)."""
         if self.referee.quiet(pile):
-            self._judge_now()
+            self._judge = True
 
     def _judge_now(self):
-        """A card was fed: judge it and draw its verdict now, inside the reader's callback,
-        before the reader's next bus command and the other readers' service."""
+        """A card was fed in the last step: judge it and start its LED frame, first thing
+        in this step (``run_forever`` does not idle in between), before the reader's next
+        bus command, the other readers and the input ring."""
         clock = self.clock
         clock.update()
         ms = clock.ms
@@ -410,10 +447,9 @@ class App:
             self._shown = src
         leds = self.leds
         if leds is not None and (src.changes != self._shown_changes or leds.pending
-                                 or ms - self._render_ms >= _RENDER_MS):
+                                 or ms >= leds.due_ms):
             # A new verdict is drawn at once (or as soon as the strip has latched the frame
-            # before); blinking/countdown frames every _RENDER_MS.
-            self._render_ms = ms
+            # before); a blink edge, an expiry or a countdown frame when it is due.
             leds.render(src, ms)
         self._shown_changes = src.changes
         if self.buzzer is not None:

@@ -4,7 +4,7 @@ They live here to keep app.py short; app.py binds them in its class body (``run_
 loop.run_forever``), so a call costs what a method defined there costs.
 
 ``run_forever()``: step, then idle (WFE) until an interrupt stamps an input or 1 ms passes.
-``pause_work()`` (the second half of every step): in play the live console echo, a few records
+``pause_work()`` (the second half of every step): in play the live console echo, one record
 (no allocation); at a pause (``at_pause()``) one piece of the session log's flash work.
 Flash erase/program masks interrupts for up to ~45 ms (a 4 KB erase), so the log goes to
 flash only where no card, slap or press can be timed: between rounds once the slaps are
@@ -20,8 +20,8 @@ from spit.referee import PH_BETWEEN, PH_OVER
 from referee.sessionlog import RECORD_BYTES
 
 _IDLE_US = const(1000)    # longest idle wait after a step with no input waiting
+_ECHO_BEFORE_US = const(2000)   # no console echo in a step that has already taken this long
 _FORMAT_PER_STEP = const(4)   # log records formatted into the Logbook's buffer per step at a pause
-_ECHO_PER_STEP = const(3)     # records echoed to the console per step in play, no input waiting
 
 
 def run_forever(self):
@@ -39,8 +39,8 @@ def run_forever(self):
         else:
             self.step()
         leds = self.leds
-        if len(ring) or (leds is not None and leds.pending):
-            continue
+        if self._judge or len(ring) or (leds is not None and leds.pending):
+            continue   # (a card fed in this step is judged in the next, at once)
         # Nothing waiting: idle (WFE) until an interrupt or the next millisecond.  A hard
         # IRQ stamps an edge into the ring and wakes the core, so a reader's reply (its
         # IRQ line is an input too) or a touch is taken at once, not after a fixed sleep;
@@ -51,7 +51,7 @@ def run_forever(self):
 
 
 def pause_work(self):
-    """In play: echo a few new log records to the console (no allocation, after the LEDs).
+    """In play: echo one new log record to the console (no allocation, after the LEDs).
     At a pause (no card can land: between rounds, after the game, the correction menu),
     one piece of log work per step: format a few records into the Logbook's buffer, or
     write that buffer (one flash write: at most one erase), or sync the file, or start
@@ -63,11 +63,12 @@ def pause_work(self):
         self.stalls.note(book, self.clock.ms, paused)   # (a forced write in this step)
     if not paused:
         self._swept = False
-        if slog.echo is not None and not self._read:
-            # One record per step while an input waits (the next step takes it soon), more
-            # when none does, so the console keeps up with the LEDs; none in a step that
-            # already judged a card (the step stays short).
-            slog.echo_some(1 if len(self.ring) else _ECHO_PER_STEP)
+        if (slog.echo is not None and not self._read
+                and time.ticks_diff(time.ticks_us(), self.step_us) < _ECHO_BEFORE_US):
+            # One record per step (~1 ms on the chip; hundreds of steps a second keep the
+            # console up with the LEDs), none in a step whose reader fed or judged a card
+            # or that was long already: the records wait in RAM (the flash write has them).
+            slog.echo_some(1)
         return
     if slog.pending and (book is None or book.free() >= RECORD_BYTES):
         slog.drain(_FORMAT_PER_STEP)

@@ -15,11 +15,20 @@ class VirtualClock:
     def __init__(self, start_us=0):
         # start_us lets a test begin just below a wrap, e.g. (1 << 30) - 5000.
         self.now_us = start_us
+        # during_wait(until_us): what the outside world does while the firmware sleeps (a
+        # sleep does not hold interrupts off on the chip); it may move now_us up to until_us.
+        self.during_wait = None
 
     def advance_us(self, us):
+        """The firmware waits ``us`` (its sleeps): the world's events in between happen at
+        their own time (``during_wait``), so an IRQ they raise stamps that time."""
         if us < 0:
             raise ValueError("time cannot go backwards")
-        self.now_us += us
+        until = self.now_us + us
+        if self.during_wait is not None:
+            self.during_wait(until)
+        if until > self.now_us:
+            self.now_us = until
 
     def advance_to_us(self, us):
         if us > self.now_us:

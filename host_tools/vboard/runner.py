@@ -284,6 +284,7 @@ class VirtualTable:
                 self._i2c_readers.setdefault(bus_id, []).append((p, r["addr"]))
         self.t0 = self.clock.now_us
         self._next_step = self.clock.now_us
+        self.clock.during_wait = self._world_until
         if boot:
             self.boot()
 
@@ -331,24 +332,44 @@ class VirtualTable:
             i -= 1
         agenda.insert(i, item)
 
+    def _next_world_us(self, limit):
+        """The time of the table's next action or reader state change, at most ``limit``."""
+        nxt = limit
+        if self._agenda and self._agenda[0][0] < nxt:
+            nxt = self._agenda[0][0]
+        for em in self.emulators:
+            e = em.next_event_us()
+            if e is not None and e < nxt:
+                nxt = e
+        return nxt
+
+    def _world_now(self):
+        for em in self.emulators:
+            em.update()
+        while self._agenda and self._agenda[0][0] <= self.clock.now_us:
+            self._agenda.pop(0)[2]()
+
+    def _world_until(self, until_us):
+        """While the firmware sleeps until ``until_us`` (a chip-select setup wait, a reset
+        pulse), the table's actions and the readers' replies happen at their own time: on
+        the chip a sleep does not hold interrupts off, so their edges are stamped then."""
+        clock = self.clock
+        while True:
+            nxt = self._next_world_us(until_us)
+            if nxt >= until_us:
+                return
+            clock.advance_to_us(nxt)
+            self._world_now()
+
     def run_until(self, at_us):
         """Step the firmware until table time ``at_us``, applying queued actions on time."""
         end = self.t0 + at_us
         clock = self.clock
         while True:
-            nxt = self._next_step if self._next_step < end else end
-            if self._agenda and self._agenda[0][0] < nxt:
-                nxt = self._agenda[0][0]
-            for em in self.emulators:
-                e = em.next_event_us()
-                if e is not None and e < nxt:
-                    nxt = e
+            nxt = self._next_world_us(self._next_step if self._next_step < end else end)
             if nxt > clock.now_us:
                 clock.advance_to_us(nxt)
-            for em in self.emulators:
-                em.update()
-            while self._agenda and self._agenda[0][0] <= clock.now_us:
-                self._agenda.pop(0)[2]()
+            self._world_now()
             if clock.now_us >= self._next_step:
                 self._step()
                 self.steps += 1

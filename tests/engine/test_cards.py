@@ -193,3 +193,39 @@ def test_r_card_5_a_joker_has_no_colour():
     t = Table(colours="alternate", jokers=2).begin()
     t.card(0, "JK", 3000).card(0, "8H", 3400).flush()
     assert t.last()["verdict"] == "accept"
+
+
+def test_r_play_5_the_race_loser_on_a_joker_is_late_by_the_rank_it_counted_as():
+    # The top before the last landing comes from the pile's history (spit.referee._fits_before):
+    # a joker there counts as the rank it kept (R-CARD-4 as_below).
+    t = Table(jokers=2, joker_next="as_below").begin()     # pile 0: 7H
+    t.card(0, "JK", 3000).card(0, "8S", 3400).card(0, "6D", 3500).flush()
+    assert [v["verdict"] for v in t.verdicts[-2:]] == ["accept", "late"]
+
+
+def test_r_play_5_after_an_undo_the_joker_below_is_wild_for_the_race_loser_too():
+    # Undo leaves the joker on top, wild (it no longer knows the rank below): a card racing
+    # the next landing is judged against that wild joker, as against the top itself.
+    t = Table(jokers=2, joker_next="as_below").begin()     # pile 0: 7H
+    t.card(0, "JK", 3000).card(0, "8S", 3400).undo(0, 3800)
+    t.card(0, "2C", 4200).card(0, "5D", 4300).flush()
+    assert [v["verdict"] for v in t.verdicts[-3:]] == ["undo", "accept", "late"]
+
+
+def test_r_card_2_3_5_the_precomputed_rank_steps_never_disagree_with_fits():
+    # The per-card path accepts by spit.referee's _steps table before calling fits(): a set
+    # bit must be a card fits() accepts, and without the colour rule every card fits() accepts
+    # (not a joker, on a top that counts as a rank) must have its bit.
+    from spit.legal import fits
+    for wrap in ("both", "ace_only", "none"):
+        for colours in ("any", "alternate"):
+            ref = Table(wrap=wrap, colours=colours).ref
+            for top_rank in range(1, 14):
+                for top in (top_rank, 0x30 | top_rank):
+                    for card in range(1, 64):
+                        if card & 15 > 13 or card & 15 == 0:
+                            continue
+                        step = ref._steps[top_rank] >> (card & 15) & 1
+                        ok = fits(ref.rules, top, top_rank, card)
+                        expected = ok if colours == "any" else False
+                        assert (step == 1) == expected, (wrap, colours, top, card)

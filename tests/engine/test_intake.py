@@ -106,3 +106,26 @@ def test_r_play_5_quiet_keeps_the_read_gap_tie():
     assert gap(True) == gap(False)
     assert "tie" in gap(True)[0]
     assert Table().ref.quiet(5) is False   # no such pile: ignored
+
+
+def test_a_read_on_a_pile_the_table_does_not_have_is_bad_pile_in_time_or_late():
+    # Such a read is buffered apart from the card reads on real piles (intake.EV_OFF_TABLE)
+    # and judged as one: in time order, flagged late when later events were judged first.
+    t = Table(reorder_us=150000).begin()
+    n = len(t.raw)
+    t.card(5, "8H", 3000).advance(3200)
+    t.card(0, "8H", 3300).advance(3500)
+    t.card(-1, "9H", 3200).flush()          # arrives after 3300 was judged
+    # Raw verdicts (code, t_ms, t_us, a, b, c, d): 11 an error (a: 1 bad_pile, 9 late_event).
+    assert t.raw[n:] == [(11, 3000, 0, 1, 5, 40, -1), (1, 3300, 0, 0, 40, -1, -1),
+                         (11, 3350, 0, 9, -1, -1, -1), (11, 3350, 0, 1, -1, 41, -1)]
+
+
+def test_an_event_kind_the_engine_does_not_know_is_judged_as_nothing():
+    # (The buffer keeps an event's kind and flags in one int: any kind comes back whole.)
+    t = Table().begin()
+    n = len(t.raw)
+    for kind in (99, -3, 1 << 20):
+        t.ref.feed(kind, 3000, 0, 0, 0, 0)
+    t.card(0, "8H", 3100).flush()
+    assert t.names()[n:] == ["accept"]

@@ -21,8 +21,9 @@ if TYPE_CHECKING:
 
 _HIST = const(16)        # cards remembered per pile (as in referee.py)
 _SPIT_BIT = const(64)     # a history entry's spit-card flag (as in referee.py)
+_RANK_SHIFT = const(9)    # ... and where its rank starts (as in referee.py)
 _PH_PLAY = const(1)
-_NEVER_MS = const(-1100000)   # land_ms: no landing to race against (as in referee.py)
+_NEVER_T = const(-0x20000000)   # land_t: no landing to race against (as in referee.py)
 
 
 class Corrections:
@@ -34,9 +35,8 @@ class Corrections:
     unread: int
     top: "Any"
     top_rank: "Any"
-    prev_top: "Any"
     size: "Any"
-    land_ms: "Any"
+    land_t: "Any"
     need_spit: "Any"
     spitter: "Any"
     spit_left: list
@@ -71,7 +71,7 @@ class Corrections:
         self._hist_lo[pile] = n - depth   # the taken-back landing is no longer remembered
         h = self._hist[pile * _HIST + n % _HIST]
         card = h & 63
-        player = (h >> 7) - 1
+        player = (h >> 7 & 3) - 1
         own = self.rules.mode == MODE_OWN_DECK
         i = (player if (own and player >= 0) else 0) * 64 + card
         if self._seen[i] > 0:
@@ -88,15 +88,16 @@ class Corrections:
             if self.rules.mode == MODE_OWN_DECK and player >= 0:
                 self.left[player] += 1
         self.size[pile] -= 1
-        self.land_ms[pile] = _NEVER_MS   # nothing to race against
+        self.land_t[pile] = _NEVER_T   # nothing to race against
         if depth > 0 and self.size[pile] > 0:
-            prev = self._hist[pile * _HIST + (n - 1) % _HIST] & 63
+            i = pile * _HIST + (n - 1) % _HIST
+            prev = self._hist[i] & 63
             self.top[pile] = prev
             self.top_rank[pile] = prev & 15   # a joker under as_below loses its memory: wild
+            self._hist[i] = self._hist[i] & ((1 << _RANK_SHIFT) - 1) | (prev & 15) << _RANK_SHIFT
         else:
             self.top[pile] = -1
             self.top_rank[pile] = 0
-        self.prev_top[pile] = -1
         self._emit(V.V_UNDO, ms, us, pile, card, self.top[pile], -1)
 
     def _on_top(self, ms, us, pile, card):
@@ -105,8 +106,12 @@ class Corrections:
             self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, pile, card, -1)
             return
         spit = self.need_spit[pile]
-        self._land(ms, us, pile, card, self.spitter[pile] if spit else -1, _SPIT_BIT if spit else 0)
-        self.land_ms[pile] = _NEVER_MS   # a correction, not a landing to race against
+        player = self.spitter[pile] if spit else -1
+        i = card + 64 * player if self.rules.mode == MODE_OWN_DECK and player >= 0 else card
+        if self._seen[i] == 255:
+            self._seen[i] = 254   # (_land counts this card: its count stays at the 255 cap)
+        self._land(ms, us, pile, card, player, _SPIT_BIT if spit else 0)
+        self.land_t[pile] = _NEVER_T   # a correction, not a landing to race against
         if self.unread > 0 and not spit:
             self.unread -= 1   # that unread touch was this card: _land counted it as played
         if not spit and self.intents is not None:

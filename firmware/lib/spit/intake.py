@@ -30,18 +30,25 @@ the touch edge that marks the true landing, and readers are serviced one after t
 
 Everything is preallocated: feeding an event allocates nothing.  The game itself lives in the
 subclass (``Referee``): it implements ``_on_card(ms, us, pile, card, player, tied)`` (a card read,
-in landing order), ``_process(kind, ms, us, a, b, c, flags)`` (every other event, and a card that
+on one of the table's piles, in landing order), ``_process(kind, ms, us, a, b, c, flags)`` (every
+other event, a card read on a pile the table does not have as ``EV_OFF_TABLE``, and a card that
 arrived late: ``F_LATE``, ``F_TIED``) and ``_clock_to(ms, us)`` (time-driven transitions up to that
 time), and clears ``_timed`` while no time-driven transition can happen (then ``_clock_to`` is not
-called).
+called).  While a hook runs, ``_done`` is the judged event's time in this module's units; a
+subclass that keeps such times extends ``_rebase`` to move them with the base.
 
 The per-landing path (a touch, its read, the loop's ``advance`` that releases it) is written for
-the RP2040, where a bytecode costs about a microsecond and a Python-level call 17-20 us
-(bench/README.md): few method layers, state in flat lists read through locals, the usual case
-(one touch waiting, events arriving in time order) handled inline before the general code (a
-read that nothing else waits on ends ``feed`` without calling ``advance``), and times kept as one small int each: microseconds since a base ``_base_ms`` that moves forward every
-few minutes (``_rebase``), so that comparing two times is one comparison, not two.  The game sees
-session time as ``(ms, us)`` pairs only.
+the RP2040, where a bytecode costs about a microsecond, an attribute or list item 1.5-2 us and a
+call 9-25 us (bench/README.md): few method layers, state in flat lists read through locals, the
+usual case (one touch waiting, events arriving in time order) handled inline before the general
+code (a read that nothing else waits on goes to ring slot 0 and ends ``feed`` without calling
+``advance``), and times kept as one small int each: microseconds since a base ``_base_ms`` that
+moves forward every few minutes (``_rebase``), so that comparing two times is one comparison, not
+two.  A method call looks the name up in the instance's attribute table first (a miss costs
+8 us there, the table being large and full) and then in each class in turn: the judging hook is
+therefore called as a plain function kept in the instance (``_on_card_fn``), and the loop's
+entry points are in ``Referee``'s own table.  The game sees session time as ``(ms, us)`` pairs
+(and the judged time ``_done``, in this module's units, for its race windows).
 """
 
 try:
@@ -61,11 +68,12 @@ EV_TOP = const(7)      # a: pile, b: card        (correction: the top card reall
 EV_ANSWER = const(8)   # a: player, b: value     (answer to the referee's question)
 EV_TICK = const(9)     # time passes, nothing happened (log end marker)
 EV_NO_READ = const(10)  # internal: a touch no card read claimed; a: pile
+EV_OFF_TABLE = const(11)  # internal: a card read on a pile the table does not have (as EV_CARD)
 EVENT_NAMES = ("", "touch", "card", "stuck", "slap", "ready", "undo", "top", "answer", "tick", "no_read")
 
 _CAP = const(32)         # buffered events (a few hundred ms of the fastest play)
 _MASK = const(31)        # slot index modulo _CAP
-_SLOT = const(6)         # ints per buffered event: kind, time, a, b, c, flags
+_SLOT = const(5)         # ints per buffered event: kind << 2 | flags, time, a, b, c
 _TOUCH_CAP = const(8)    # unmatched touches per pile
 _LIMIT = const(0x20000000)   # move the base once the horizon is this far past it (537 s of us)
 _FLOOR = const(-0x20000000)  # times further back are clamped here: "long ago" (and "never")
@@ -77,6 +85,7 @@ F_TIED = const(2)        # _process flag: cannot be ordered against the previous
 class EventQueue:
     def __init__(self, npiles, reorder_us, touch_match_us, relist_us=0):
         self.npiles = npiles
+        self._piles = tuple(range(npiles))   # ("a in _piles": one test for 0 <= a < npiles)
         self.reorder_us = reorder_us
         self.touch_match_us = touch_match_us
         self.relist_us = relist_us
@@ -93,7 +102,7 @@ class EventQueue:
         self._tt = [0] * n
         self._tflag = [0] * n   # F_TIED: this touch's card may have landed under the previous one
         self._tcount = [0] * npiles
-        self._touches = 0   # unmatched touches on all piles
+        self._untouched = [0] * npiles   # _tcount when no touch waits (compared as a whole)
         self._read_t = [_FLOOR] * npiles   # the last read's own time, per pile
         self._hold_t = [_FLOOR] * npiles   # ... while it holds later events back (quiet: no)
         self._land_t = [0] * npiles       # ... and the landing time it was given
@@ -103,75 +112,82 @@ class EventQueue:
         self._done = 0      # the time the game has been brought to (events judged, clock)
         self.overflows = 0
         self._timed = True   # the subclass clears it while time alone can change nothing
+        # The game's _on_card as a plain function in the instance, called with self by advance:
+        # on the RP2040 a method is looked for in the instance, then in each class in turn
+        # (a method call 20-25 us there), an instance's own attribute is found at once (11 us).
+        self._on_card_fn = type(self)._on_card
 
     # --- input side ---
     def feed(self, kind, ms, us, a, b, c):
         """One input event with its hardware time (session ms + us within the ms)."""
         t = (ms - self._base_ms) * 1000 + us
-        if t > self._horizon:
+        h = self._horizon
+        if t > h:
             if t >= _LIMIT:
                 t = self._rebase(ms, us)
-            self._horizon = t
+            self._horizon = h = t
         elif t < _FLOOR:
             t = _FLOOR   # from long before anything still waiting: judged late anyway
-        flags = 0
-        if kind == EV_TOUCH and 0 <= a < self.npiles:
+        if kind == EV_TOUCH and a in self._piles:
             # A touch only waits for its read: nothing becomes due until the next event.
             tcount = self._tcount
             if tcount[a] == 0:   # the usual case: the pile's only waiting touch
-                i = a * _TOUCH_CAP
-                self._tt[i] = t
-                self._tflag[i] = 0
+                self._tt[a * _TOUCH_CAP] = t   # (a free slot's _tflag is 0 already)
                 tcount[a] = 1
-                self._touches += 1
             else:
                 self._push_touch(a, t)
             return
-        if kind == EV_CARD and 0 <= a < self.npiles:
-            # The usual case first: one touch waits on the pile, taken at most touch_match_us
-            # before this read and not after it: the card landed at that touch.
-            i = a * _TOUCH_CAP
-            tt = self._tt[i]
-            if self._tcount[a] == 1 and tt <= t and t - tt <= self.touch_match_us:
-                self._tcount[a] = 0
-                self._touches -= 1
-                flags = self._tflag[i]
-                self._land_t[a] = tt
+        flags = 0
+        if kind == EV_CARD:
+            if a in self._piles:
+                # The usual case first: one touch waits on the pile, taken at most
+                # touch_match_us before this read and not after it: the card landed at that touch.
+                tcount = self._tcount
+                i = a * _TOUCH_CAP
+                tt = self._tt[i]
+                if tcount[a] == 1 and tt <= t and t - tt <= self.touch_match_us:
+                    tcount[a] = 0
+                    tflag = self._tflag
+                    flags = tflag[i]
+                    if flags:
+                        tflag[i] = 0   # (free slots keep flag 0)
+                    self._land_t[a] = tt
+                else:
+                    flags = self._pair(a, t)
+                    tt = self._land_t[a]
+                self._read_t[a] = t
+                self._hold_t[a] = t
+                # The relist hold (advance) of this read can apply from t + reorder_us to
+                # t + relist_us: _relist_from is the earliest start of a hold still running.
+                if self._relist_end <= h:   # the usual case: no other hold running
+                    self._relist_from = t + self.reorder_us
+                    self._relist_end = t + self.relist_us
+                else:
+                    w = t + self.reorder_us
+                    if w < self._relist_from:
+                        self._relist_from = w
+                    w = t + self.relist_us
+                    if w > self._relist_end:
+                        self._relist_end = w
+                t = tt
             else:
-                flags = self._pair(a, t)
-                tt = self._land_t[a]
-            self._read_t[a] = t
-            self._hold_t[a] = t
-            # The relist hold (advance) of this read can apply from t + reorder_us to
-            # t + relist_us: _relist_from is the earliest start of a hold still running.
-            w = t + self.reorder_us
-            if w < self._relist_from or self._relist_end <= self._horizon:
-                self._relist_from = w
-            w = t + self.relist_us
-            if w > self._relist_end:
-                self._relist_end = w
-            t = tt
-        n = self._qn
+                kind = EV_OFF_TABLE   # judged apart: only a card on a real pile goes to _on_card
+        if self._qn > 0:
+            self._insert(kind, t, a, b, c, flags)   # sorted in among what waits
+            self.advance(ms, us)
+            return
+        # The usual case: nothing else buffered (the ring then starts at slot 0, see advance).
         q = self._q
-        if n > 0:
-            k = ((self._qh + n - 1) & _MASK) * _SLOT   # the newest buffered event
-            if n == _CAP or q[k + 1] > t:
-                self._insert(kind, t, a, b, c, flags)
-                self.advance(ms, us)
-                return
-        k = ((self._qh + n) & _MASK) * _SLOT   # in time order (the usual case): append
-        q[k] = kind
-        q[k + 1] = t
-        q[k + 2] = a
-        q[k + 3] = b
-        q[k + 4] = c
-        q[k + 5] = flags
-        self._qn = n + 1
-        # advance() written out for the usual case (no call): this event alone buffered, not
-        # due yet, no touch or read holding the judging back, nothing timed: only _done moves.
-        h = self._horizon
+        q[0] = kind << 2 | flags   # (any kind comes back whole: >> 2)
+        q[1] = t
+        q[2] = a
+        q[3] = b
+        q[4] = c
+        self._qn = 1
+        # advance() written out for the usual case (no call): this event not due yet, no touch
+        # or read holding the judging back, nothing timed: only _done moves.
         due = h - self.reorder_us
-        if n == 0 and t > due and not self._timed and self._touches == 0 \
+        if t > due and not self._timed and self._tcount == self._untouched \
                 and (h < self._relist_from or h >= self._relist_end):
             if due > self._done:
                 self._done = due
@@ -198,8 +214,8 @@ class EventQueue:
                 flags = tflag[base]
                 self._land_t[pile] = tt[base]
                 if n == 1:   # the usual case: nothing to shift
+                    tflag[base] = 0
                     tcount[pile] = 0
-                    self._touches -= 1
                     return flags
                 for i in range(base + 1, base + n):
                     if tt[i] <= t:
@@ -255,8 +271,8 @@ class EventQueue:
         # ... and before every touch still waiting for its read (each pile's first touch is
         # its earliest, once the stale ones are given up): that read lands earlier than anything
         # after the touch, so with touch sensors the hold can be short.
-        if self._touches > 0:
-            tcount = self._tcount
+        tcount = self._tcount
+        if tcount != self._untouched:
             for p in range(self.npiles):
                 if tcount[p] > 0:
                     self._expire_touches(p, h)
@@ -264,34 +280,33 @@ class EventQueue:
                     w = self._tt[p * _TOUCH_CAP]
                     if w <= due:
                         due = w - 1   # strictly before the touch
-        # Judge what is due, earliest first (_release_first written out: no call per event).
-        q = self._q
-        n = self._qn   # (judging never feeds the queue, nor moves _done)
+        # Judge what is due, earliest first (the usual case, a card read in time, written out:
+        # no call per event but _on_card's).  Judging never feeds the queue, nor moves _done.
+        # An empty ring starts again at slot 0 (feed's usual case writes there).
+        n = self._qn
         done = self._done
+        q = self._q
         while n > 0:
             i = self._qh
             k = i * _SLOT
             t = q[k + 1]
             if t > due:
                 break
+            if t < done or q[k] != EV_CARD << 2:
+                self._release_first()   # anything else, a tied read, or one that arrived late
+                n = self._qn
+                done = self._done
+                continue
             n -= 1
             self._qn = n
-            self._qh = (i + 1) & _MASK
-            flags = q[k + 5]
-            if t < done:
-                t = done   # arrived after later events were judged: judged now, at the latest time
-                flags |= F_LATE
-            else:
-                done = t
-                self._done = t
+            self._qh = (i + 1) & _MASK if n else 0
+            done = t
+            self._done = t
             ms = self._base_ms + t // 1000
             us = t % 1000
             if self._timed:
                 self._clock_to(ms, us)
-            if q[k] == EV_CARD and not flags & F_LATE:
-                self._on_card(ms, us, q[k + 2], q[k + 3], q[k + 4], flags)
-            else:
-                self._process(q[k], ms, us, q[k + 2], q[k + 3], q[k + 4], flags)
+            self._on_card_fn(self, ms, us, q[k + 2], q[k + 3], q[k + 4], 0)   # (flags 0)
         # Time-driven transitions (countdown end, slap window, game timer) up to there.
         if due > done:
             self._done = due
@@ -344,7 +359,6 @@ class EventQueue:
         tt[i] = t
         tflag[i] = 0
         self._tcount[pile] += 1
-        self._touches += 1
 
     def _unread_first(self, pile):
         """The pile's earliest touch will get no read: a ``no_read`` event at its time."""
@@ -359,8 +373,8 @@ class EventQueue:
         for i in range(base, base + n):
             tt[i] = tt[i + 1]
             tflag[i] = tflag[i + 1]
+        tflag[base + n] = 0   # a free slot's flag is 0 (feed's usual case relies on it)
         self._tcount[pile] = n
-        self._touches -= 1
 
     def _expire_touches(self, pile, t):
         # Touches more than touch_match_us before t can no longer be claimed.
@@ -387,23 +401,25 @@ class EventQueue:
                 q[k + f] = q[j + f]
             i -= 1
         k = ((h + i) & _MASK) * _SLOT
-        q[k] = kind
+        q[k] = kind << 2 | flags
         q[k + 1] = t
         q[k + 2] = a
         q[k + 3] = b
         q[k + 4] = c
-        q[k + 5] = flags
         self._qn += 1
 
     def _release_first(self):
-        """Judge the earliest buffered event (flush, overflow; ``advance`` has its own copy)."""
+        """Judge the earliest buffered event (flush, overflow, and ``advance`` for all but a
+        card read in time)."""
         q = self._q
         i = self._qh
         k = i * _SLOT
-        self._qh = (i + 1) & _MASK
-        self._qn -= 1
+        n = self._qn - 1
+        self._qn = n
+        self._qh = (i + 1) & _MASK if n else 0   # (an empty ring starts at slot 0: feed)
         t = q[k + 1]
-        flags = q[k + 5]
+        kind = q[k] >> 2
+        flags = q[k] & 3
         if t < self._done:
             t = self._done   # arrived after later events were judged: judged now, at the latest time
             flags |= F_LATE
@@ -414,10 +430,10 @@ class EventQueue:
         if self._timed:
             self._clock_to(ms, us)
         # (Judging never feeds the queue, so the slot still holds this event.)
-        if q[k] == EV_CARD and not flags & F_LATE:   # a card read in time: the usual case
+        if kind == EV_CARD and not flags & F_LATE:   # a card read in time
             self._on_card(ms, us, q[k + 2], q[k + 3], q[k + 4], flags)
         else:
-            self._process(q[k], ms, us, q[k + 2], q[k + 3], q[k + 4], flags)
+            self._process(kind, ms, us, q[k + 2], q[k + 3], q[k + 4], flags)
 
     # --- hooks for the game ---
     def _clock_to(self, ms, us):
