@@ -46,8 +46,9 @@ def run_module(modname, keyword, result_path):
         f.write("%d %d" % (passed, failed))
 
 
-# The engine as the firmware loads it (as bench/mp_game_heap.py does): the rules kept, LED intents on.
-ENGINE = ("spit.rules", "spit.intents", "spit.referee")
+# The engine as the firmware loads it: the Ruleset class (spit.legal: spit flash resolves the
+# ruleset on the PC, spit.rules is not on the board), the LED intents, the referee.
+ENGINE = ("spit.legal", "spit.intents", "spit.referee")
 
 
 def measure_test_code(modname, result_path):
