@@ -240,6 +240,8 @@ class App:
             n += 1
             if self.deb.accept(src, ring.ticks):
                 self._input(src, ring.ticks)
+                if self._replied >= 0:
+                    break   # a reader's reply came in: it is served now, later inputs next step
         # Button and pad edges held by the debouncer until their level proved stable.
         src = self.deb.pop_due(time.ticks_us())
         while src >= 0:
