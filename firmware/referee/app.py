@@ -53,12 +53,13 @@ from referee.stalls import FlashStalls
 from referee.sessionlog import SessionLog
 from referee import loop
 
-_DRAIN_MAX = const(48)     # events taken from the ring per step (the rest next step)
+_DRAIN_MAX = const(8)      # events taken from the ring per step (the rest next step: ~80 us each)
 _HOUSEKEEP_MS = const(1000)
 _REREPORT_MS = const(10000)
 # Reader bus work per step: once the readers served in a step have used this much, the
 # rest wait for the next step (a PN532 scan step takes ~2 ms of SPI and Python on the chip).
 _READERS_US = const(1000)
+_DRAW_BEFORE_US = const(3000)   # a step this long leaves drawing the LEDs to the next step
 
 
 # Modules only the boot needs (the board-file validator, device builders, boot steps, the
@@ -242,11 +243,12 @@ class App:
                 self._input(src, ring.ticks)
                 if self._replied >= 0:
                     break   # a reader's reply came in: it is served now, later inputs next step
-        # Button and pad edges held by the debouncer until their level proved stable.
+        # Button and pad edges held by the debouncer until their level proved stable: one
+        # a step (a STUCK press or a slap can start much engine work); the next one waits
+        # for the next step, with its edge's time.
         src = self.deb.pop_due(time.ticks_us())
-        while src >= 0:
+        if src >= 0:
             self._input(src, self.deb.ticks)
-            src = self.deb.pop_due(time.ticks_us())
         if ring.overflows != self._overflows:
             lost = ring.overflows - self._overflows
             self._overflows = ring.overflows
@@ -279,7 +281,10 @@ class App:
         self.corr.tick(ms)
         self.referee.advance(ms, us)
         self.slog.advanced(ms, us)
-        self._render(ms)
+        if time.ticks_diff(time.ticks_us(), self.step_us) > _DRAW_BEFORE_US:
+            self._judge = True   # a long step already: the LEDs are drawn first in the next
+        else:
+            self._render(ms)
         if ms - self._housekeep_ms >= _HOUSEKEEP_MS:
             self._housekeep(ms, us)
         self.steps += 1
