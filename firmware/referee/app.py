@@ -60,6 +60,7 @@ _REREPORT_MS = const(10000)
 # rest wait for the next step (a PN532 scan step takes ~2 ms of SPI and Python on the chip).
 _READERS_US = const(1000)
 _DRAW_BEFORE_US = const(3000)   # a step this long leaves drawing the LEDs to the next step
+_ALL_ZONES = const(0x7F)   # LedIntents.dirty: every zone
 _CARDS_IN = const(4)       # cards one reader step can deliver before they are fed (a group)
 
 
@@ -484,6 +485,7 @@ class App:
             # Switching what is shown: make sure the renderer sees a new change count.
             if src.changes <= self._shown_changes:
                 src.changes = self._shown_changes + 1
+            src.dirty = _ALL_ZONES   # (every zone compared with what the other one showed)
             self._shown = src
         leds = self.leds
         if leds is not None and (src.changes != self._shown_changes or leds.pending
