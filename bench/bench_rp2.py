@@ -213,10 +213,12 @@ def heap_growth(floors):
 
 
 def round_breaks(objs, offset):
-    """Emulated-time spans in which no input can be timed against another: from the end of a
-    round's slaps (its last ``pile_won``, a ``question`` or ``game_over`` after ``round_end``) to
-    the next ``countdown``.  Only READY/STUCK presses mean something there, and they race nobody."""
-    spans, start, ended = [], None, False
+    """Emulated-time spans in which no input can be timed against another: before the first
+    ``countdown`` (boot, the players getting ready), and from the end of a round's slaps (its
+    last ``pile_won``, a ``question`` or ``game_over`` after ``round_end``) to the next
+    ``countdown``.  Only READY/STUCK presses mean something there, and they race nobody."""
+    # Before the first countdown the players are getting ready: nothing races there either.
+    spans, start, ended = [], float("-inf"), False
     for o in objs:
         v = o.get("verdict")
         if v == "round_end":

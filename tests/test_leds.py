@@ -437,3 +437,30 @@ def test_due_ms_is_the_next_blink_edge_or_expiry(vb):
     assert (600, True, False) in shown       # the accept went out on time
     assert [x[0] for x in shown if x[0] > 600] == list(range(850, 2100, 250)) + [2100]
     assert shown[-1] == (2100, False, False) and np.lit() == []
+
+
+def test_engine_intents_mark_the_zones_they_set(vb):
+    """``LedIntents.dirty`` names the zones set since the renderer's last sync (which resets
+    it): the tracker compares those only; an intents object without the mask gets every zone
+    compared (FakeIntents above)."""
+    from spit.intents import LedIntents, ALL_ZONES, RED, FAST
+    from drivers.led_patterns import IntentTracker
+
+    it = LedIntents()
+    tr = IntentTracker()
+    it.on_accept(1, 100)
+    assert it.dirty == 1 << 1
+    assert tr.sync(it, 100) == 1 << 1 and it.dirty == 0
+    it.show(0, RED, FAST, 900)
+    it.show(0, RED, FAST, 900)      # the same twice: one change
+    it.show(2, 0, 0, -1)            # set, but to what it already was: no change
+    assert it.dirty == 0b101
+    assert tr.sync(it, 200) == 0b001
+    assert tr.start[0] == 200 and tr.start[1] == 100
+    it.clear()
+    assert it.dirty == ALL_ZONES
+    assert tr.sync(it, 300) == 0b011   # the zones that were lit go out
+    np, strip = make_strip(vb)
+    strip.render(it, 300)
+    it.on_accept(0, 400)
+    assert strip.render(it, 400) and np.lit() == [2, 3, 4, 5] and np.shown[2] == (0, 255, 0)

@@ -118,11 +118,18 @@ class IntentTracker:
 
     def sync(self, intents, now_ms):
         """Copy intents if ``changes`` moved; returns the bit mask of the zones whose intent
-        changed (bit z = zone z; 0: nothing changed)."""
+        changed (bit z = zone z; 0: nothing changed).  Only the zones in ``intents.dirty``
+        (set since the last sync; this resets it) are compared, every zone where the intents
+        object has no such mask."""
         ch = intents.changes
         if ch == self.changes:
             return 0
         self.changes = ch
+        try:
+            zones = intents.dirty
+            intents.dirty = 0
+        except AttributeError:
+            zones = ALL_ZONES
         col = intents.color
         pat = intents.pattern
         unt = intents.until_ms
@@ -130,14 +137,18 @@ class IntentTracker:
         mp = self.pattern
         mu = self.until
         mask = 0
-        for z in range(N_ZONES):
-            c = col[z]
-            p = pat[z]
-            u = unt[z]
-            if c != mc[z] or p != mp[z] or u != mu[z]:
-                mc[z] = c
-                mp[z] = p
-                mu[z] = u
-                self.start[z] = now_ms
-                mask |= 1 << z
+        z = 0
+        while zones:
+            if zones & 1:
+                c = col[z]
+                p = pat[z]
+                u = unt[z]
+                if c != mc[z] or p != mp[z] or u != mu[z]:
+                    mc[z] = c
+                    mp[z] = p
+                    mu[z] = u
+                    self.start[z] = now_ms
+                    mask |= 1 << z
+            zones >>= 1
+            z += 1
         return mask

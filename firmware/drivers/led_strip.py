@@ -59,6 +59,7 @@ class LedStrip:
         # next PULSE/COUNTDOWN frame): the caller renders again then, or when the intents
         # change, or while ``pending``.
         self.due_ms = 0
+        self._zone_due = array("i", bytes(4 * N_ZONES))   # per animated zone: its next change
         self._force = True
         self.pending = False   # zones to draw wait for the strip: render again soon
         self._deferred = 0     # their bit mask
@@ -83,10 +84,21 @@ class LedStrip:
     def render(self, intents, now_ms):
         """Show the intents at ``now_ms``; returns True if the strip was written.  Only the
         zones whose intent changed and the animated ones (blink, pulse, countdown, expiry)
-        are recomputed, and only once the strip has sent the previous frame (the DMA reads
-        the frame buffer): until then they wait in ``pending``."""
+        whose next change is due are recomputed, and only once the strip has sent the
+        previous frame (the DMA reads the frame buffer): until then they wait in
+        ``pending``."""
         tr = self._intents
-        draw = tr.sync(intents, now_ms) | self._animated | self._deferred
+        draw = tr.sync(intents, now_ms) | self._deferred
+        if now_ms >= self.due_ms:
+            # The animated zones whose next change is due (not every animated zone).
+            a = self._animated
+            zd = self._zone_due
+            z = 0
+            while a:
+                if a & 1 and zd[z] <= now_ms:
+                    draw |= 1 << z
+                a >>= 1
+                z += 1
         if self._force:
             draw = ALL_ZONES
         if not draw:
@@ -102,7 +114,7 @@ class LedStrip:
         frame = self._frame
         zones = self._zones
         colors = tr.color
-        due = NEVER_MS
+        zone_due = self._zone_due
         z = -1
         while draw:
             z += 1
@@ -131,8 +143,7 @@ class LedStrip:
                         t = until if pat == P_SOLID else now_ms + pattern_next(pat, now_ms - tr.start[z])
                         if 0 <= until < t:
                             t = until
-                        if t < due:
-                            due = t
+                        zone_due[z] = t
                     if pat == P_COUNTDOWN and until >= 0:
                         lit = countdown_lit(len(idx), tr.start[z], until, now_ms)
                     if level == 255:
@@ -147,6 +158,13 @@ class LedStrip:
                     frame[p] = w
                     dirty = True
         self._animated = animated
+        due = NEVER_MS
+        z = 0
+        while animated:
+            if animated & 1 and zone_due[z] < due:
+                due = zone_due[z]
+            animated >>= 1
+            z += 1
         self.due_ms = due
         self._force = False
         if not dirty:

@@ -53,12 +53,15 @@ from referee.stalls import FlashStalls
 from referee.sessionlog import SessionLog
 from referee import loop
 
-_DRAIN_MAX = const(48)     # events taken from the ring per step (the rest next step)
+_DRAIN_MAX = const(8)      # events taken from the ring per step (the rest next step: ~80 us each)
 _HOUSEKEEP_MS = const(1000)
 _REREPORT_MS = const(10000)
 # Reader bus work per step: once the readers served in a step have used this much, the
 # rest wait for the next step (a PN532 scan step takes ~2 ms of SPI and Python on the chip).
 _READERS_US = const(1000)
+_DRAW_BEFORE_US = const(3000)   # a step this long leaves drawing the LEDs to the next step
+_ALL_ZONES = const(0x7F)   # LedIntents.dirty: every zone
+_CARDS_IN = const(4)       # cards one reader step can deliver before they are fed (a group)
 
 
 # Modules only the boot needs (the board-file validator, device builders, boot steps, the
@@ -126,6 +129,9 @@ class App:
         self._read = False         # a reader delivered a tag in this step
         self._judge = False        # a card (or a quiet pile) was fed: judge it in the next step
         self._fed_pile = -1        # the pile whose reader fed that card
+        # Cards read in this step, fed in the next: (ms, us, pile, card, owner) each.
+        self._card_queue = [0] * (5 * _CARDS_IN)
+        self._cards_in = 0
         self._replied = -1         # the pile whose reader's reply came in (IRQ): served first
         self._next_reader = 0      # the others in turn, from this one
         self.step_us = 0           # ticks_us when this step began (pause_work's time budget)
@@ -217,6 +223,8 @@ class App:
         if self._judge:
             self._judge = False
             self._read = True   # (no console echo in this step either)
+            if self._cards_in:
+                self._feed_cards()
             self._judge_now()
             p = self._fed_pile
             if p >= 0:
@@ -240,11 +248,14 @@ class App:
             n += 1
             if self.deb.accept(src, ring.ticks):
                 self._input(src, ring.ticks)
-        # Button and pad edges held by the debouncer until their level proved stable.
+                if self._replied >= 0:
+                    break   # a reader's reply came in: it is served now, later inputs next step
+        # Button and pad edges held by the debouncer until their level proved stable: one
+        # a step (a STUCK press or a slap can start much engine work); the next one waits
+        # for the next step, with its edge's time.
         src = self.deb.pop_due(time.ticks_us())
-        while src >= 0:
+        if src >= 0:
             self._input(src, self.deb.ticks)
-            src = self.deb.pop_due(time.ticks_us())
         if ring.overflows != self._overflows:
             lost = ring.overflows - self._overflows
             self._overflows = ring.overflows
@@ -277,7 +288,10 @@ class App:
         self.corr.tick(ms)
         self.referee.advance(ms, us)
         self.slog.advanced(ms, us)
-        self._render(ms)
+        if time.ticks_diff(time.ticks_us(), self.step_us) > _DRAW_BEFORE_US:
+            self._judge = True   # a long step already: the LEDs are drawn first in the next
+        else:
+            self._render(ms)
         if ms - self._housekeep_ms >= _HOUSEKEEP_MS:
             self._housekeep(ms, us)
         self.steps += 1
@@ -341,11 +355,13 @@ class App:
         us = clock.ev_us
         cm = self.cards
         if not cm.lookup(uid, len(uid)):
+            self._feed_cards()   # (what was read before it first)
             self.slog.uid_note = uid_hex(uid).encode()
             self.referee.report(ms, us, V.E_UNKNOWN_UID, pile, -1)
             self.out("spit-referee: pile %d: unknown tag %s (not in cards.json)" % (pile, uid_hex(uid)))
             return
         if self.corr.resync >= 0 and self.corr.take_resync(pile):
+            self._feed_cards()
             self.feed(EV_TOP, ms, us, pile, cm.card, 0)
             return
         rejected = self.rejected
@@ -353,14 +369,39 @@ class App:
             if rejected.pending[pile]:
                 self._forget_now(pile)
             rejected.keep(pile, cm.card, uid)   # to forget it if the card is rejected
-        self.feed(EV_CARD, ms, us, pile, cm.card, cm.owner if self.own_deck else -1)
+        # Fed to the engine at the start of the next step, with its verdict: the reader's
+        # frame read and the engine's work are not one long step.
+        n = self._cards_in
+        if n == _CARDS_IN:
+            self._feed_cards()   # (a group of more cards than slots: the first ones now)
+            n = 0
+        q = self._card_queue
+        i = n * 5
+        q[i] = ms
+        q[i + 1] = us
+        q[i + 2] = pile
+        q[i + 3] = cm.card
+        q[i + 4] = cm.owner if self.own_deck else -1
+        self._cards_in = n + 1
         self._judge = True
         self._fed_pile = pile
+
+    def _feed_cards(self):
+        """Feed the cards read and queued since the last step, in their order."""
+        q = self._card_queue
+        n = self._cards_in
+        self._cards_in = 0
+        i = 0
+        while i < n * 5:
+            self.feed(EV_CARD, q[i], q[i + 1], q[i + 2], q[i + 3], q[i + 4])
+            i += 5
 
     def _on_quiet(self, pile):
         """The pile's reader found no other tag of the activation it just reported: the
         engine stops holding later landings on the other piles back for one (their verdicts
         come now, not ``relist_us`` after this pile's read)."""
+        if self._cards_in:
+            self._feed_cards()   # (the engine hears of the cards before the quiet)
         if self.referee.quiet(pile):
             self._judge = True
 
@@ -444,6 +485,7 @@ class App:
             # Switching what is shown: make sure the renderer sees a new change count.
             if src.changes <= self._shown_changes:
                 src.changes = self._shown_changes + 1
+            src.dirty = _ALL_ZONES   # (every zone compared with what the other one showed)
             self._shown = src
         leds = self.leds
         if leds is not None and (src.changes != self._shown_changes or leds.pending

@@ -3,7 +3,8 @@
 The referee updates a ``LedIntents`` on every verdict; the firmware's LED driver renders it
 (blinking and countdown bars are computed by the driver from ``until_ms`` and the clock).
 Per zone: a colour, a pattern and an expiry in session ms (-1 = until changed).
-``changes`` counts updates so a renderer can skip work when nothing changed.
+``changes`` counts updates so a renderer can skip work when nothing changed; ``dirty`` says
+which zones were set since the renderer last looked.
 """
 
 try:
@@ -22,6 +23,7 @@ ZONE_PLAYER0 = const(4)
 ZONE_PLAYER1 = const(5)
 ZONE_RESULT = const(6)
 N_ZONES = const(7)
+ALL_ZONES = const(0x7F)   # a bit per zone
 
 OFF = const(0)
 GREEN = const(1)    # accept
@@ -50,11 +52,15 @@ class LedIntents:
         self.pattern = [SOLID] * N_ZONES
         self.until_ms = [-1] * N_ZONES
         self.changes = 0
+        # Bit mask of the zones set since the renderer last took it (it resets it to 0):
+        # a renderer compares those zones only, not all of them.
+        self.dirty = 0
 
     def show(self, zone, color, pattern, until_ms):
         self.color[zone] = color
         self.pattern[zone] = pattern
         self.until_ms[zone] = until_ms
+        self.dirty |= 1 << zone
         self.changes += 1
 
     def clear(self):
@@ -62,6 +68,7 @@ class LedIntents:
             self.color[z] = OFF
             self.pattern[z] = SOLID
             self.until_ms[z] = -1
+        self.dirty = ALL_ZONES
         self.changes += 1
 
     def on_verdict(self, code, t_ms, a, b, c):
@@ -116,6 +123,7 @@ class LedIntents:
         color[pile] = GREEN
         self.pattern[pile] = SOLID
         self.until_ms[pile] = t_ms + _FLASH_MS
+        self.dirty |= 1 << pile
         self.changes += 1
 
     def on_play(self, t_ms):
