@@ -43,7 +43,7 @@ from micropython import const
 import spit
 from spit import verdicts as V
 from spit.cardmap import uid_hex
-from spit.intake import EV_TOUCH, EV_CARD, EV_STUCK, EV_SLAP, EV_TOP
+from spit.intake import EV_TOUCH, EV_STUCK, EV_SLAP, EV_TOP
 from spit.intents import LedIntents
 from spit.referee import Referee, PH_OVER
 from drivers.input_ring import InputRing
@@ -53,21 +53,15 @@ from referee.stalls import FlashStalls
 from referee.sessionlog import SessionLog
 from referee import loop
 
-_DRAIN_MAX = const(8)      # events taken from the ring per step (the rest next step: ~80 us each)
-_HOUSEKEEP_MS = const(1000)
 _REREPORT_MS = const(10000)
-# Reader bus work per step: once the readers served in a step have used this much, the
-# rest wait for the next step (a PN532 scan step takes ~2 ms of SPI and Python on the chip).
-_READERS_US = const(1000)
-_DRAW_BEFORE_US = const(3000)   # a step this long leaves drawing the LEDs to the next step
 _ALL_ZONES = const(0x7F)   # LedIntents.dirty: every zone
 _CARDS_IN = const(4)       # cards one reader step can deliver before they are fed (a group)
 
 
-# Modules only the boot needs (the board-file validator, device builders, boot steps, the
-# ruleset presets and validation: play needs only the Ruleset, in spit.legal):
+# Modules only the boot needs (the board-file and ruleset loader, device builders, boot
+# steps; referee/startup.py drops the card file's reader and the log tables' builder itself):
 # dropped after boot so their code does not hold heap during play (imported again if needed).
-_BOOT_ONLY = ("referee.startup", "referee.board_hw", "referee.boardfile", "referee.board", "spit.rules")
+_BOOT_ONLY = ("referee.startup", "referee.board_hw", "referee.boardfile")
 # The log's words (spit.notation): the log header at a session start, the line tables at boot.
 _SESSION_ONLY = ("spit.notation",)
 
@@ -109,7 +103,7 @@ class App:
         self._log_buffer = log_buffer   # the log's RAM buffer, allocated early at boot
         self.out = out
         self.echo = echo          # echo(buf, off, n): live session log on the console (None: off)
-        # The session log's records (9 KB in one block, made first thing at boot by
+        # The session log's records (7 KB in one block, made first thing at boot by
         # referee/boot.py, or here), reused by every session.
         if log_records is None:
             gc.collect()
@@ -211,90 +205,13 @@ class App:
     run_forever = loop.run_forever
     pause_work = loop.pause_work
     at_pause = loop.at_pause
+    poll = loop.poll
+    _feed_cards = loop.feed_cards
+    _judge_now = loop.judge_now
 
     def step(self):
         self.poll()
         self.pause_work()
-
-    def poll(self):
-        """Inputs, readers, engine, LEDs: everything a landing needs (allocates nothing).
-        A step whose reader delivered a card ends there; the next step (run at once) only
-        judges it and starts its LED frame, so no step holds both halves of a landing."""
-        if self._judge:
-            self._judge = False
-            self._read = True   # (no console echo in this step either)
-            if self._cards_in:
-                self._feed_cards()
-            self._judge_now()
-            p = self._fed_pile
-            if p >= 0:
-                # Then the reader that read the card takes its next step (it halts the tag
-                # and scans for one under it; the other piles' verdicts wait for that scan).
-                self._fed_pile = -1
-                self.readers[p].service(time.ticks_us())
-            self.steps += 1
-            return
-        self.step_us = time.ticks_us()
-        clock = self.clock
-        clock.update()
-        ms = clock.ms
-        us = clock.us
-        ring = self.ring
-        n = 0
-        while n < _DRAIN_MAX:
-            src = ring.pop()
-            if src < 0:
-                break
-            n += 1
-            if self.deb.accept(src, ring.ticks):
-                self._input(src, ring.ticks)
-                if self._replied >= 0:
-                    break   # a reader's reply came in: it is served now, later inputs next step
-        # Button and pad edges held by the debouncer until their level proved stable: one
-        # a step (a STUCK press or a slap can start much engine work); the next one waits
-        # for the next step, with its edge's time.
-        src = self.deb.pop_due(time.ticks_us())
-        if src >= 0:
-            self._input(src, self.deb.ticks)
-        if ring.overflows != self._overflows:
-            lost = ring.overflows - self._overflows
-            self._overflows = ring.overflows
-            self.referee.report(ms, us, V.E_OVERFLOW, -1, lost)
-        now = time.ticks_us()
-        self._read = False
-        first = self._replied
-        if first >= 0:
-            # A listing's reply is in (its IRQ edge was drained above): that reader alone
-            # this step, before any other reader's bus work; the others wait for the next.
-            self._replied = -1
-            self.readers[first].service(now)
-        else:
-            # In turn, until a card was fed or the bus work of this step reached _READERS_US:
-            # the others wait for the next step (a step stays short; their replies keep the
-            # IRQ edge's time).
-            readers = self.readers
-            k = self._next_reader
-            for _ in readers:
-                r = readers[k]
-                k += 1
-                if k == len(readers):
-                    k = 0
-                r.service(now)
-                if self._read or time.ticks_diff(time.ticks_us(), now) > _READERS_US:
-                    break
-            self._next_reader = k
-        if self._judge:
-            return   # (the next step judges the card: see above)
-        self.corr.tick(ms)
-        self.referee.advance(ms, us)
-        self.slog.advanced(ms, us)
-        if time.ticks_diff(time.ticks_us(), self.step_us) > _DRAW_BEFORE_US:
-            self._judge = True   # a long step already: the LEDs are drawn first in the next
-        else:
-            self._render(ms)
-        if ms - self._housekeep_ms >= _HOUSEKEEP_MS:
-            self._housekeep(ms, us)
-        self.steps += 1
 
     def _input(self, src, ticks):
         """One debounced input event."""
@@ -386,16 +303,6 @@ class App:
         self._judge = True
         self._fed_pile = pile
 
-    def _feed_cards(self):
-        """Feed the cards read and queued since the last step, in their order."""
-        q = self._card_queue
-        n = self._cards_in
-        self._cards_in = 0
-        i = 0
-        while i < n * 5:
-            self.feed(EV_CARD, q[i], q[i + 1], q[i + 2], q[i + 3], q[i + 4])
-            i += 5
-
     def _on_quiet(self, pile):
         """The pile's reader found no other tag of the activation it just reported: the
         engine stops holding later landings on the other piles back for one (their verdicts
@@ -404,18 +311,6 @@ class App:
             self._feed_cards()   # (the engine hears of the cards before the quiet)
         if self.referee.quiet(pile):
             self._judge = True
-
-    def _judge_now(self):
-        """A card was fed in the last step: judge it and start its LED frame, first thing
-        in this step (``run_forever`` does not idle in between), before the reader's next
-        bus command, the other readers and the input ring."""
-        clock = self.clock
-        clock.update()
-        ms = clock.ms
-        us = clock.us
-        self.referee.advance(ms, us)
-        self.slog.advanced(ms, us)
-        self._render(ms)
 
     def _forget_card(self, pile, card):
         """A rejected card goes back to its player: once it can have left the pile, the

@@ -3,6 +3,9 @@
 They live here to keep app.py short; app.py binds them in its class body (``run_forever =
 loop.run_forever``), so a call costs what a method defined there costs.
 
+``poll()`` (the first half of every step: inputs, readers, engine, LEDs; referee/app.py's
+docstring), ``judge_now()`` and ``feed_cards()`` (a card read in one step is fed, judged and
+drawn first thing in the next).
 ``run_forever()``: step, then idle (WFE) until an interrupt stamps an input or 1 ms passes.
 ``pause_work()`` (the second half of every step): in play the live console echo, one record
 (no allocation); at a pause (``at_pause()``) one piece of the session log's flash work.
@@ -16,9 +19,17 @@ import time
 
 from micropython import const
 
+from spit import verdicts as V
+from spit.intake import EV_CARD
 from spit.referee import PH_BETWEEN, PH_OVER
 from referee.sessionlog import RECORD_BYTES
 
+_DRAIN_MAX = const(8)      # events taken from the ring per step (the rest next step: ~80 us each)
+# Reader bus work per step: once the readers served in a step have used this much, the
+# rest wait for the next step (a PN532 scan step takes ~2 ms of SPI and Python on the chip).
+_READERS_US = const(1000)
+_DRAW_BEFORE_US = const(3000)   # a step this long leaves drawing the LEDs to the next step
+_HOUSEKEEP_MS = const(1000)   # reader re-reports, debouncer expiry
 _IDLE_US = const(1000)    # longest idle wait after a step with no input waiting
 _ECHO_BEFORE_US = const(2000)   # no console echo in a step that has already taken this long
 _FORMAT_PER_STEP = const(4)   # log records formatted into the Logbook's buffer per step at a pause
@@ -97,3 +108,108 @@ def at_pause(self):
     waiting for READY and the next deal), after the game, in the correction menu."""
     ph = self.referee.phase
     return self.corr.menu or ph == PH_BETWEEN or ph == PH_OVER
+
+
+def poll(self):
+    """Inputs, readers, engine, LEDs: everything a landing needs (allocates nothing).
+    A step whose reader delivered a card ends there; the next step (run at once) only
+    judges it and starts its LED frame, so no step holds both halves of a landing."""
+    if self._judge:
+        self._judge = False
+        self._read = True   # (no console echo in this step either)
+        if self._cards_in:
+            self._feed_cards()
+        self._judge_now()
+        p = self._fed_pile
+        if p >= 0:
+            # Then the reader that read the card takes its next step (it halts the tag
+            # and scans for one under it; the other piles' verdicts wait for that scan).
+            self._fed_pile = -1
+            self.readers[p].service(time.ticks_us())
+        self.steps += 1
+        return
+    self.step_us = time.ticks_us()
+    clock = self.clock
+    clock.update()
+    ms = clock.ms
+    us = clock.us
+    ring = self.ring
+    n = 0
+    while n < _DRAIN_MAX:
+        src = ring.pop()
+        if src < 0:
+            break
+        n += 1
+        if self.deb.accept(src, ring.ticks):
+            self._input(src, ring.ticks)
+            if self._replied >= 0:
+                break   # a reader's reply came in: it is served now, later inputs next step
+    # Button and pad edges held by the debouncer until their level proved stable: one
+    # a step (a STUCK press or a slap can start much engine work); the next one waits
+    # for the next step, with its edge's time.
+    src = self.deb.pop_due(time.ticks_us())
+    if src >= 0:
+        self._input(src, self.deb.ticks)
+    if ring.overflows != self._overflows:
+        lost = ring.overflows - self._overflows
+        self._overflows = ring.overflows
+        self.referee.report(ms, us, V.E_OVERFLOW, -1, lost)
+    now = time.ticks_us()
+    self._read = False
+    first = self._replied
+    if first >= 0:
+        # A listing's reply is in (its IRQ edge was drained above): that reader alone
+        # this step, before any other reader's bus work; the others wait for the next.
+        self._replied = -1
+        self.readers[first].service(now)
+    else:
+        # In turn, until a card was fed or the bus work of this step reached _READERS_US:
+        # the others wait for the next step (a step stays short; their replies keep the
+        # IRQ edge's time).
+        readers = self.readers
+        k = self._next_reader
+        for _ in readers:
+            r = readers[k]
+            k += 1
+            if k == len(readers):
+                k = 0
+            r.service(now)
+            if self._read or time.ticks_diff(time.ticks_us(), now) > _READERS_US:
+                break
+        self._next_reader = k
+    if self._judge:
+        return   # (the next step judges the card: see above)
+    self.corr.tick(ms)
+    self.referee.advance(ms, us)
+    self.slog.advanced(ms, us)
+    if time.ticks_diff(time.ticks_us(), self.step_us) > _DRAW_BEFORE_US:
+        self._judge = True   # a long step already: the LEDs are drawn first in the next
+    else:
+        self._render(ms)
+    if ms - self._housekeep_ms >= _HOUSEKEEP_MS:
+        self._housekeep(ms, us)
+    self.steps += 1
+
+
+def feed_cards(self):
+    """Feed the cards read and queued since the last step, in their order."""
+    q = self._card_queue
+    n = self._cards_in
+    self._cards_in = 0
+    i = 0
+    while i < n * 5:
+        self.feed(EV_CARD, q[i], q[i + 1], q[i + 2], q[i + 3], q[i + 4])
+        i += 5
+
+
+def judge_now(self):
+    """A card was fed in the last step: judge it and start its LED frame, first thing
+    in this step (``run_forever`` does not idle in between), before the reader's next
+    bus command, the other readers and the input ring."""
+    clock = self.clock
+    clock.update()
+    ms = clock.ms
+    us = clock.us
+    self.referee.advance(ms, us)
+    self.slog.advanced(ms, us)
+    self._render(ms)
