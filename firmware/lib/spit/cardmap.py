@@ -32,10 +32,11 @@ _SLOT = const(11)   # one card's UID: its length byte, then up to 10 bytes (zero
 _MAX_CARDS = const(255)   # slot numbers + 1 fit the index's bytes
 
 
-def _hash(uid):
-    # Bytes 1-3: serial number in every UID size (byte 0 is the maker's code of a 7- or
-    # 10-byte UID, the last byte of many tags' UIDs is a constant), mixed into 8 bits.
-    return uid[1] ^ uid[2] * 7 ^ uid[3] * 41
+def _hash(uid, n):
+    # Serial-number bytes from both ends (byte 0 is the maker's code of a 7- or 10-byte UID,
+    # the last byte of many tags' UIDs is a constant, and tags from one batch may differ only
+    # in a few bytes: bytes 1-3 alone put a whole deck of such tags in one chain), mixed.
+    return uid[1] ^ uid[2] * 7 ^ uid[3] * 41 ^ uid[n - 3] * 13 ^ uid[n - 2] * 29
 
 
 class CardMap:
@@ -43,7 +44,7 @@ class CardMap:
     two decks): ``_uids`` holds one ``_SLOT``-byte slot per card, ``_values`` its card and
     owner (``card | (owner + 1) << 6``: cards are below 64), and ``_index`` an open-addressing
     hash table of slot numbers + 1 (0: empty), at most half full.  A lookup copies the UID
-    behind its length byte into a needle (a slice store: C code, no heap), hashes three of its
+    behind its length byte into a needle (a slice store: C code, no heap), hashes five of its
     bytes, and compares the needle with the slots the table names by ``bytearray.find`` over
     exactly that slot (C code): no per-byte loop in Python, nothing allocated."""
 
@@ -71,7 +72,7 @@ class CardMap:
             self._index[self._free(uids[base + 1:base + 1 + uids[base]], uids[base])] = i + 1
 
     def _free(self, raw, n):
-        h = _hash(raw) & self._mask
+        h = _hash(raw, n) & self._mask
         while self._index[h]:
             h = (h + 1) & self._mask
         return h
@@ -110,7 +111,7 @@ class CardMap:
                     needle[i + 1] = uid[i]
             index = self._index
             mask = self._mask
-            h = (uid[1] ^ uid[2] * 7 ^ uid[3] * 41) & mask   # _hash(uid), inline
+            h = (uid[1] ^ uid[2] * 7 ^ uid[3] * 41 ^ uid[n - 3] * 13 ^ uid[n - 2] * 29) & mask   # _hash, inline
             k = index[h]
             while k:
                 base = (k - 1) * _SLOT
