@@ -308,6 +308,9 @@ class VirtualTable:
         """Boot the firmware (``main.start``); table time 0 is the session start."""
         echo = self._console_write if self.console is not None else None
         self.app = self._import_main().start(self.root, echo)
+        # The firmware's own heap locks go through the gate too (fakes may allocate).
+        self.app.heap_lock = heapgate.fw_lock
+        self.app.heap_unlock = heapgate.fw_unlock
         self.t0 = self.clock.now_us
         self._next_step = self.clock.now_us
         return self.app
