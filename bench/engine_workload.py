@@ -3,6 +3,10 @@
 ``steady_state(n_rounds)`` plays rounds of 40 cards (touch + card read + the loop's advance per
 landing, like the device feeds them, with the LED intents the device keeps) and measures, around the steady-state landings only: the median over rounds of ns per
 landing, and heap bytes allocated (``gc.mem_alloc`` with the GC disabled on MicroPython).
+``locked=True`` (MicroPython) runs the timed landings with the heap locked, as the firmware
+runs the engine (referee/loop.py ``run_locked``): MicroPython then keeps call frames on the
+C stack instead of allocating a heap block for each call of a function with a frame of more
+than 11 words; an allocation would raise MemoryError.  ``main()`` prints both.
 """
 
 import gc
@@ -10,6 +14,7 @@ import sys
 
 try:
     from time import ticks_us, ticks_diff
+    import micropython
     MICRO = True
 except ImportError:  # CPython
     from time import perf_counter_ns
@@ -78,7 +83,7 @@ def _ascending(spit_card, other_spit):
     return out
 
 
-def steady_state(n_rounds=20, per_round=40):
+def steady_state(n_rounds=20, per_round=40, locked=False):
     rules = _classic()
     sink = NullSink()
     ref = Referee(rules, [26, 26], sink, LedIntents())   # with the LED intents, as on the device
@@ -100,6 +105,8 @@ def steady_state(n_rounds=20, per_round=40):
         # One timed span per round (a clock read per landing would cost as much as the
         # engine on MicroPython, and ticks_us ticks in whole microseconds).
         a0 = gc.mem_alloc() if _MP else 0
+        if locked:
+            micropython.heap_lock()
         s = _now()
         for i in range(per_round):
             t_ms += 180
@@ -107,6 +114,8 @@ def steady_state(n_rounds=20, per_round=40):
             ref.feed(2, t_ms + 15, 0, 0, seq[i], -1)  # the read, 15 ms later
             ref.advance(t_ms + 170, 0)               # the loop's clock releases it
         e = _now()
+        if locked:
+            micropython.heap_unlock()
         if _MP:
             alloc += gc.mem_alloc() - a0
             gc.enable()
@@ -133,6 +142,9 @@ def steady_state(n_rounds=20, per_round=40):
 def main():
     med, alloc, events, verdicts = steady_state()
     print("steady %d %d %d %d" % (med, alloc, events, verdicts))
+    if MICRO:
+        med, alloc, events, verdicts = steady_state(locked=True)
+        print("locked %d %d %d %d" % (med, alloc, events, verdicts))
 
 
 if __name__ == "__main__":
