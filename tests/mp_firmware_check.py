@@ -12,7 +12,9 @@ IRQ to the UID) and, in play, ``App.pause_work()`` (the live log echoed to the c
 formatted into a bytearray) runs under ``micropython.heap_lock()`` while cards land (accepted,
 illegal, a race lost, spit calls and countdowns, slaps), so one allocated byte raises
 MemoryError (a reader would count it as a failure: none may happen).  A negative control (an
-allocating verdict hook) must be caught.  Prints "mp_firmware_check: OK" and exits 0, or exits 1.
+allocating verdict hook) must be caught.  And the loop's own heap lock (``run_locked``) falls
+back to unlocked steps when something allocates under it (``lock_fallback``).  Prints
+"mp_firmware_check: OK" and exits 0, or exits 1.
 """
 
 import json
@@ -131,4 +133,34 @@ def locked_game():
         t.close()
 
 
+def lock_fallback():
+    """The loop locks the heap itself around code that allocates nothing (referee/loop.py
+    ``run_locked``, the card callback).  If such code allocates after all, the MemoryError
+    must not stop the game: the locking stops for the session, the referee goes on, and the
+    next pause says so."""
+    t = VirtualTable(start_us=(1 << 30) - 2_500_000, console=True)
+    try:
+        app = t.app
+        render = app.leds.render
+
+        def allocating_render(intents, ms):   # a drawing that allocates (a bug)
+            [ms]
+            return render(intents, ms)
+        app.leds.render = allocating_render
+        t.land_card(0, "7H", 2_000_000)    # the spit cards, after the countdown
+        t.land_card(1, "KS", 2_050_000)
+        t.land_card(0, "8H", 2_400_000)
+        t.land_card(1, "QS", 2_440_000)
+        t.run_until(3_000_000)
+        v = [o["verdict"] for o in t.log_objects() if "verdict" in o]
+        check(app.lock_failures == 1 and app.heap_lock is None,
+              "an allocation under the loop's own lock stops the locking once: %d failures"
+              % app.lock_failures)
+        check(v.count("accept") == 2, "the game goes on after it: %r" % (v,))
+        check(app.leds.writes > 0, "the LEDs are drawn unlocked after it")
+    finally:
+        t.close()
+
+
+lock_fallback()
 main()

@@ -145,6 +145,9 @@ class App:
         self._lock_reported = 0
         self._judge_cards_fn = self.judge_cards   # (bound once: loop.run_locked takes them)
         self._advance_fn = self.advance_now
+        self._draw_fn = self.draw_leds
+        self._draw_src = None
+        self._draw_ms = 0
         self.sessions = 0
         self.versions = []        # per pile: (ic, ver, rev, support) or None (no answer)
         self._overflows = 0
@@ -226,6 +229,7 @@ class App:
     judge_cards = loop.judge_cards
     advance_now = loop.advance_now
     run_locked = loop.run_locked
+    draw_leds = loop.draw_leds
     _on_card = loop.on_card
     take_card = loop.take_card
 
@@ -364,15 +368,9 @@ class App:
                                  or ms >= leds.due_ms):
             # A new verdict is drawn at once (or as soon as the strip has latched the frame
             # before); a blink edge, an expiry or a countdown frame when it is due.
-            lock = self.heap_lock
-            if lock is not None:
-                lock()   # (drawing allocates nothing: call frames on the C stack, see _on_card)
-                try:
-                    leds.render(src, ms)
-                finally:
-                    self.heap_unlock()
-            else:
-                leds.render(src, ms)
+            self._draw_src = src
+            self._draw_ms = ms
+            self.run_locked(self._draw_fn)
         self._shown_changes = src.changes
         if self.buzzer is not None:
             self.buzzer.update(ms)

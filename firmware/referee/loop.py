@@ -266,14 +266,18 @@ def on_card(self, pile, uid, ticks):
     book = self.book
     if st.watch_ms >= 0 or (book is not None and book.flushes != st.seen):
         ticks = st.stamp(ticks, book, self.clock.ms, self.paused)
+    taken = None
     lock = self.heap_lock
     if lock is not None:
         lock()
         try:
             taken = self.take_card(pile, uid, ticks)
+        except MemoryError:
+            self.heap_lock = None   # (see run_locked; the card is taken again, unlocked)
+            self.lock_failures += 1
         finally:
             self.heap_unlock()
-    else:
+    if taken is None:
         taken = self.take_card(pile, uid, ticks)
     if taken:
         return
@@ -320,3 +324,8 @@ def take_card(self, pile, uid, ticks):
     self._judge = True
     self._fed_pile = pile
     return True
+
+
+def draw_leds(self):
+    """``leds.render`` of what ``_render`` chose (``run_locked``: drawing allocates nothing)."""
+    self.leds.render(self._draw_src, self._draw_ms)
