@@ -177,6 +177,7 @@ class App:
         gc.collect()
         while self.slog.echo_some(8):   # the session's first verdicts, before the loop starts
             pass
+        self._render(self.clock.ms)   # (the first frame, every zone: boot work, not a step's)
 
     # ---- sessions -----------------------------------------------------------------------
     def new_session(self):

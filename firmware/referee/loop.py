@@ -29,12 +29,12 @@ from referee.sessionlog import RECORD_BYTES
 _DRAIN_MAX = const(8)      # events taken from the ring per step (the rest next step: ~80 us each)
 # Reader bus work per step: once the readers served in a step have used this much, the
 # rest wait for the next step (a PN532 scan step takes ~2 ms of SPI and Python on the chip).
-_READERS_US = const(1000)
+_READERS_US = const(700)
 _DRAW_BEFORE_US = const(3000)   # a step this long leaves drawing the LEDs to the next step
 CARDS_IN = const(4)        # cards one reader step can deliver before they are fed (a group)
 _HOUSEKEEP_MS = const(1000)   # reader re-reports, debouncer expiry
 _IDLE_US = const(1000)    # longest idle wait after a step with no input waiting
-_ECHO_BEFORE_US = const(2000)   # no console echo in a step that has already taken this long
+_ECHO_BEFORE_US = const(1500)   # no console echo in a step that has already taken this long
 _FORMAT_PER_STEP = const(4)   # log records formatted into the Logbook's buffer per step at a pause
 
 
