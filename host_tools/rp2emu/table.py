@@ -20,6 +20,7 @@ import os
 import time
 
 from host_tools.vboard.pn532_emulator import PN532Emulator
+from host_tools.vboard.runner import next_world_us
 
 BOUNCE_US = (0, 150, 400, 550, 700)  # a contact bounces: edges until it settles (odd count)
 US = 1000                            # ns per us
@@ -182,13 +183,7 @@ class Rp2Table:
         time (or for at most ``wall_ms`` of wall time: `spit emu` follows the wall clock)."""
         deadline = time.monotonic() + wall_ms / 1000.0 if wall_ms else None
         while True:
-            nxt = t_us
-            if self._agenda and self._agenda[0][0] < nxt:
-                nxt = self._agenda[0][0]
-            for em in self.emulators:
-                e = em.next_event_us()
-                if e is not None and e < nxt:
-                    nxt = e
+            nxt = next_world_us(self._agenda, self.emulators, t_us)
             if nxt > self.now_us:
                 left = None
                 if deadline is not None:

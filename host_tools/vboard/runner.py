@@ -184,6 +184,19 @@ def default_uid(card, owner=-1):
     return bytes([0x04, 0x53, 0x50, (owner + 1) & 0xFF, card & 0xFF, 0x00, 0x01])
 
 
+def next_world_us(agenda, emulators, limit):
+    """The time of the next queued action (``agenda``: sorted ``(time, seq, fn)``) or reader
+    state change (PN532 emulators), at most ``limit`` (shared with the emulated Pico's table)."""
+    nxt = limit
+    if agenda and agenda[0][0] < nxt:
+        nxt = agenda[0][0]
+    for em in emulators:
+        e = em.next_event_us()
+        if e is not None and e < nxt:
+            nxt = e
+    return nxt
+
+
 class VirtualTable:
     def __init__(self, board="pico", ruleset="classic", options=None, cards=None, files=None,
                  start_us=0, loop_us=1000, emulator=None, boot=True, root=None, lock_heap=False,
@@ -337,14 +350,7 @@ class VirtualTable:
 
     def _next_world_us(self, limit):
         """The time of the table's next action or reader state change, at most ``limit``."""
-        nxt = limit
-        if self._agenda and self._agenda[0][0] < nxt:
-            nxt = self._agenda[0][0]
-        for em in self.emulators:
-            e = em.next_event_us()
-            if e is not None and e < nxt:
-                nxt = e
-        return nxt
+        return next_world_us(self._agenda, self.emulators, limit)
 
     def _world_now(self):
         for em in self.emulators:
