@@ -35,7 +35,7 @@ CARDS_IN = const(4)        # cards one reader step can deliver before they are f
 _HOUSEKEEP_MS = const(1000)   # reader re-reports, debouncer expiry
 _IDLE_US = const(1000)    # longest idle wait after a step with no input waiting
 _ECHO_BEFORE_US = const(1500)   # no console echo in a step that has already taken this long
-_FORMAT_PER_STEP = const(4)   # log records formatted into the Logbook's buffer per step at a pause
+_FORMAT_PER_STEP = const(2)   # log records formatted into the Logbook's buffer per step at a pause (~1 ms each)
 
 
 def run_forever(self):
