@@ -47,7 +47,7 @@ from micropython import const
 import spit
 from spit import verdicts as V
 from spit.intake import EV_TOUCH, EV_STUCK, EV_SLAP
-from spit.intents import LedIntents
+from spit.intents import LedIntents, ALL_ZONES
 from spit.referee import Referee, PH_OVER
 from drivers.input_ring import InputRing
 from referee import sources
@@ -57,7 +57,6 @@ from referee.sessionlog import SessionLog
 from referee import loop
 
 _REREPORT_MS = const(10000)
-_ALL_ZONES = const(0x7F)   # LedIntents.dirty: every zone
 
 
 # Modules only the boot needs (the board-file and ruleset loader, device builders, boot
@@ -362,7 +361,7 @@ class App:
             # Switching what is shown: make sure the renderer sees a new change count.
             if src.changes <= self._shown_changes:
                 src.changes = self._shown_changes + 1
-            src.dirty = _ALL_ZONES   # (every zone compared with what the other one showed)
+            src.dirty = ALL_ZONES   # (every zone compared with what the other one showed)
             self._shown = src
         leds = self.leds
         if leds is not None and (src.changes != self._shown_changes or leds.pending
