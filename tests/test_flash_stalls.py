@@ -23,6 +23,16 @@ def verdicts(t):
     return [(o["verdict"], o.get("card")) for o in t.log_objects() if "verdict" in o]
 
 
+def play_four_landings_a_pile(t):
+    """Spit cards, then four accepted cards on each pile, until 4.0 s (a round in play)."""
+    t.land_card(0, "7H", 2_100_000)
+    t.land_card(1, "KS", 2_150_000)
+    for i, (c0, c1) in enumerate((("8H", "QS"), ("9H", "JS"), ("TH", "TS"), ("JH", "9S"))):
+        t.land_card(0, c0, 2_500_000 + i * 300_000)
+        t.land_card(1, c1, 2_550_000 + i * 300_000)
+    t.run_until(4_000_000)
+
+
 def race_inside_a_flash_write(stall):
     """8H then 8C on pile 0, 7 ms apart (beyond the 3 ms tie window), both while a flash write
     masks interrupts from 3.000 to 3.040 s (``stall``) or with no write at all."""
@@ -62,12 +72,7 @@ def test_no_flash_write_in_play_and_the_correction_menu_writes_the_log():
     try:
         app = t.app
         writes = app.book.flushes
-        t.land_card(0, "7H", 2_100_000)
-        t.land_card(1, "KS", 2_150_000)
-        for i, (c0, c1) in enumerate((("8H", "QS"), ("9H", "JS"), ("TH", "TS"), ("JH", "9S"))):
-            t.land_card(0, c0, 2_500_000 + i * 300_000)
-            t.land_card(1, c1, 2_550_000 + i * 300_000)
-        t.run_until(4_000_000)
+        play_four_landings_a_pile(t)
         assert app.book.flushes == writes          # nothing written while cards could land
         assert app.slog.pending > 20 and app.book.bytes_buffered == 0
         # Both STUCK held 2 s: the correction menu opens (no card is judged there): written.
@@ -163,12 +168,7 @@ def test_the_log_goes_to_flash_only_between_rounds_one_flash_write_per_step():
     t = VirtualTable()
     try:
         app = t.app
-        t.land_card(0, "7H", 2_100_000)
-        t.land_card(1, "KS", 2_150_000)
-        for i, (c0, c1) in enumerate((("8H", "QS"), ("9H", "JS"), ("TH", "TS"), ("JH", "9S"))):
-            t.land_card(0, c0, 2_500_000 + i * 300_000)
-            t.land_card(1, c1, 2_550_000 + i * 300_000)
-        t.run_until(4_000_000)
+        play_four_landings_a_pile(t)
         writes = app.book.flushes
         pending = app.slog.pending
         app.referee.phase = PH_SLAP          # the slaps after a round end: still timed
