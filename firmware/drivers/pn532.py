@@ -23,10 +23,12 @@ Raw ISO14443A exchanges (InCommunicateThru, WriteRegister): ``PN532Raw`` in
 or InRelease (0x52, the default) both send HLTA.  Errors are ``PN532Error`` subclasses whose
 ``kind`` names them for the reader's ``last_error``.
 
-Allocation: every buffer is made in ``__init__``; a command, an ACK, a reply and a listed UID
-allocate nothing (only a raised error does).  Timeouts use ``time.ticks_ms``/``ticks_diff``
-(wrap-safe).  Transports implement ``_write_frame(n)`` (send ``_tx[:n]``), ``_read_ready()``
-(status byte bit 0), ``_read_frame()`` (the waiting frame into ``_rx``; returns the sum of
+Allocation: every buffer is made once; a command, an ACK, a reply and a listed UID allocate
+nothing (only a raised error does).  Every PN532 on the board shares one frame buffer pair
+(``TX``, ``RX``): the firmware loop talks to one chip at a time, and a frame is built and
+sent, or read and checked and its data copied out, within one call.  Timeouts use ``time.ticks_ms``/``ticks_diff``
+(wrap-safe).  Transports implement ``_write_frame(n)`` (send ``TX[:n]``), ``_read_ready()``
+(status byte bit 0), ``_read_frame()`` (the waiting frame into ``RX``; returns the sum of
 its TFI, data and DCS bytes, computed while the bytes are copied) and ``wake()``.
 """
 
@@ -113,6 +115,12 @@ TX_SIZE = const(24)    # largest command frame: WriteRegister with 3 registers (
 # Largest reply we accept: two listed targets with 10-byte UIDs fit, or one with an ATS.
 RX_SIZE = const(64)
 _POLL_US = const(200)
+
+# The frame buffers shared by every PN532 (see "Allocation" above), and the parameters of
+# the command being built.
+TX = bytearray(TX_SIZE)
+RX = bytearray(RX_SIZE)
+PARAMS = bytearray(9)
 _BOOT_TIMEOUT_MS = const(100)
 ACK_TIMEOUT_MS = const(30)
 
@@ -136,9 +144,6 @@ class PN532:
             reset.value(1)
         self.ack_timeout_ms = ack_timeout_ms
         self.halt_command = halt_command
-        self._tx = bytearray(TX_SIZE)
-        self._rx = bytearray(RX_SIZE)
-        self._params = bytearray(9)
         self.pending = 0           # command whose reply is still to be read, 0 = none
         self.awaiting_ack = False  # its ACK is not read yet (an IRQ edge meanwhile is the ACK's)
         self._sent_ms = 0
@@ -170,8 +175,8 @@ class PN532:
 
     # ---- frames ------------------------------------------------------------------------
     def _build_frame(self, command, params, nparams):
-        """The command frame into ``_tx``; returns its size."""
-        tx = self._tx
+        """The command frame into ``TX``; returns its size."""
+        tx = TX
         tx[0] = 0x00
         tx[1] = 0x00
         tx[2] = 0xFF
@@ -202,12 +207,12 @@ class PN532:
 
     def _finish(self, command):
         """Read and check the reply to ``command``; returns its data length (the data
-        starts at ``_rx[7]``)."""
+        starts at ``RX[7]``)."""
         if self.pending != command or self.awaiting_ack:
             raise PN532Error("no such reply pending")
         self.pending = 0
         total = self._read_frame()
-        rx = self._rx
+        rx = RX
         if rx[0] or rx[1] or rx[2] != 0xFF:
             raise PN532Error("bad preamble")
         length = rx[3]
@@ -246,7 +251,7 @@ class PN532:
                 return False
             self.awaiting_ack = False
             self._read_frame()
-            rx = self._rx
+            rx = RX
             if rx[0] or rx[1] or rx[2] != 0xFF or rx[3] or rx[4] != 0xFF:
                 self.pending = 0
                 if rx[3] == 0xFF and rx[4] == 0x00:
@@ -260,7 +265,7 @@ class PN532:
         """Cancel the command in progress (the host sends an ACK frame)."""
         self.pending = 0
         self.awaiting_ack = False
-        tx = self._tx
+        tx = TX
         tx[0] = 0x00
         tx[1] = 0x00
         tx[2] = 0xFF
@@ -271,7 +276,7 @@ class PN532:
 
     def start_list(self, max_targets=1):
         """Send InListPassiveTarget (106 kbps type A)."""
-        params = self._params
+        params = PARAMS
         params[0] = max_targets
         params[1] = 0x00
         self._send(_CMD_IN_LIST_PASSIVE_TARGET, params, 2)
@@ -283,7 +288,7 @@ class PN532:
         Returns the UID length, 0 when no tag answered within MxRtyPassiveActivation.
         """
         n = self._finish(_CMD_IN_LIST_PASSIVE_TARGET)
-        rx = self._rx
+        rx = RX
         self.uid2_len = 0
         if n < 1 or rx[7] == 0:
             return 0
@@ -301,7 +306,7 @@ class PN532:
         return uid_len
 
     def _copy_uid(self, pos, end, out):
-        rx = self._rx
+        rx = RX
         if pos + 5 > end:
             raise PN532Error("short target data")
         uid_len = rx[pos + 4]
@@ -315,12 +320,12 @@ class PN532:
         self._send(self.halt_command, b"\x00", 1)
 
     def finish_halt(self):
-        if self._finish(self.halt_command) > 0 and self._rx[7] & 0x3F:
-            raise PN532StatusError("halt status 0x%02x" % (self._rx[7] & 0x3F))
+        if self._finish(self.halt_command) > 0 and RX[7] & 0x3F:
+            raise PN532StatusError("halt status 0x%02x" % (RX[7] & 0x3F))
 
     def start_field(self, on):
         """RFConfiguration item 1: RF field on/off.  Off then on resets every tag in the field."""
-        params = self._params
+        params = PARAMS
         params[0] = _RF_ITEM_FIELD
         params[1] = 0x01 if on else 0x00
         self._send(_CMD_RF_CONFIGURATION, params, 2)
@@ -331,7 +336,7 @@ class PN532:
     # ---- setup in non-blocking steps (drivers/pn532_setup.py) ------------------------------
     def start_setup_step(self, step, passive_retries):
         """Send setup command ``step`` (0..SETUP_STEPS-1); the caller wakes the chip first."""
-        params = self._params
+        params = PARAMS
         if step == 0:      # SAMConfiguration: normal mode, 1 s virtual-card timeout, P70_IRQ used
             params[0] = 0x01
             params[1] = 0x14
@@ -360,7 +365,7 @@ class PN532:
         else:
             if self._finish(_CMD_GET_FIRMWARE_VERSION) < 4:
                 raise PN532Error("short firmware version")
-            rx = self._rx
+            rx = RX
             return (rx[7], rx[8], rx[9], rx[10])
         return None
 

@@ -24,7 +24,7 @@ re-initialises the same bus object and gives the pins back to the peripheral).
 from micropython import const
 import time
 
-from drivers.pn532 import HEADER_SIZE, PN532BusError, PN532Error, PN532Timeout, RX_SIZE, frame_size, prefix_views
+from drivers.pn532 import HEADER_SIZE, PN532BusError, PN532Error, PN532Timeout, RX, RX_SIZE, TX, frame_size, prefix_views
 from drivers.pn532_raw import PN532Raw
 
 _DEFAULT_ADDR = const(0x24)
@@ -41,6 +41,7 @@ _ETIMEDOUT = const(110)
 # _VIEWS[k] = its first k bytes.
 _BUF = bytearray(RX_SIZE + 1)
 _VIEWS = prefix_views(_BUF)
+_STATUS = bytearray(1)   # a status read's byte
 
 
 class PN532_I2C(PN532Raw):
@@ -50,7 +51,6 @@ class PN532_I2C(PN532Raw):
         self._i2c = i2c
         self._addr = addr
         self._bus_pins = bus_pins
-        self._status = bytearray(1)
         self.bus_clears = 0
 
     def wake(self, settle=True):
@@ -64,7 +64,7 @@ class PN532_I2C(PN532Raw):
 
     def _write_frame(self, n):
         buf = _BUF
-        tx = self._tx
+        tx = TX
         for i in range(n):
             buf[i] = tx[i]
         self._write(_VIEWS[n])
@@ -77,13 +77,13 @@ class PN532_I2C(PN532Raw):
 
     def _read_ready(self):
         try:
-            self._i2c.readfrom_into(self._addr, self._status)
+            self._i2c.readfrom_into(self._addr, _STATUS)
         except OSError as e:
             if e.args and e.args[0] == _ETIMEDOUT:
                 # A hung bus, not a busy chip: each poll would cost the bus timeout.
                 raise PN532BusError("I2C bus timed out")
             return False
-        return self._status[0] & 0x01 == 1
+        return _STATUS[0] & 0x01 == 1
 
     def _read_into(self, n):
         try:
@@ -93,13 +93,13 @@ class PN532_I2C(PN532Raw):
         buf = _BUF
         if not buf[0] & 0x01:
             raise PN532Error("PN532 not ready")
-        rx = self._rx
+        rx = RX
         for i in range(n):
             rx[i] = buf[i + 1]
 
     def _read_frame(self):
         self._read_into(HEADER_SIZE)
-        rx = self._rx
+        rx = RX
         total = frame_size(rx)
         if total <= HEADER_SIZE:
             return rx[5]
