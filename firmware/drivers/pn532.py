@@ -89,27 +89,36 @@ def prefix_views(buf):
     """``views[k]`` is ``memoryview(buf)[:k]`` for every k, made once: a slice made per
     transfer would allocate (``machine.SPI``/``I2C`` always send or fill a whole buffer)."""
     view = memoryview(buf)
-    return tuple(view[:k] for k in range(len(buf) + 1))
+    views = []
+    for k in range(len(buf) + 1):
+        views.append(view[:k])
+    return tuple(views)
 
 
 _TFI_HOST = const(0xD4)
 _TFI_CHIP = const(0xD5)
 _TFI_ERROR = const(0x7F)
 
-_CMD_GET_FIRMWARE_VERSION = const(0x02)
-_CMD_SAM_CONFIGURATION = const(0x14)
 _CMD_RF_CONFIGURATION = const(0x32)
 _CMD_IN_LIST_PASSIVE_TARGET = const(0x4A)
-
 _RF_ITEM_FIELD = const(0x01)
-_RF_ITEM_TIMINGS = const(0x02)
-_RF_ITEM_MAX_RETRIES = const(0x05)
-_RETRIES_ATR_DEFAULT = const(0xFF)
-_RETRIES_PSL_DEFAULT = const(0x01)
-_ATR_TIMEOUT_DEFAULT = const(0x0B)   # 102.4 ms (unused by the referee)
-# fRetryTimeout: how long InCommunicateThru waits for the tag.  0x05 = 100 us * 2**4 = 1.6 ms:
-# a type A tag answers ~90 us after the frame, so a silent pile costs little.
-_THRU_TIMEOUT_1600US = const(0x05)
+
+# The setup commands, step 0..3, six bytes each: command code, parameter count, parameters
+# (PN532 user manual 7.2.10 SAMConfiguration, 7.3.1 RFConfiguration, 7.2.2 GetFirmwareVersion).
+_SETUP = (
+    # SAMConfiguration: normal mode, virtual-card timeout 20 x 50 ms, P70_IRQ used
+    b"\x14\x03\x01\x14\x01\x00"
+    # RFConfiguration item 5: MxRtyATR 0xFF and MxRtyPSL 1 (the defaults), then
+    # MxRtyPassiveActivation: the caller's passive_retries goes into the last byte
+    b"\x32\x04\x05\xff\x01\x00"
+    # RFConfiguration item 2: RFU, ATR_RES timeout 0x0B (102.4 ms, the default, unused by
+    # the referee), fRetryTimeout 0x05 = 100 us * 2**4 = 1.6 ms for InCommunicateThru (a type
+    # A tag answers ~90 us after the frame, so a silent pile costs little)
+    b"\x32\x04\x02\x00\x0b\x05"
+    # GetFirmwareVersion
+    b"\x02\x00\x00\x00\x00\x00"
+)
+_ACK = b"\x00\x00\xff\x00\xff\x00"   # sent by the host, it cancels the command in progress
 
 TX_SIZE = const(24)    # largest command frame: WriteRegister with 3 registers (18 bytes)
 # Largest reply we accept: two listed targets with 10-byte UIDs fit, or one with an ATS.
@@ -265,13 +274,7 @@ class PN532:
         """Cancel the command in progress (the host sends an ACK frame)."""
         self.pending = 0
         self.awaiting_ack = False
-        tx = TX
-        tx[0] = 0x00
-        tx[1] = 0x00
-        tx[2] = 0xFF
-        tx[3] = 0x00
-        tx[4] = 0xFF
-        tx[5] = 0x00
+        copy_into(TX, 0, _ACK, 0, 6)
         self._write_frame(6)
 
     def start_list(self, max_targets=1):
@@ -335,39 +338,23 @@ class PN532:
 
     # ---- setup in non-blocking steps (drivers/pn532_setup.py) ------------------------------
     def start_setup_step(self, step, passive_retries):
-        """Send setup command ``step`` (0..SETUP_STEPS-1); the caller wakes the chip first."""
-        params = PARAMS
-        if step == 0:      # SAMConfiguration: normal mode, 1 s virtual-card timeout, P70_IRQ used
-            params[0] = 0x01
-            params[1] = 0x14
-            params[2] = 0x01
-            self._send(_CMD_SAM_CONFIGURATION, params, 3)
-        elif step < 3:     # RFConfiguration item 5: MxRtyPassiveActivation;
-            params[1] = 0x00   # item 2: short InCommunicateThru timeout
-            params[2] = _ATR_TIMEOUT_DEFAULT
-            params[3] = _THRU_TIMEOUT_1600US
-            if step == 1:
-                params[1] = _RETRIES_ATR_DEFAULT
-                params[2] = _RETRIES_PSL_DEFAULT
-                params[3] = passive_retries & 0xFF
-            params[0] = _RF_ITEM_MAX_RETRIES if step == 1 else _RF_ITEM_TIMINGS
-            self._send(_CMD_RF_CONFIGURATION, params, 4)
-        else:
-            self._send(_CMD_GET_FIRMWARE_VERSION, params, 0)
+        """Send setup command ``step`` (0..SETUP_STEPS-1, ``_SETUP``); the caller wakes the
+        chip first."""
+        base = 6 * step
+        copy_into(PARAMS, 0, _SETUP, base + 2, 4)
+        if step == 1:
+            PARAMS[3] = passive_retries & 0xFF   # MxRtyPassiveActivation
+        self._send(_SETUP[base], PARAMS, _SETUP[base + 1])
 
     def finish_setup_step(self, step):
         """Read the reply of setup ``step``; the last one returns the firmware version
         ``(ic, version, revision, support)``, e.g. (0x32, 1, 6, 7)."""
-        if step == 0:
-            self._finish(_CMD_SAM_CONFIGURATION)
-        elif step < 3:
-            self._finish(_CMD_RF_CONFIGURATION)
-        else:
-            if self._finish(_CMD_GET_FIRMWARE_VERSION) < 4:
-                raise PN532Error("short firmware version")
-            rx = RX
-            return (rx[7], rx[8], rx[9], rx[10])
-        return None
+        n = self._finish(_SETUP[6 * step])
+        if step < SETUP_STEPS - 1:
+            return None
+        if n < 4:
+            raise PN532Error("short firmware version")
+        return (RX[7], RX[8], RX[9], RX[10])
 
     # ---- public, blocking (boot, enrollment and bring-up tools) --------------------------
     def _blocking_step(self, step, passive_retries, timeout_ms):
