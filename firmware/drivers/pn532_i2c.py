@@ -24,7 +24,8 @@ re-initialises the same bus object and gives the pins back to the peripheral).
 from micropython import const
 import time
 
-from drivers.pn532 import HEADER_SIZE, PN532BusError, PN532Error, PN532Timeout, RX, RX_SIZE, TX, frame_size, prefix_views
+from drivers.pn532 import (HEADER_SIZE, PN532BusError, PN532Error, PN532Timeout, RX, RX_SIZE, TX, copy_into,
+                           frame_size, prefix_views)
 from drivers.pn532_raw import PN532Raw
 
 _DEFAULT_ADDR = const(0x24)
@@ -63,10 +64,7 @@ class PN532_I2C(PN532Raw):
             time.sleep_ms(_WAKE_MS)
 
     def _write_frame(self, n):
-        buf = _BUF
-        tx = TX
-        for i in range(n):
-            buf[i] = tx[i]
+        copy_into(_BUF, 0, TX, 0, n)
         self._write(_VIEWS[n])
 
     def _write(self, frame):
@@ -90,12 +88,9 @@ class PN532_I2C(PN532Raw):
             self._i2c.readfrom_into(self._addr, _VIEWS[n + 1])
         except OSError:
             raise PN532BusError("I2C read not acknowledged")
-        buf = _BUF
-        if not buf[0] & 0x01:
+        if not _BUF[0] & 0x01:
             raise PN532Error("PN532 not ready")
-        rx = RX
-        for i in range(n):
-            rx[i] = buf[i + 1]
+        return copy_into(RX, 0, _BUF, 1, n)   # n + the sum of the frame's bytes
 
     def _read_frame(self):
         self._read_into(HEADER_SIZE)
@@ -113,11 +108,8 @@ class PN532_I2C(PN532Raw):
                 raise PN532Timeout("no frame after NACK")
             time.sleep_us(_RESEND_POLL_US)
             waited += _RESEND_POLL_US
-        self._read_into(total)
-        checksum = 0
-        for i in range(5, total - 1):   # TFI, data, DCS
-            checksum += rx[i]
-        return checksum
+        # The sum of TFI, data and DCS: every byte's but the 5-byte header's and the postamble's.
+        return self._read_into(total) - total - rx[0] - rx[1] - rx[2] - rx[3] - rx[4] - rx[total - 1]
 
     def bus_clear(self):
         """Clock a stuck slave free (9 SCL pulses, then STOP) and rebuild the I2C bus."""
