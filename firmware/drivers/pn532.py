@@ -26,10 +26,11 @@ or InRelease (0x52, the default) both send HLTA.  Errors are ``PN532Error`` subc
 Allocation: every buffer is made once; a command, an ACK, a reply and a listed UID allocate
 nothing (only a raised error does).  Every PN532 on the board shares one frame buffer pair
 (``TX``, ``RX``): the firmware loop talks to one chip at a time, and a frame is built and
-sent, or read and checked and its data copied out, within one call.  Timeouts use ``time.ticks_ms``/``ticks_diff``
-(wrap-safe).  Transports implement ``_write_frame(n)`` (send ``TX[:n]``), ``_read_ready()``
-(status byte bit 0), ``_read_frame()`` (the waiting frame into ``RX``; returns the sum of
-its TFI, data and DCS bytes, computed while the bytes are copied) and ``wake()``.
+sent, or read, checked and its data copied out, within one call.  Timeouts use
+``time.ticks_ms``/``ticks_diff`` (wrap-safe).  Transports implement ``_write_frame(n)``
+(send ``TX[:n]``), ``_read_ready()`` (status byte bit 0), ``_read_frame()`` (the waiting
+frame into ``RX``; returns the sum of its TFI, data and DCS bytes, computed while the bytes
+are copied) and ``wake()``.
 """
 
 from micropython import const
@@ -124,12 +125,6 @@ TX_SIZE = const(24)    # largest command frame: WriteRegister with 3 registers (
 # Largest reply we accept: two listed targets with 10-byte UIDs fit, or one with an ATS.
 RX_SIZE = const(64)
 _POLL_US = const(200)
-
-# The frame buffers shared by every PN532 (see "Allocation" above), and the parameters of
-# the command being built.
-TX = bytearray(TX_SIZE)
-RX = bytearray(RX_SIZE)
-PARAMS = bytearray(9)
 _BOOT_TIMEOUT_MS = const(100)
 ACK_TIMEOUT_MS = const(30)
 
@@ -138,6 +133,12 @@ HALT_RELEASE = const(0x52)
 # UID buffers handed to finish_list() need this many bytes (triple-size ISO14443A UID).
 MAX_UID_LEN = const(10)
 SETUP_STEPS = const(4)   # start_setup_step / finish_setup_step 0..3
+
+# The frame buffers shared by every PN532 (see "Allocation" above), and the parameters of
+# the command being built.
+TX = bytearray(TX_SIZE)
+RX = bytearray(RX_SIZE)
+PARAMS = bytearray(9)
 
 
 class PN532:
