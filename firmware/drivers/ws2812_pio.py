@@ -32,7 +32,7 @@ import time
 
 import rp2
 
-TYPE_CHECKING = False
+TYPE_CHECKING = const(False)   # (mpy-cross drops the block below: pyright reads it)
 if TYPE_CHECKING:
     from rp2.asm_pio import *  # noqa: F401,F403  (PIO instruction names for pyright)
 
