@@ -336,9 +336,11 @@ class Referee(EventQueue, Settlement, Corrections):
             self._refuse_card(ms, us, pile, card, player)
             return
         own = self._own_deck
-        seen = self._seen[card + 64 * player if own and player >= 0 else card]
+        seen = self._seen
+        i = card + 64 * player if own and player >= 0 else card   # (_clear_seen)
+        n = seen[i]
         r = card & 15
-        if seen and (card != _JOKER or seen >= self.rules.jokers):
+        if n and (card != _JOKER or n >= self.rules.jokers):
             if r > 13 or (r == 0 and card != _JOKER):
                 self._refuse_card(ms, us, pile, card, player)   # no card (_clear_seen)
                 return
@@ -358,32 +360,53 @@ class Referee(EventQueue, Settlement, Corrections):
             return
         # R-PLAY-5: judged in landing order; the loser of a race against the new top.
         # (self._done: this card's landing time, in the intake's units, as land_t)
-        land = self.land_t[pile]
-        dt = self._done - land
+        land_t = self.land_t
+        land = land_t[pile]
+        done = self._done
+        dt = done - land
         if dt > _SATURATED_US:
             dt = _SATURATED_US   # (_NEVER_T: over 500 s back)
         if dt < self._tie_window or (tied and land != _NEVER_T):
             # Too close to order, or the reads cannot tell which landing came first (the
             # race rule, intake.py): never name a winner the evidence does not show.
             self._emit(_V_TIE, ms, us, pile, card, self.top[pile], dt)
-        top_rank = self.top_rank[pile]
+        top_rank = self.top_rank
+        rank = top_rank[pile]
         # The common case first: the rank fits by the precomputed table (no call); fits()
-        # decides the rest (top_rank 0: a wild joker or an empty pile; r 0: a joker).
-        if self._steps[top_rank] >> r & 1 or fits(self.rules, self.top[pile], top_rank, card):
-            _land(self, ms, us, pile, card, player, 0)
-            # _emit(V_ACCEPT, ...) written out: one call less per landing.
-            it = self._on_accept_fn
-            if it is not None:
-                it(self.intents, pile, ms)
-            it = self.sink
-            if it is not None:
-                it(_V_ACCEPT, ms, us, pile, card, player, dt if dt < self._race_window else -1)
-            if own and player >= 0 and self.left[player] == 0:
-                self.game_over(ms, us, player, V.R_NO_CARDS)   # R-OWN-1
-        elif dt < self._race_window and self._fits_before(pile, card):
-            self._emit(_V_LATE, ms, us, pile, card, dt, self.top[pile])
-        else:
-            self._emit(_V_ILLEGAL, ms, us, pile, card, self.top[pile], -1)
+        # decides the rest (rank 0: a wild joker or an empty pile; r 0: a joker).
+        if not (self._steps[rank] >> r & 1 or fits(self.rules, self.top[pile], rank, card)):
+            if dt < self._race_window and self._fits_before(pile, card):
+                self._emit(_V_LATE, ms, us, pile, card, dt, self.top[pile])
+            else:
+                self._emit(_V_ILLEGAL, ms, us, pile, card, self.top[pile], -1)
+            return
+        # The play's state change: _land's for a play (spit 0), written out here (no call per
+        # landing; tests/engine/test_play_streams.py pins the verdicts both give).
+        self.top[pile] = card
+        if card != _JOKER or self._joker_any:
+            rank = r   # (a joker: 0, wild)
+        top_rank[pile] = rank   # (R-CARD-4 as_below: a joker keeps the rank below)
+        self.size[pile] += 1
+        land_t[pile] = done
+        seen[i] = n + 1   # (below 255: a card seen that often is refused above)
+        n = self._hist_n[pile]
+        self._hist[pile * _HIST + (n & _HIST_MASK)] = card | (player + 1) << 7 | rank << _RANK_SHIFT
+        self._hist_n[pile] = n + 1
+        self.played += 1
+        if own and player >= 0:
+            self.left[player] -= 1
+        stuck = self.stuck
+        stuck[0] = False   # (the STUCK lamps go out with the verdict: LedIntents.on_accept)
+        stuck[1] = False
+        # _emit(V_ACCEPT, ...) written out: one call less per landing.
+        it = self._on_accept_fn
+        if it is not None:
+            it(self.intents, pile, ms)
+        it = self.sink
+        if it is not None:
+            it(_V_ACCEPT, ms, us, pile, card, player, dt if dt < self._race_window else -1)
+        if own and player >= 0 and self.left[player] == 0:
+            self.game_over(ms, us, player, V.R_NO_CARDS)   # R-OWN-1
 
     def _fits_before(self, pile, card):
         """R-PLAY-5: would ``card`` have fitted on the pile's top before its last landing (the
@@ -408,17 +431,15 @@ class Referee(EventQueue, Settlement, Corrections):
             self._emit(V.V_EARLY, ms, us, pile, card, -1, -1)
 
     def _land(self, ms, us, pile, card, player, spit):
-        """The raw state change of a card landing (no judging); ``spit``: _SPIT_BIT or 0."""
+        """The raw state change of a card landing (no judging): a spit card (``spit``
+        _SPIT_BIT) or a correction's card.  A play judged by ``_on_card`` makes the same
+        change (spit 0) written out there."""
         # (The top before it stays in the history: _fits_before.)
         self.top[pile] = card
-        if card != _JOKER:
-            rank = card & 15
-            self.top_rank[pile] = rank
-        elif self._joker_any:
-            rank = 0
-            self.top_rank[pile] = 0
-        else:
+        rank = card & 15   # (a joker: 0, wild)
+        if card == _JOKER and not self._joker_any:
             rank = self.top_rank[pile]   # R-CARD-4 as_below: the rank below (a wild one stays wild)
+        self.top_rank[pile] = rank
         self.size[pile] += 1
         self.land_t[pile] = self._done   # (the landing's judged time, see _on_card)
         own = self._own_deck
@@ -517,8 +538,3 @@ class Referee(EventQueue, Settlement, Corrections):
             self.claim(ms, us, player, pile)
         else:
             self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, pile, -1, player)
-
-
-# The per-card path calls the raw state change as a module global: a plain function call
-# (about 9 us on the RP2040) instead of a method looked up through the instance (20 us).
-_land = Referee._land
