@@ -15,10 +15,9 @@ except ImportError:  # CPython
         return x
 
 
-from spit import verdicts as V
-from spit.intake import (EventQueue, EV_TOUCH, EV_CARD, EV_STUCK, EV_SLAP, EV_READY, EV_UNDO,
-                         EV_TOP, EV_ANSWER, EV_NO_READ, EV_OFF_TABLE, F_LATE, F_TIED)
-from spit.legal import fits, MODE_TABLEAU, MODE_OWN_DECK, MODE_SPEED, JOKER_ANY
+from spit.verdicts import REASON_NAMES
+from spit.intake import EventQueue
+from spit.legal import fits
 from spit.settle import Settlement
 from spit.corrections import Corrections
 from spit.timebase import before
@@ -37,15 +36,48 @@ _HIST_MASK = const(15)
 _SPIT_BIT = const(64)
 _RANK_SHIFT = const(9)
 
-# Private copies for the per-card path, inlined by the compiler (a name imported from another
-# module is a global lookup per use on MicroPython); tests/test_engine_shared_constants.py
-# checks they agree with spit.cards, spit.verdicts and spit.timebase.
-_JOKER = const(0)
+# Private copies of other modules' codes, inlined by the compiler (const() is inlined per
+# module only: an imported name is a global lookup per use, and a name in this module's
+# table); tests/test_engine_shared_constants.py checks they agree with spit.verdicts,
+# spit.intake, spit.legal, spit.cards and spit.timebase.
 _V_ACCEPT = const(1)
 _V_ILLEGAL = const(2)
 _V_LATE = const(3)
 _V_TIE = const(4)
+_V_EARLY = const(5)
+_V_SPIT_CALL = const(6)
 _V_SPIT = const(7)
+_V_ERROR = const(11)
+_V_STUCK = const(12)
+_V_COUNTDOWN = const(14)
+_V_ROUND_START = const(15)
+_V_RECYCLE = const(16)
+_R_NO_CARDS = const(5)
+_E_UNKNOWN_CARD = const(0)
+_E_BAD_PILE = const(1)
+_E_BAD_PLAYER = const(2)
+_E_NO_READ = const(4)
+_E_DUPLICATE = const(5)
+_E_UNEXPECTED = const(7)
+_E_LATE_EVENT = const(9)
+_E_NO_OWNER = const(12)
+_EV_TOUCH = const(1)
+_EV_CARD = const(2)
+_EV_STUCK = const(3)
+_EV_SLAP = const(4)
+_EV_READY = const(5)
+_EV_UNDO = const(6)
+_EV_TOP = const(7)
+_EV_ANSWER = const(8)
+_EV_NO_READ = const(10)
+_EV_OFF_TABLE = const(11)
+_F_LATE = const(1)
+_F_TIED = const(2)
+_MODE_TABLEAU = const(0)
+_MODE_OWN_DECK = const(1)
+_MODE_SPEED = const(2)
+_JOKER_ANY = const(0)
+_JOKER = const(0)
 _SATURATED_US = const(500000000)
 # land_t of a pile with no landing to race against (round start, undo, top): intake._FLOOR,
 # further back than any judged time (a real landing is kept above it, _rebase), so that a
@@ -77,14 +109,14 @@ class Referee(EventQueue, Settlement, Corrections):
         EventQueue.__init__(self, n, rules.reorder_us, rules.touch_match_us, rules.relist_us)
         self.rules = rules
         # Option values the per-card path reads (one attribute lookup instead of two).
-        self._own_deck = rules.mode == MODE_OWN_DECK
+        self._own_deck = rules.mode == _MODE_OWN_DECK
         self._tie_window = rules.tie_window_us
         self._race_window = rules.race_window_us
         self._slow_spit = rules.slow_spit_ms > 0
         # _steps[top_rank] >> rank & 1: a card of that rank (not a joker) goes on that rank
         # (fits(), R-CARD-2/3, precomputed); all 0 when the colours matter too (R-CARD-5).
         self._steps = _steps(rules)
-        self._joker_any = rules.joker_next == JOKER_ANY
+        self._joker_any = rules.joker_next == _JOKER_ANY
         self.sink = sink
         self.intents = intents   # a spit.intents.LedIntents, or None (no LEDs); set once, here
         # Its on_accept as a plain function in the instance (called with the intents): found
@@ -135,13 +167,13 @@ class Referee(EventQueue, Settlement, Corrections):
     # --- public (session time in ms + us within the ms; events go in through ``feed``) ---
     def report(self, ms, us, reason, pile, value):
         """An error seen outside the engine (unknown tag, dead reader): flag it at once."""
-        self._emit(V.V_ERROR, ms, us, reason, pile, value, -1)
+        self._emit(_V_ERROR, ms, us, reason, pile, value, -1)
 
     def outcome(self):
         """``None`` while the game runs, else ``(winner, reason)`` (winner -1: a draw)."""
         if self.phase != PH_OVER:
             return None
-        return (self.winner, V.REASON_NAMES[self.over_reason])
+        return (self.winner, REASON_NAMES[self.over_reason])
 
     # --- internals ---
     def _emit(self, code, ms, us, a, b, c, d):
@@ -170,11 +202,11 @@ class Referee(EventQueue, Settlement, Corrections):
             c = self.cards[p]
             self.stuck[p] = False
             self.ready[p] = False
-            if rules.mode == MODE_TABLEAU:
+            if rules.mode == _MODE_TABLEAU:
                 # R-SETUP-2/3/4: stocks first, the rest is the spit pile.
                 self.stock_start[p] = c if c < rules.stock_cards else rules.stock_cards
                 self.spit_left[p] = c - self.stock_start[p]
-            elif rules.mode == MODE_OWN_DECK:
+            elif rules.mode == _MODE_OWN_DECK:
                 self.left[p] = c
             else:
                 self.stock_start[p] = c
@@ -183,7 +215,7 @@ class Referee(EventQueue, Settlement, Corrections):
         self.unread = 0
         self.single_pile = -1
         self.flips = 0
-        self._emit(V.V_ROUND_START, ms, us, self.round, self.cards[0], self.cards[1], -1)
+        self._emit(_V_ROUND_START, ms, us, self.round, self.cards[0], self.cards[1], -1)
         self._countdown(ms, us)
 
     def _clear_seen(self):
@@ -208,7 +240,7 @@ class Referee(EventQueue, Settlement, Corrections):
         self.live_us = us
         self.stuck[0] = False
         self.stuck[1] = False
-        self._emit(V.V_COUNTDOWN, ms, us, self.rules.countdown_ms, self.round, -1, -1)
+        self._emit(_V_COUNTDOWN, ms, us, self.rules.countdown_ms, self.round, -1, -1)
 
     def _plan_spit(self, ms, us):
         """Decide who spits onto which pile at the coming flip. False: nobody can."""
@@ -217,15 +249,15 @@ class Referee(EventQueue, Settlement, Corrections):
         for p in range(n):
             self.spitter[p] = -1
         left = self.spit_left
-        if rules.mode == MODE_OWN_DECK:
+        if rules.mode == _MODE_OWN_DECK:
             # R-OWN-1: a player spits while their deck (beyond the row) has cards.
             for p in range(2):
                 if self.left[p] > rules.row:
                     self.spitter[p] = p
-        elif rules.mode == MODE_SPEED and self.first_flip:
+        elif rules.mode == _MODE_SPEED and self.first_flip:
             self.spitter[0] = 0   # R-SPEED-1: the two single middle cards start the piles
             self.spitter[1] = 1
-        elif rules.mode == MODE_SPEED:
+        elif rules.mode == _MODE_SPEED:
             if left[0] == 0 and left[1] == 0:
                 self._recycle(ms, us)
             for p in range(2):
@@ -274,7 +306,7 @@ class Referee(EventQueue, Settlement, Corrections):
                 seen[self.top[p]] += 1
         self.spit_left[0] = (total + 1) // 2
         self.spit_left[1] = total // 2
-        self._emit(V.V_RECYCLE, ms, us, total, -1, -1, -1)
+        self._emit(_V_RECYCLE, ms, us, total, -1, -1, -1)
 
     def _clock_to(self, ms, us):
         phase = self.phase
@@ -299,31 +331,31 @@ class Referee(EventQueue, Settlement, Corrections):
         return True
 
     def _process(self, kind, ms, us, a, b, c, flags):
-        if flags & F_LATE:
-            card = kind == EV_CARD or kind == EV_OFF_TABLE
-            self._emit(V.V_ERROR, ms, us, V.E_LATE_EVENT, a if card else -1, -1, -1)
-        if kind == EV_CARD:
-            self._on_card(ms, us, a, b, c, flags & F_TIED)
-        elif kind == EV_OFF_TABLE:
+        if flags & _F_LATE:
+            card = kind == _EV_CARD or kind == _EV_OFF_TABLE
+            self._emit(_V_ERROR, ms, us, _E_LATE_EVENT, a if card else -1, -1, -1)
+        if kind == _EV_CARD:
+            self._on_card(ms, us, a, b, c, flags & _F_TIED)
+        elif kind == _EV_OFF_TABLE:
             self._refuse_card(ms, us, a, b, c)   # a card read on a pile the table does not have
-        elif kind == EV_STUCK:
+        elif kind == _EV_STUCK:
             self._on_stuck(ms, us, a)
-        elif kind == EV_SLAP:
+        elif kind == _EV_SLAP:
             self._on_slap(ms, us, a, b)
-        elif kind == EV_READY:
+        elif kind == _EV_READY:
             self._on_ready(ms, us, a)
-        elif kind == EV_NO_READ:
+        elif kind == _EV_NO_READ:
             if self.phase == PH_PLAY:
                 self.unread += 1
-            self._emit(V.V_ERROR, ms, us, V.E_NO_READ, a, -1, -1)
-        elif kind == EV_UNDO:
+            self._emit(_V_ERROR, ms, us, _E_NO_READ, a, -1, -1)
+        elif kind == _EV_UNDO:
             self._on_undo(ms, us, a)
-        elif kind == EV_TOP:
+        elif kind == _EV_TOP:
             self._on_top(ms, us, a, b)
-        elif kind == EV_ANSWER:
+        elif kind == _EV_ANSWER:
             self.on_answer(ms, us, a, b)
-        elif kind == EV_TOUCH:
-            self._emit(V.V_ERROR, ms, us, V.E_BAD_PILE, a, -1, -1)
+        elif kind == _EV_TOUCH:
+            self._emit(_V_ERROR, ms, us, _E_BAD_PILE, a, -1, -1)
 
     def _on_card(self, ms, us, pile, card, player, tied):
         """The checked play: judge a card read in landing order (R-PLAY-*, R-CARD-*); ``_land``
@@ -346,17 +378,17 @@ class Referee(EventQueue, Settlement, Corrections):
                 return
             # Two copies of one card (or more jokers than the deck has) in the center: a
             # card-map or misread problem.  (Slot 0, the joker's, counts them.)
-            self._emit(V.V_ERROR, ms, us, V.E_DUPLICATE, pile, card, player)
+            self._emit(_V_ERROR, ms, us, _E_DUPLICATE, pile, card, player)
             return
         if own and player < 0:
-            self._emit(V.V_ERROR, ms, us, V.E_NO_OWNER, pile, card, -1)
+            self._emit(_V_ERROR, ms, us, _E_NO_OWNER, pile, card, -1)
         if self.need_spit[pile]:
             self._land(ms, us, pile, card, self.spitter[pile], _SPIT_BIT)
             self._emit(_V_SPIT, ms, us, pile, card, self.spitter[pile], -1)
             return
         if self._slow_spit and (before(ms, us, self.live_ms, self.live_us) or not self.spit_done()):
             # R-STALL-3: wait 2 s after the spit flip
-            self._emit(V.V_EARLY, ms, us, pile, card, -1, -1)
+            self._emit(_V_EARLY, ms, us, pile, card, -1, -1)
             return
         # R-PLAY-5: judged in landing order; the loser of a race against the new top.
         # (self._done: this card's landing time, in the intake's units, as land_t)
@@ -406,7 +438,7 @@ class Referee(EventQueue, Settlement, Corrections):
         if it is not None:
             it(_V_ACCEPT, ms, us, pile, card, player, dt if dt < self._race_window else -1)
         if own and player >= 0 and self.left[player] == 0:
-            self.game_over(ms, us, player, V.R_NO_CARDS)   # R-OWN-1
+            self.game_over(ms, us, player, _R_NO_CARDS)   # R-OWN-1
 
     def _fits_before(self, pile, card):
         """R-PLAY-5: would ``card`` have fitted on the pile's top before its last landing (the
@@ -420,15 +452,15 @@ class Referee(EventQueue, Settlement, Corrections):
     def _refuse_card(self, ms, us, pile, card, player):
         """A card read that is not judged: a bad pile, card or player, or not in play."""
         if not (0 <= pile < self.npiles):
-            self._emit(V.V_ERROR, ms, us, V.E_BAD_PILE, pile, card, player)
+            self._emit(_V_ERROR, ms, us, _E_BAD_PILE, pile, card, player)
         elif card < 0 or card > 63 or (card != _JOKER and not 1 <= (card & 15) <= 13):
-            self._emit(V.V_ERROR, ms, us, V.E_UNKNOWN_CARD, pile, card, player)
+            self._emit(_V_ERROR, ms, us, _E_UNKNOWN_CARD, pile, card, player)
         elif player < -1 or player > 1:
-            self._emit(V.V_ERROR, ms, us, V.E_BAD_PLAYER, pile, card, player)
+            self._emit(_V_ERROR, ms, us, _E_BAD_PLAYER, pile, card, player)
         elif self.phase == PH_OVER:
-            self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, pile, card, player)
+            self._emit(_V_ERROR, ms, us, _E_UNEXPECTED, pile, card, player)
         else:
-            self._emit(V.V_EARLY, ms, us, pile, card, -1, -1)
+            self._emit(_V_EARLY, ms, us, pile, card, -1, -1)
 
     def _land(self, ms, us, pile, card, player, spit):
         """The raw state change of a card landing (no judging): a spit card (``spit``
@@ -453,7 +485,7 @@ class Referee(EventQueue, Settlement, Corrections):
             self.need_spit[pile] = 0
             if own:
                 self.left[s] -= 1
-            elif not (self.rules.mode == MODE_SPEED and self.first_flip):
+            elif not (self.rules.mode == _MODE_SPEED and self.first_flip):
                 self.spit_left[s] -= 1
             if self.spit_done():
                 self.first_flip = False
@@ -482,7 +514,7 @@ class Referee(EventQueue, Settlement, Corrections):
 
     def _on_stuck(self, ms, us, player):
         if player < 0 or player > 1:
-            self._emit(V.V_ERROR, ms, us, V.E_BAD_PLAYER, -1, -1, player)
+            self._emit(_V_ERROR, ms, us, _E_BAD_PLAYER, -1, -1, player)
             return
         if self.phase == PH_BETWEEN:
             self._on_ready(ms, us, player)   # STUCK doubles as READY between rounds
@@ -493,14 +525,14 @@ class Referee(EventQueue, Settlement, Corrections):
         if self.phase > PH_PLAY:
             # One rule for every input: no meaning now (slaps, a question, the game is over)
             # -> error unexpected.
-            self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, -1, -1, player)
+            self._emit(_V_ERROR, ms, us, _E_UNEXPECTED, -1, -1, player)
             return
         if self.phase != PH_PLAY or not self.spit_done() or self.stuck[player]:
             # A repeat of what the referee already acted on (a second press, a press racing
             # the other player's into the spit call it started): nothing new, no error.
             return
         self.stuck[player] = True
-        self._emit(V.V_STUCK, ms, us, player, -1, -1, -1)
+        self._emit(_V_STUCK, ms, us, player, -1, -1, -1)
         if not self.stuck[1 - player]:
             return
         # R-STALL-1: both stuck.
@@ -508,18 +540,18 @@ class Referee(EventQueue, Settlement, Corrections):
             piles = 0
             for p in range(self.npiles):
                 piles += self.need_spit[p]
-            self._emit(V.V_SPIT_CALL, ms, us, piles, -1, -1, -1)   # piles getting a spit card
+            self._emit(_V_SPIT_CALL, ms, us, piles, -1, -1, -1)   # piles getting a spit card
             self._countdown(ms, us)
         else:
             self.blocked(ms, us)
 
     def _on_ready(self, ms, us, player):
         if player < 0 or player > 1:
-            self._emit(V.V_ERROR, ms, us, V.E_BAD_PLAYER, -1, -1, player)
+            self._emit(_V_ERROR, ms, us, _E_BAD_PLAYER, -1, -1, player)
             return
         if self.phase != PH_BETWEEN:
             if self.phase != PH_COUNTDOWN:   # in a countdown: a repeat of the READY that started it
-                self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, -1, -1, player)
+                self._emit(_V_ERROR, ms, us, _E_UNEXPECTED, -1, -1, player)
             return
         self.ready[player] = True
         if self.ready[0] and self.ready[1]:
@@ -527,14 +559,14 @@ class Referee(EventQueue, Settlement, Corrections):
 
     def _on_slap(self, ms, us, player, pile):
         if player < 0 or player > 1:
-            self._emit(V.V_ERROR, ms, us, V.E_BAD_PLAYER, pile, -1, player)
+            self._emit(_V_ERROR, ms, us, _E_BAD_PLAYER, pile, -1, player)
             return
         if not (0 <= pile < self.npiles):
-            self._emit(V.V_ERROR, ms, us, V.E_BAD_PILE, pile, -1, player)
+            self._emit(_V_ERROR, ms, us, _E_BAD_PILE, pile, -1, player)
             return
         if self.phase == PH_PLAY:
             self.going_out(ms, us, player, pile)
         elif self.phase == PH_SLAP:
             self.claim(ms, us, player, pile)
         else:
-            self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, pile, -1, player)
+            self._emit(_V_ERROR, ms, us, _E_UNEXPECTED, pile, -1, player)
