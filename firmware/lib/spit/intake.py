@@ -128,9 +128,9 @@ class EventQueue:
             self._horizon = h = t
         elif t < _FLOOR:
             t = _FLOOR   # from long before anything still waiting: judged late anyway
+        tcount = self._tcount
         if kind == EV_TOUCH and a in self._piles:
             # A touch only waits for its read: nothing becomes due until the next event.
-            tcount = self._tcount
             if tcount[a] == 0:   # the usual case: the pile's only waiting touch
                 self._tt[a * _TOUCH_CAP] = t   # (a free slot's _tflag is 0 already)
                 tcount[a] = 1
@@ -142,7 +142,6 @@ class EventQueue:
             if a in self._piles:
                 # The usual case first: one touch waits on the pile, taken at most
                 # touch_match_us before this read and not after it: the card landed at that touch.
-                tcount = self._tcount
                 i = a * _TOUCH_CAP
                 tt = self._tt[i]
                 if tcount[a] == 1 and tt <= t and t - tt <= self.touch_match_us:
@@ -187,7 +186,7 @@ class EventQueue:
         # advance() written out for the usual case (no call): this event not due yet, no touch
         # or read holding the judging back, nothing timed: only _done moves.
         due = h - self.reorder_us
-        if t > due and not self._timed and self._tcount == self._untouched \
+        if t > due and not self._timed and tcount == self._untouched \
                 and (h < self._relist_from or h >= self._relist_end):
             if due > self._done:
                 self._done = due
@@ -249,10 +248,12 @@ class EventQueue:
 
     def advance(self, ms, us):
         """Time has reached (ms, us): judge what is due (the device loop calls it every step)."""
-        h = (ms - self._base_ms) * 1000 + us
+        base = self._base_ms
+        h = (ms - base) * 1000 + us
         if h > self._horizon:
             if h >= _LIMIT:
                 h = self._rebase(ms, us)
+                base = ms   # (the base moved to ms)
             self._horizon = h
         else:
             h = self._horizon
@@ -299,10 +300,13 @@ class EventQueue:
                 continue
             n -= 1
             self._qn = n
-            self._qh = (i + 1) & _MASK if n else 0
+            if n:
+                self._qh = (i + 1) & _MASK
+            elif i:
+                self._qh = 0   # (an empty ring starts at slot 0: feed's usual case)
             done = t
             self._done = t
-            ms = self._base_ms + t // 1000
+            ms = base + t // 1000
             us = t % 1000
             if self._timed:
                 self._clock_to(ms, us)

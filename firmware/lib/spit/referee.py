@@ -402,13 +402,12 @@ class Referee(EventQueue, Settlement, Corrections):
         land_t = self.land_t
         land = land_t[pile]
         done = self._done
-        dt = done - land
-        if dt > _SATURATED_US:
-            dt = _SATURATED_US   # (_NEVER_T: over 500 s back)
+        dt = done - land   # (a small int: both are intake times, _NEVER_T the lowest)
         if dt < self._tie_window or (tied and land != _NEVER_T):
             # Too close to order, or the reads cannot tell which landing came first (the
             # race rule, intake.py): never name a winner the evidence does not show.
-            self._emit(_V_TIE, ms, us, pile, card, self.top[pile], dt)
+            # (dt reported saturated: _NEVER_T is over 500 s back; the race windows are shorter)
+            self._emit(_V_TIE, ms, us, pile, card, self.top[pile], dt if dt < _SATURATED_US else _SATURATED_US)
         top_rank = self.top_rank
         rank = top_rank[pile]
         # The common case first: the rank fits by the precomputed table (no call); fits()
