@@ -50,7 +50,6 @@ class Corrections:
     first_flip: bool
     left: list
     _hist: "Any"
-    _hist_n: "Any"
     _hist_lo: "Any"
     _seen: "Any"
     _emit: "Any"
@@ -65,15 +64,15 @@ class Corrections:
         The referee remembers the last ``_HIST`` cards of a pile: an undo that would leave a
         pile with cards but no known top is refused (``undo_limit``); set the top with ``top``."""
         # (how many of the pile's last landings the history still remembers)
-        depth = min(self._hist_n[pile] - self._hist_lo[pile], _HIST) if 0 <= pile < self.npiles else 0
+        depth = min(self.size[pile] - self._hist_lo[pile], _HIST) if 0 <= pile < self.npiles else 0
         if not (0 <= pile < self.npiles) or depth == 0 or self.phase > _PH_PLAY:
             self._emit(_V_ERROR, ms, us, _E_UNEXPECTED, pile, -1, -1)
             return
         if depth == 1 and self.size[pile] > 1:
             self._emit(_V_ERROR, ms, us, _E_UNDO_LIMIT, pile, -1, -1)
             return
-        n = self._hist_n[pile] - 1
-        self._hist_n[pile] = n
+        n = self.size[pile] - 1   # (the top's entry)
+        self.size[pile] = n
         depth -= 1
         self._hist_lo[pile] = n - depth   # the taken-back landing is no longer remembered
         h = self._hist[pile * _HIST + n % _HIST]
@@ -94,9 +93,8 @@ class Corrections:
             self.played -= 1
             if self.rules.mode == _MODE_OWN_DECK and player >= 0:
                 self.left[player] += 1
-        self.size[pile] -= 1
         self.land_t[pile] = _NEVER_T   # nothing to race against
-        if depth > 0 and self.size[pile] > 0:
+        if depth > 0:
             i = pile * _HIST + (n - 1) % _HIST
             prev = self._hist[i] & 63
             self.top[pile] = prev

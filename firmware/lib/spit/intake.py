@@ -137,6 +137,7 @@ class EventQueue:
             else:
                 self._push_touch(a, t)
             return
+        reorder = self.reorder_us
         flags = 0
         if kind == EV_CARD:
             if a in self._piles:
@@ -159,10 +160,10 @@ class EventQueue:
                 # The relist hold (advance) of this read can apply from t + reorder_us to
                 # t + relist_us: _relist_from is the earliest start of a hold still running.
                 if self._relist_end <= h:   # the usual case: no other hold running
-                    self._relist_from = t + self.reorder_us
+                    self._relist_from = t + reorder
                     self._relist_end = t + self.relist_us
                 else:
-                    w = t + self.reorder_us
+                    w = t + reorder
                     if w < self._relist_from:
                         self._relist_from = w
                     w = t + self.relist_us
@@ -185,7 +186,7 @@ class EventQueue:
         self._qn = 1
         # advance() written out for the usual case (no call): this event not due yet, no touch
         # or read holding the judging back, nothing timed: only _done moves.
-        due = h - self.reorder_us
+        due = h - reorder
         if t > due and not self._timed and tcount == self._untouched \
                 and (h < self._relist_from or h >= self._relist_end):
             if due > self._done:

@@ -142,9 +142,10 @@ class Referee(EventQueue, Settlement, Corrections):
         self.land_t = [_NEVER_T] * n
         self.need_spit = [0] * n
         self.spitter = [-1] * n
-        self._hist = [0] * (n * _HIST)   # history entries (see _SPIT_BIT), for undo and "late"
-        self._hist_n = [0] * n           # landings recorded (the ring's write index)
-        self._hist_lo = [0] * n          # remembered: landings _hist_lo.. (at most _HIST)
+        # History entries (see _SPIT_BIT), for undo and "late": pile p's ring of _HIST from
+        # p * _HIST, written at size[p] (the card now k-th from the bottom at k - 1).
+        self._hist = [0] * (n * _HIST)
+        self._hist_lo = [0] * n          # remembered: the cards from _hist_lo up (at most _HIST)
         # Players.
         self.stock_start = [0, 0]    # tableau cards at round start (R-SETUP-2/3/4)
         self.spit_left = [0, 0]      # cards left in the spit pile (or own deck, or side pile)
@@ -198,7 +199,6 @@ class Referee(EventQueue, Settlement, Corrections):
             self.top_rank[p] = 0
             self.size[p] = 0
             self.land_t[p] = _NEVER_T
-            self._hist_n[p] = 0
             self._hist_lo[p] = 0
             # A spit card still awaited (a spit call cut short by the round's end, or taken
             # back by an undo) belongs to the old round: the new countdown plans afresh.
@@ -305,10 +305,14 @@ class Referee(EventQueue, Settlement, Corrections):
         total = 0
         seen = self._seen
         self._clear_seen()
+        hist = self._hist
         for p in range(self.npiles):
-            if self.size[p] > 1:
-                total += self.size[p] - 1
+            n = self.size[p]
+            if n > 1:
+                total += n - 1
                 self.size[p] = 1
+                hist[p * _HIST] = hist[p * _HIST + ((n - 1) & _HIST_MASK)]   # the top's entry
+                self._hist_lo[p] = 0
             if self.top[p] >= 0:
                 seen[self.top[p]] += 1
         self.spit_left[0] = (total + 1) // 2
@@ -424,12 +428,12 @@ class Referee(EventQueue, Settlement, Corrections):
         if card != _JOKER or self._joker_any:
             rank = r   # (a joker: 0, wild)
         top_rank[pile] = rank   # (R-CARD-4 as_below: a joker keeps the rank below)
-        self.size[pile] += 1
         land_t[pile] = done
         seen[i] = n + 1   # (below 255: a card seen that often is refused above)
-        n = self._hist_n[pile]
+        size = self.size
+        n = size[pile]
+        size[pile] = n + 1
         self._hist[pile * _HIST + (n & _HIST_MASK)] = card | (player + 1) << 7 | rank << _RANK_SHIFT
-        self._hist_n[pile] = n + 1
         self.played += 1
         if own and player >= 0:
             self.left[player] -= 1
@@ -449,7 +453,7 @@ class Referee(EventQueue, Settlement, Corrections):
     def _fits_before(self, pile, card):
         """R-PLAY-5: would ``card`` have fitted on the pile's top before its last landing (the
         loser of a race)?  No when the history does not remember that top (the pile was empty)."""
-        n = self._hist_n[pile] - 2   # the landing before the last one
+        n = self.size[pile] - 2   # the card under the top
         if n < self._hist_lo[pile]:
             return False
         h = self._hist[pile * _HIST + (n & _HIST_MASK)]
@@ -478,14 +482,13 @@ class Referee(EventQueue, Settlement, Corrections):
         if card == _JOKER and not self._joker_any:
             rank = self.top_rank[pile]   # R-CARD-4 as_below: the rank below (a wild one stays wild)
         self.top_rank[pile] = rank
-        self.size[pile] += 1
         self.land_t[pile] = self._done   # (the landing's judged time, see _on_card)
         own = self._own_deck
         # (below 255: _on_card lands no card seen that often, _on_top keeps the cap)
         self._seen[card + 64 * player if own and player >= 0 else card] += 1
-        n = self._hist_n[pile]
+        n = self.size[pile]
+        self.size[pile] = n + 1
         self._hist[pile * _HIST + (n & _HIST_MASK)] = card | spit | (player + 1) << 7 | rank << _RANK_SHIFT
-        self._hist_n[pile] = n + 1
         if spit:
             s = player
             self.need_spit[pile] = 0
