@@ -47,7 +47,8 @@ moves forward every few minutes (``_rebase``), so that comparing two times is on
 two.  A method call looks the name up in the instance's attribute table first (a miss costs
 8 us there, the table being large and full) and then in each class in turn: the judging hook is
 therefore called as a plain function kept in the instance (``_on_card_fn``), and the loop's
-entry points are in ``Referee``'s own table.  The game sees session time as ``(ms, us)`` pairs
+entry points are in ``Referee``'s own table (``advance`` and ``quiet`` bound in the instance).
+The game sees session time as ``(ms, us)`` pairs
 (and the judged time ``_done``, in this module's units, for its race windows).
 """
 

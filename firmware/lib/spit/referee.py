@@ -15,7 +15,6 @@ except ImportError:  # CPython
         return x
 
 
-from spit.verdicts import REASON_NAMES
 from spit.intake import EventQueue
 from spit.legal import fits
 from spit.settle import Settlement
@@ -181,6 +180,7 @@ class Referee(EventQueue, Settlement, Corrections):
         """``None`` while the game runs, else ``(winner, reason)`` (winner -1: a draw)."""
         if self.phase != PH_OVER:
             return None
+        from spit.verdicts import REASON_NAMES   # (the device never asks: not loaded for this)
         return (self.winner, REASON_NAMES[self.over_reason])
 
     # --- internals ---
