@@ -89,15 +89,21 @@ def run_stream(seed, n_events=60):
     return sink.h, sink.n
 
 
-def run_many(first_seed, count, n_events=60):
-    """Run ``count`` streams; returns a checksum over all of them and the verdict total."""
+def _many(run, first_seed, count, size):
+    """``run(seed, size)`` for ``count`` seeds; returns a checksum over all of them and the
+    verdict total."""
     h = 0
     total = 0
     for seed in range(first_seed, first_seed + count):
-        s, n = run_stream(seed, n_events)
+        s, n = run(seed, size)
         h = (h * 1000003 + s) & 0x3FFFFFFF
         total += n
     return h, total
+
+
+def run_many(first_seed, count, n_events=60):
+    """Run ``count`` random streams (``run_stream``)."""
+    return _many(run_stream, first_seed, count, n_events)
 
 
 # --- random log lines through the re-judge (spit.log): bad input must become error verdicts ---
@@ -288,10 +294,5 @@ def play_stream(seed, n_landings=80):
 
 
 def play_many(first_seed, count, n_landings=80):
-    h = 0
-    total = 0
-    for seed in range(first_seed, first_seed + count):
-        s, n = play_stream(seed, n_landings)
-        h = (h * 1000003 + s) & 0x3FFFFFFF
-        total += n
-    return h, total
+    """Run ``count`` play-heavy streams (``play_stream``)."""
+    return _many(play_stream, first_seed, count, n_landings)
