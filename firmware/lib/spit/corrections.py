@@ -13,7 +13,7 @@ except ImportError:  # CPython
 
 from spit.cards import is_card
 
-TYPE_CHECKING = False
+TYPE_CHECKING = const(False)   # (mpy-cross drops the block below: pyright reads it)
 if TYPE_CHECKING:
     from typing import Any
 

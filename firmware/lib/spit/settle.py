@@ -53,7 +53,7 @@ _PH_BETWEEN = const(4)
 _PH_OVER = const(5)
 
 
-TYPE_CHECKING = False
+TYPE_CHECKING = const(False)   # (mpy-cross drops the block below: pyright reads it)
 if TYPE_CHECKING:
     from typing import Any
 
