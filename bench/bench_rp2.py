@@ -187,13 +187,17 @@ def analyse(port, result, wall_s):
     for r, f in zip(rises, falls):
         if f >= r:
             (break_steps if any(a <= r and f <= b for a, b in breaks) else steps).append((f - r) / 1000.0)
+    peak_us = port.heap_game.get("peak_ns", -1) / 1000.0
+    peak_at = None if peak_us < 0 else ((peak_us - port.t0) / 1e6, "between rounds" if any(
+        a <= peak_us <= b for a, b in breaks) else "in play")
     masked = {"leds": [m[1] / 1000.0 for m in table.masked if m[2] == "leds"],
               "flash": [m[1] / 1000.0 for m in table.masked if m[2] == "flash"]}
     n = len(port.landings)
     return {"landings": n, "measured": len(landing_led), "ambiguous": ambiguous, "unseen": unseen,
             "landing_to_led_ms": landing_led, "read_to_led_ms": read_led, "loop_ms": periods, "step_ms": steps, "break_step_ms": break_steps,
             "masked_ms": masked, "heap_peak": port.heap_game["peak"], "heap_boot": port.heap_boot["now"],
-            "heap_end": port.heap_game["now"], "heap_growth": heap_growth(port.heap_game.get("floors") or []),
+            "heap_end": port.heap_game["now"], "heap_peak_at": peak_at,
+            "heap_floors": port.heap_game.get("floors") or [], "heap_growth": heap_growth(port.heap_game.get("floors") or []),
             "alloc_per_landing": port.heap_game["step_allocated"] / float(max(1, n)),
             "frames_per_landing": port.heap_game["allocated"] / float(max(1, n)),
             "finished": result.finished, "length_s": result.length_us / 1e6, "wall_s": wall_s,
@@ -425,6 +429,10 @@ def main(argv=None):
             first, last, per_h = g["heap_growth"]
             print("%-18s heap in use, lowest per second (garbage counts until a collect): first quarter %d B,"
                   " last quarter %d B: %+.0f B per hour" % (k, first, last, per_h))
+        if g["heap_peak_at"]:
+            print("%-18s heap peak %d B at %.2f s of the game (%s); lowest in use in any second %s B" % (
+                k, g["heap_peak"], g["heap_peak_at"][0], g["heap_peak_at"][1],
+                min(f for _, f in g["heap_floors"]) if g["heap_floors"] else "-"))
         print("%-18s heap the loop keeps per landing (step end to step end) %.1f B; with call frames "
               "(freed on return, sampled every 100 us) %.1f B" % (k, g["alloc_per_landing"], g["frames_per_landing"]))
     if race:

@@ -212,14 +212,13 @@ def byteloops_match():
     import random
     from drivers import byteloops, byteloops_py
     from host_tools.vboard.pn532_wire import reverse_bits
-    table = bytes(reverse_bits(b) for b in range(256))
-    for n in (0, 1, 6, 16, 58):
-        src = bytes(random.getrandbits(8) for _ in range(n))
+    for n in (0, 1, 6, 16, 58, 256):
+        src = bytes(range(256)) if n == 256 else bytes(random.getrandbits(8) for _ in range(n))
         out = []
         for module in (byteloops, byteloops_py):
-            a = bytearray(64)
-            b = bytearray(64)
-            out.append((module.reverse_into(a, 3, src, n, table), bytes(a),
+            a = bytearray(264)
+            b = bytearray(264)
+            out.append((module.reverse_into(a, 3, src, n), bytes(a),
                         module.copy_into(b, 5, src, 0, n), module.copy_into(b, 0, b, 6, 3), bytes(b)))
         check(out[0] == out[1], "viper and plain byte loops agree (%d bytes)" % n)
         check(out[0][1][3:3 + n] == bytes(reverse_bits(x) for x in src), "bits reversed (%d bytes)" % n)

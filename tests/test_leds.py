@@ -384,6 +384,11 @@ def test_ws2812_pio_words_dma_and_latch(vb):
         red, green, blue = out.word(255, 0, 0), out.word(0, 255, 0), out.word(0, 0, 1)
         assert green == 0xFF and red == 0xFF00 and blue == 0x800000   # B0 is the last bit out
         assert max(out.word(255, 255, 255), red, green, blue) < 1 << 24
+        from host_tools.vboard.pn532_wire import reverse_bits   # an independent reversal
+        for v in range(256):
+            rv = reverse_bits(v)
+            assert out.word(v, 0, 0) == rv << 8 and out.word(0, v, 0) == rv and out.word(0, 0, v) == rv << 16
+        assert out.word(0x12, 0x34, 0x56) == reverse_bits(0x56) << 16 | reverse_bits(0x12) << 8 | reverse_bits(0x34)
         t0 = vb.clock.now_us
         out.write(array("I", [red, green, blue, 0]))
         assert out.dma.configs == 1 and out.sm.puts == 1

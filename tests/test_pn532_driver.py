@@ -80,21 +80,23 @@ def test_frames_match_the_user_manual():
     r = Rig()
     try:
         size = r.driver._build_frame(0x02, b"", 0)
-        assert bytes(r.driver._tx[:size]) == bytes.fromhex("0000FF02FED4022A00")
+        assert bytes(r.pn532.TX[:size]) == bytes.fromhex("0000FF02FED4022A00")
         size = r.driver._build_frame(0x14, b"\x01\x14\x01", 3)
-        assert bytes(r.driver._tx[:size]) == bytes.fromhex("0000FF05FBD414011401020" "0")
+        assert bytes(r.pn532.TX[:size]) == bytes.fromhex("0000FF05FBD414011401020" "0")
         assert build_frame(b"\xd5\x03\x32\x01\x06\x07") == bytes.fromhex("0000FF06FAD50332010607E800")
     finally:
         r.close()
 
 
-def test_reverse_table_matches_an_independent_reversal():
+def test_bit_reversal_matches_an_independent_reversal():
     r = Rig()
     try:
         from drivers import pn532_spi
-        assert len(pn532_spi._REVERSE) == 256
-        assert all(pn532_spi._REVERSE[b] == reverse_bits(b) for b in range(256))
-        assert pn532_spi._REVERSE[0x01] == 0x80
+        out = bytearray(258)
+        total = pn532_spi.reverse_into(out, 2, bytes(range(256)), 256)
+        assert all(out[2 + b] == reverse_bits(b) for b in range(256))
+        assert out[:2] == b"\x00\x00" and out[2 + 0x01] == 0x80 and out[2 + 0x80] == 0x01
+        assert total == sum(range(256))
     finally:
         r.close()
 
@@ -215,7 +217,8 @@ def test_spi_without_bit_reversal_gets_nowhere(monkeypatch):
     r = Rig("spi")
     try:
         from drivers import pn532_spi
-        monkeypatch.setattr(pn532_spi, "_REVERSE", bytes(range(256)))
+        monkeypatch.setattr(pn532_spi, "reverse_into",
+                            lambda dst, start, src, n: r.pn532.copy_into(dst, start, src, 0, n) - n)
         with pytest.raises(r.pn532.PN532Error):
             r.driver.setup()
     finally:
@@ -397,3 +400,47 @@ def test_two_listed_targets_longer_than_the_wire_views_are_read_whole(rig):
     n = rig.driver.finish_list(rig.uid)
     got = {bytes(rig.uid[:n]), bytes(rig.driver.uid2[:rig.driver.uid2_len])}
     assert got == {UID_10, other}
+
+
+def test_chips_sharing_the_frame_buffers_keep_their_own_replies():
+    # Every PN532 driver shares one TX/RX buffer pair (drivers/pn532.py): two chips on one
+    # bus, each with a listing outstanding, their replies read in the other order; each
+    # reader gets its own tag, and the second target of one stays with that driver.
+    Pin.reset_registry()
+    clock = VirtualClock(0)
+    board = install(clock)
+    try:
+        import machine
+        from drivers import pn532
+        from drivers.pn532_spi import PN532_SPI
+        bus = machine.SPI(0, baudrate=1000000, polarity=0, phase=0)
+        drivers = []
+        emulators = []
+        for cs_gpio, irq_gpio in ((17, 20), (21, 22)):
+            emulator = PN532Emulator(clock, irq=irq_gpio)
+            board.add_device(emulator)
+            cs = machine.Pin(cs_gpio, machine.Pin.OUT, value=1)
+            emulator.attach_spi(bus, cs)
+            driver = PN532_SPI(bus, cs, irq=machine.Pin(irq_gpio, machine.Pin.IN, machine.Pin.PULL_UP))
+            driver.setup(passive_retries=1)
+            drivers.append(driver)
+            emulators.append(emulator)
+        emulators[0].place_tag(UID_A)
+        emulators[1].place_tag(UID_4)
+        emulators[1].place_tag(UID_10)
+        for driver in drivers:
+            driver.start_list(2)
+        for _ in range(10000):
+            if all(d.reply_ready() for d in drivers):
+                break
+            clock.advance_us(100)
+            for emulator in emulators:
+                emulator.update()
+        uid = bytearray(pn532.MAX_UID_LEN)
+        n1 = drivers[1].finish_list(uid)
+        got1 = {bytes(uid[:n1]), bytes(drivers[1].uid2[:drivers[1].uid2_len])}
+        n0 = drivers[0].finish_list(uid)
+        assert bytes(uid[:n0]) == UID_A and drivers[0].uid2_len == 0
+        assert got1 == {UID_4, UID_10}
+    finally:
+        board.uninstall()

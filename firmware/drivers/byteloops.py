@@ -11,15 +11,17 @@ import micropython
 
 
 @micropython.viper
-def reverse_into(dst, start: int, src, n: int, table) -> int:
-    """``dst[start + i] = table[src[i]]`` for ``i < n`` (the SPI bit reversal); returns the
-    sum of the bytes stored."""
+def reverse_into(dst, start: int, src, n: int) -> int:
+    """``dst[start + i]`` = ``src[i]`` with its bit order reversed (LSB-first <-> MSB-first,
+    the SPI transport's), for ``i < n``; returns the sum of the bytes stored."""
     d = ptr8(dst)
     s = ptr8(src)
-    t = ptr8(table)
     total = 0
     for i in range(n):
-        b = t[s[i]]
+        b = s[i]
+        b = ((b & 0xF0) >> 4) | ((b & 0x0F) << 4)   # swap the nibbles, then the bit pairs,
+        b = ((b & 0xCC) >> 2) | ((b & 0x33) << 2)   # then the bits of each pair
+        b = ((b & 0xAA) >> 1) | ((b & 0x55) << 1)
         d[start + i] = b
         total += b
     return total

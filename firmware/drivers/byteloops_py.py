@@ -2,10 +2,13 @@
 (the unix-port development board).  Same functions, same results."""
 
 
-def reverse_into(dst, start, src, n, table):
+def reverse_into(dst, start, src, n):
     total = 0
     for i in range(n):
-        b = table[src[i]]
+        b = src[i]
+        b = ((b & 0xF0) >> 4) | ((b & 0x0F) << 4)
+        b = ((b & 0xCC) >> 2) | ((b & 0x33) << 2)
+        b = ((b & 0xAA) >> 1) | ((b & 0x55) << 1)
         dst[start + i] = b
         total += b
     return total

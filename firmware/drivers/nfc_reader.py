@@ -61,6 +61,14 @@ _MAX_SHIFT = const(12)
 _RELISTS_FOR_WUPA = const(2)
 _HANDOFF_US = const(20000)   # a collision handed to a listing is resolved within this
 
+# Buffers shared by every reader (the loop services one reader at a time, and these are used
+# within one step): the UID handed to on_card, with a view of each length made once (a slice
+# per card would allocate); a listing's first UID; a held card of a group being reported.
+_UID = bytearray(MAX_UID_LEN)
+_UID_VIEWS = prefix_views(_UID)
+_LISTED = bytearray(MAX_UID_LEN)
+_HELD = bytearray(MAX_UID_LEN)
+
 
 class NfcReader:
     def __init__(self, pn532, pile=0, strategy=STRATEGY_HALT, on_card=None, on_status=None,
@@ -70,8 +78,8 @@ class NfcReader:
         self.pn532 = pn532
         self.pile = pile
         self.strategy = strategy
-        # on_card(pile, uid, ticks_us): uid is a memoryview of ``self.uid``, valid during the
-        # call (nothing is allocated per card): copy it to keep it.
+        # on_card(pile, uid, ticks_us): uid is a memoryview of a buffer every reader shares,
+        # valid during the call (nothing is allocated per card): copy it to keep it.
         self.on_card = on_card
         self.on_status = on_status    # on_status(reader) when status changes
         # on_quiet(pile): the cards reported since the last call were all the tags of their
@@ -89,9 +97,6 @@ class NfcReader:
         self.setup = ChipSetup(pn532, passive_retries, reset_low_us, reset_boot_us, reply_timeout_us)
         self.scan = tag_scan.TagScan(pn532)
         self.memory = UidMemory(memory)
-        # The last card delivered; on_card gets the view of its length (no copy allocated).
-        self.uid = bytearray(MAX_UID_LEN)
-        self._uid_views = prefix_views(self.uid)
         # Health and counters, for the status display, the log and the benches.
         self.status = STATUS_OK
         self.last_error = None
@@ -106,8 +111,6 @@ class NfcReader:
         self.wakes_halted = False
         self._relists = 0
         self._relisted_uid = bytearray(1 + MAX_UID_LEN)   # length + the UID re-listed last
-        self._read_buf = bytearray(MAX_UID_LEN)
-        self._group_buf = bytearray(MAX_UID_LEN)
         self._state = _IDLE
         self._since_us = 0
         self._retry_at_us = 0
@@ -269,7 +272,7 @@ class NfcReader:
 
     def _listing_done(self, now_us):
         pn = self.pn532
-        buf = self._read_buf
+        buf = _LISTED
         n = pn.finish_list(buf)
         handoff = self._handoff
         group = self.group
@@ -412,18 +415,18 @@ class NfcReader:
         """Report the held cards of the group, all with its time.  Returns how many."""
         group = self.group
         held = group.count
-        buf = self._group_buf
+        buf = _HELD
         for k in range(held):
             self._report(buf, group.uid_into(k, buf), group.stamp_us)
         group.clear()
         return held
 
     def _report(self, buf, n, stamp_us):
-        copy_into(self.uid, 0, buf, 0, n)
+        copy_into(_UID, 0, buf, 0, n)
         self.cards += 1
         self._unsettled = True
         if self.on_card is not None:
-            self.on_card(self.pile, self._uid_views[n], stamp_us)
+            self.on_card(self.pile, _UID_VIEWS[n], stamp_us)
 
     # ---- failures ------------------------------------------------------------------------
     def _fail(self, now_us, error):

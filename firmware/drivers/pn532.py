@@ -23,11 +23,14 @@ Raw ISO14443A exchanges (InCommunicateThru, WriteRegister): ``PN532Raw`` in
 or InRelease (0x52, the default) both send HLTA.  Errors are ``PN532Error`` subclasses whose
 ``kind`` names them for the reader's ``last_error``.
 
-Allocation: every buffer is made in ``__init__``; a command, an ACK, a reply and a listed UID
-allocate nothing (only a raised error does).  Timeouts use ``time.ticks_ms``/``ticks_diff``
-(wrap-safe).  Transports implement ``_write_frame(n)`` (send ``_tx[:n]``), ``_read_ready()``
-(status byte bit 0), ``_read_frame()`` (the waiting frame into ``_rx``; returns the sum of
-its TFI, data and DCS bytes, computed while the bytes are copied) and ``wake()``.
+Allocation: every buffer is made once; a command, an ACK, a reply and a listed UID allocate
+nothing (only a raised error does).  Every PN532 on the board shares one frame buffer pair
+(``TX``, ``RX``): the firmware loop talks to one chip at a time, and a frame is built and
+sent, or read, checked and its data copied out, within one call.  Timeouts use
+``time.ticks_ms``/``ticks_diff`` (wrap-safe).  Transports implement ``_write_frame(n)``
+(send ``TX[:n]``), ``_read_ready()`` (status byte bit 0), ``_read_frame()`` (the waiting
+frame into ``RX``; returns the sum of its TFI, data and DCS bytes, computed while the bytes
+are copied) and ``wake()``.
 """
 
 from micropython import const
@@ -87,27 +90,36 @@ def prefix_views(buf):
     """``views[k]`` is ``memoryview(buf)[:k]`` for every k, made once: a slice made per
     transfer would allocate (``machine.SPI``/``I2C`` always send or fill a whole buffer)."""
     view = memoryview(buf)
-    return tuple(view[:k] for k in range(len(buf) + 1))
+    views = []
+    for k in range(len(buf) + 1):
+        views.append(view[:k])
+    return tuple(views)
 
 
 _TFI_HOST = const(0xD4)
 _TFI_CHIP = const(0xD5)
 _TFI_ERROR = const(0x7F)
 
-_CMD_GET_FIRMWARE_VERSION = const(0x02)
-_CMD_SAM_CONFIGURATION = const(0x14)
 _CMD_RF_CONFIGURATION = const(0x32)
 _CMD_IN_LIST_PASSIVE_TARGET = const(0x4A)
-
 _RF_ITEM_FIELD = const(0x01)
-_RF_ITEM_TIMINGS = const(0x02)
-_RF_ITEM_MAX_RETRIES = const(0x05)
-_RETRIES_ATR_DEFAULT = const(0xFF)
-_RETRIES_PSL_DEFAULT = const(0x01)
-_ATR_TIMEOUT_DEFAULT = const(0x0B)   # 102.4 ms (unused by the referee)
-# fRetryTimeout: how long InCommunicateThru waits for the tag.  0x05 = 100 us * 2**4 = 1.6 ms:
-# a type A tag answers ~90 us after the frame, so a silent pile costs little.
-_THRU_TIMEOUT_1600US = const(0x05)
+
+# The setup commands, step 0..3, six bytes each: command code, parameter count, parameters
+# (PN532 user manual 7.2.10 SAMConfiguration, 7.3.1 RFConfiguration, 7.2.2 GetFirmwareVersion).
+_SETUP = (
+    # SAMConfiguration: normal mode, virtual-card timeout 20 x 50 ms, P70_IRQ used
+    b"\x14\x03\x01\x14\x01\x00"
+    # RFConfiguration item 5: MxRtyATR 0xFF and MxRtyPSL 1 (the defaults), then
+    # MxRtyPassiveActivation: the caller's passive_retries goes into the last byte
+    b"\x32\x04\x05\xff\x01\x00"
+    # RFConfiguration item 2: RFU, ATR_RES timeout 0x0B (102.4 ms, the default, unused by
+    # the referee), fRetryTimeout 0x05 = 100 us * 2**4 = 1.6 ms for InCommunicateThru (a type
+    # A tag answers ~90 us after the frame, so a silent pile costs little)
+    b"\x32\x04\x02\x00\x0b\x05"
+    # GetFirmwareVersion
+    b"\x02\x00\x00\x00\x00\x00"
+)
+_ACK = b"\x00\x00\xff\x00\xff\x00"   # sent by the host, it cancels the command in progress
 
 TX_SIZE = const(24)    # largest command frame: WriteRegister with 3 registers (18 bytes)
 # Largest reply we accept: two listed targets with 10-byte UIDs fit, or one with an ATS.
@@ -121,6 +133,12 @@ HALT_RELEASE = const(0x52)
 # UID buffers handed to finish_list() need this many bytes (triple-size ISO14443A UID).
 MAX_UID_LEN = const(10)
 SETUP_STEPS = const(4)   # start_setup_step / finish_setup_step 0..3
+
+# The frame buffers shared by every PN532 (see "Allocation" above), and the parameters of
+# the command being built.
+TX = bytearray(TX_SIZE)
+RX = bytearray(RX_SIZE)
+PARAMS = bytearray(9)
 
 
 class PN532:
@@ -136,9 +154,6 @@ class PN532:
             reset.value(1)
         self.ack_timeout_ms = ack_timeout_ms
         self.halt_command = halt_command
-        self._tx = bytearray(TX_SIZE)
-        self._rx = bytearray(RX_SIZE)
-        self._params = bytearray(9)
         self.pending = 0           # command whose reply is still to be read, 0 = none
         self.awaiting_ack = False  # its ACK is not read yet (an IRQ edge meanwhile is the ACK's)
         self._sent_ms = 0
@@ -170,8 +185,8 @@ class PN532:
 
     # ---- frames ------------------------------------------------------------------------
     def _build_frame(self, command, params, nparams):
-        """The command frame into ``_tx``; returns its size."""
-        tx = self._tx
+        """The command frame into ``TX``; returns its size."""
+        tx = TX
         tx[0] = 0x00
         tx[1] = 0x00
         tx[2] = 0xFF
@@ -202,12 +217,12 @@ class PN532:
 
     def _finish(self, command):
         """Read and check the reply to ``command``; returns its data length (the data
-        starts at ``_rx[7]``)."""
+        starts at ``RX[7]``)."""
         if self.pending != command or self.awaiting_ack:
             raise PN532Error("no such reply pending")
         self.pending = 0
         total = self._read_frame()
-        rx = self._rx
+        rx = RX
         if rx[0] or rx[1] or rx[2] != 0xFF:
             raise PN532Error("bad preamble")
         length = rx[3]
@@ -246,7 +261,7 @@ class PN532:
                 return False
             self.awaiting_ack = False
             self._read_frame()
-            rx = self._rx
+            rx = RX
             if rx[0] or rx[1] or rx[2] != 0xFF or rx[3] or rx[4] != 0xFF:
                 self.pending = 0
                 if rx[3] == 0xFF and rx[4] == 0x00:
@@ -260,18 +275,12 @@ class PN532:
         """Cancel the command in progress (the host sends an ACK frame)."""
         self.pending = 0
         self.awaiting_ack = False
-        tx = self._tx
-        tx[0] = 0x00
-        tx[1] = 0x00
-        tx[2] = 0xFF
-        tx[3] = 0x00
-        tx[4] = 0xFF
-        tx[5] = 0x00
+        copy_into(TX, 0, _ACK, 0, 6)
         self._write_frame(6)
 
     def start_list(self, max_targets=1):
         """Send InListPassiveTarget (106 kbps type A)."""
-        params = self._params
+        params = PARAMS
         params[0] = max_targets
         params[1] = 0x00
         self._send(_CMD_IN_LIST_PASSIVE_TARGET, params, 2)
@@ -283,7 +292,7 @@ class PN532:
         Returns the UID length, 0 when no tag answered within MxRtyPassiveActivation.
         """
         n = self._finish(_CMD_IN_LIST_PASSIVE_TARGET)
-        rx = self._rx
+        rx = RX
         self.uid2_len = 0
         if n < 1 or rx[7] == 0:
             return 0
@@ -301,7 +310,7 @@ class PN532:
         return uid_len
 
     def _copy_uid(self, pos, end, out):
-        rx = self._rx
+        rx = RX
         if pos + 5 > end:
             raise PN532Error("short target data")
         uid_len = rx[pos + 4]
@@ -315,12 +324,12 @@ class PN532:
         self._send(self.halt_command, b"\x00", 1)
 
     def finish_halt(self):
-        if self._finish(self.halt_command) > 0 and self._rx[7] & 0x3F:
-            raise PN532StatusError("halt status 0x%02x" % (self._rx[7] & 0x3F))
+        if self._finish(self.halt_command) > 0 and RX[7] & 0x3F:
+            raise PN532StatusError("halt status 0x%02x" % (RX[7] & 0x3F))
 
     def start_field(self, on):
         """RFConfiguration item 1: RF field on/off.  Off then on resets every tag in the field."""
-        params = self._params
+        params = PARAMS
         params[0] = _RF_ITEM_FIELD
         params[1] = 0x01 if on else 0x00
         self._send(_CMD_RF_CONFIGURATION, params, 2)
@@ -330,39 +339,23 @@ class PN532:
 
     # ---- setup in non-blocking steps (drivers/pn532_setup.py) ------------------------------
     def start_setup_step(self, step, passive_retries):
-        """Send setup command ``step`` (0..SETUP_STEPS-1); the caller wakes the chip first."""
-        params = self._params
-        if step == 0:      # SAMConfiguration: normal mode, 1 s virtual-card timeout, P70_IRQ used
-            params[0] = 0x01
-            params[1] = 0x14
-            params[2] = 0x01
-            self._send(_CMD_SAM_CONFIGURATION, params, 3)
-        elif step < 3:     # RFConfiguration item 5: MxRtyPassiveActivation;
-            params[1] = 0x00   # item 2: short InCommunicateThru timeout
-            params[2] = _ATR_TIMEOUT_DEFAULT
-            params[3] = _THRU_TIMEOUT_1600US
-            if step == 1:
-                params[1] = _RETRIES_ATR_DEFAULT
-                params[2] = _RETRIES_PSL_DEFAULT
-                params[3] = passive_retries & 0xFF
-            params[0] = _RF_ITEM_MAX_RETRIES if step == 1 else _RF_ITEM_TIMINGS
-            self._send(_CMD_RF_CONFIGURATION, params, 4)
-        else:
-            self._send(_CMD_GET_FIRMWARE_VERSION, params, 0)
+        """Send setup command ``step`` (0..SETUP_STEPS-1, ``_SETUP``); the caller wakes the
+        chip first."""
+        base = 6 * step
+        copy_into(PARAMS, 0, _SETUP, base + 2, 4)
+        if step == 1:
+            PARAMS[3] = passive_retries & 0xFF   # MxRtyPassiveActivation
+        self._send(_SETUP[base], PARAMS, _SETUP[base + 1])
 
     def finish_setup_step(self, step):
         """Read the reply of setup ``step``; the last one returns the firmware version
         ``(ic, version, revision, support)``, e.g. (0x32, 1, 6, 7)."""
-        if step == 0:
-            self._finish(_CMD_SAM_CONFIGURATION)
-        elif step < 3:
-            self._finish(_CMD_RF_CONFIGURATION)
-        else:
-            if self._finish(_CMD_GET_FIRMWARE_VERSION) < 4:
-                raise PN532Error("short firmware version")
-            rx = self._rx
-            return (rx[7], rx[8], rx[9], rx[10])
-        return None
+        n = self._finish(_SETUP[6 * step])
+        if step < SETUP_STEPS - 1:
+            return None
+        if n < 4:
+            raise PN532Error("short firmware version")
+        return (RX[7], RX[8], RX[9], RX[10])
 
     # ---- public, blocking (boot, enrollment and bring-up tools) --------------------------
     def _blocking_step(self, step, passive_retries, timeout_ms):

@@ -24,7 +24,8 @@ re-initialises the same bus object and gives the pins back to the peripheral).
 from micropython import const
 import time
 
-from drivers.pn532 import HEADER_SIZE, PN532BusError, PN532Error, PN532Timeout, RX_SIZE, frame_size, prefix_views
+from drivers.pn532 import (HEADER_SIZE, PN532BusError, PN532Error, PN532Timeout, RX, RX_SIZE, TX, copy_into,
+                           frame_size, prefix_views)
 from drivers.pn532_raw import PN532Raw
 
 _DEFAULT_ADDR = const(0x24)
@@ -41,6 +42,7 @@ _ETIMEDOUT = const(110)
 # _VIEWS[k] = its first k bytes.
 _BUF = bytearray(RX_SIZE + 1)
 _VIEWS = prefix_views(_BUF)
+_STATUS = bytearray(1)   # a status read's byte
 
 
 class PN532_I2C(PN532Raw):
@@ -50,7 +52,6 @@ class PN532_I2C(PN532Raw):
         self._i2c = i2c
         self._addr = addr
         self._bus_pins = bus_pins
-        self._status = bytearray(1)
         self.bus_clears = 0
 
     def wake(self, settle=True):
@@ -63,10 +64,7 @@ class PN532_I2C(PN532Raw):
             time.sleep_ms(_WAKE_MS)
 
     def _write_frame(self, n):
-        buf = _BUF
-        tx = self._tx
-        for i in range(n):
-            buf[i] = tx[i]
+        copy_into(_BUF, 0, TX, 0, n)
         self._write(_VIEWS[n])
 
     def _write(self, frame):
@@ -77,29 +75,26 @@ class PN532_I2C(PN532Raw):
 
     def _read_ready(self):
         try:
-            self._i2c.readfrom_into(self._addr, self._status)
+            self._i2c.readfrom_into(self._addr, _STATUS)
         except OSError as e:
             if e.args and e.args[0] == _ETIMEDOUT:
                 # A hung bus, not a busy chip: each poll would cost the bus timeout.
                 raise PN532BusError("I2C bus timed out")
             return False
-        return self._status[0] & 0x01 == 1
+        return _STATUS[0] & 0x01 == 1
 
     def _read_into(self, n):
         try:
             self._i2c.readfrom_into(self._addr, _VIEWS[n + 1])
         except OSError:
             raise PN532BusError("I2C read not acknowledged")
-        buf = _BUF
-        if not buf[0] & 0x01:
+        if not _BUF[0] & 0x01:
             raise PN532Error("PN532 not ready")
-        rx = self._rx
-        for i in range(n):
-            rx[i] = buf[i + 1]
+        return copy_into(RX, 0, _BUF, 1, n)   # n + the sum of the frame's bytes
 
     def _read_frame(self):
         self._read_into(HEADER_SIZE)
-        rx = self._rx
+        rx = RX
         total = frame_size(rx)
         if total <= HEADER_SIZE:
             return rx[5]
@@ -113,11 +108,8 @@ class PN532_I2C(PN532Raw):
                 raise PN532Timeout("no frame after NACK")
             time.sleep_us(_RESEND_POLL_US)
             waited += _RESEND_POLL_US
-        self._read_into(total)
-        checksum = 0
-        for i in range(5, total - 1):   # TFI, data, DCS
-            checksum += rx[i]
-        return checksum
+        # The sum of TFI, data and DCS: every byte's but the 5-byte header's and the postamble's.
+        return self._read_into(total) - total - rx[0] - rx[1] - rx[2] - rx[3] - rx[4] - rx[total - 1]
 
     def bus_clear(self):
         """Clock a stuck slave free (9 SCL pulses, then STOP) and rebuild the I2C bus."""

@@ -9,7 +9,7 @@ bytes.  ``drivers/tag_scan.py`` builds REQA, anticollision, SELECT and HLTA on t
 
 from micropython import const
 
-from drivers.pn532 import PN532, PN532Error, copy_into
+from drivers.pn532 import PARAMS, PN532, PN532Error, RX, copy_into
 
 _CMD_WRITE_REGISTER = const(0x08)
 _CMD_IN_COMMUNICATE_THRU = const(0x42)
@@ -29,7 +29,7 @@ class PN532Raw(PN532):
 
         The chip's own commands (InListPassiveTarget...) set these registers again, so call
         this before each run of raw exchanges."""
-        params = self._params
+        params = PARAMS
         params[0] = _REG_TX_MODE >> 8
         params[1] = _REG_TX_MODE & 0xFF
         params[2] = 0x00
@@ -43,7 +43,7 @@ class PN532Raw(PN532):
 
     def start_bit_framing(self, bit_framing):
         """WriteRegister CIU_BitFraming: RxAlign << 4 | TxLastBits (0 = whole last byte)."""
-        params = self._params
+        params = PARAMS
         params[0] = _REG_BIT_FRAMING >> 8
         params[1] = _REG_BIT_FRAMING & 0xFF
         params[2] = bit_framing
@@ -63,7 +63,7 @@ class PN532Raw(PN532):
         n = self._finish(_CMD_IN_COMMUNICATE_THRU)
         if n < 1:
             raise PN532Error("short InCommunicateThru reply")
-        rx = self._rx
+        rx = RX
         self.thru_status = rx[7] & 0x3F
         n -= 1
         if n > len(out):

@@ -1,7 +1,7 @@
 """PN532 over SPI (mode 0, LSB-first, up to 5 MHz).
 
-rp2's ``machine.SPI`` only shifts MSB-first, so every byte is bit-reversed through a
-256-byte table (built once at import) on its way out and on its way in.  Each transaction
+rp2's ``machine.SPI`` only shifts MSB-first, so every byte is bit-reversed on its way out
+and on its way in (``reverse_into``, viper: no table).  Each transaction
 starts with an operation byte: 0x01 data write, 0x02 status read (bit 0 = ready), 0x03 data
 read.  A frame is read inside one chip-select: its 6-byte header first, then exactly the
 bytes its LEN announces (no fixed 65-byte reads).
@@ -27,11 +27,12 @@ The bus and the pins are passed in, already built by the board loader::
 from micropython import const
 import time
 
-from drivers.pn532 import HEADER_SIZE, frame_size, prefix_views, reverse_into
+from drivers.pn532 import HEADER_SIZE, RX, TX, frame_size, prefix_views, reverse_into
 from drivers.pn532_raw import PN532Raw
 
 _WAKE_MS = const(2)
 _REV_OP_DATA_WRITE = const(0x80)   # 0x01 bit-reversed
+_REV_READY = const(0x80)   # the status byte's bit 0 (ready), as it arrives MSB-first
 _WIRE_SIZE = const(25)   # 1 + TX_SIZE: an op byte and the largest command frame (a view per length)
 _RX_REST = const(58)     # RX_SIZE - HEADER_SIZE: the rest of the largest frame we accept
 # Status read (0x02) and its answer's clock, and the data read's op byte (0x03), reversed.
@@ -39,25 +40,11 @@ _STATUS_READ = b"\x40\x00"
 _DATA_READ = b"\xc0"
 
 
-def _reverse_table():
-    table = bytearray(256)
-    for value in range(256):
-        reversed_value = 0
-        bits = value
-        for _ in range(8):
-            reversed_value = (reversed_value << 1) | (bits & 1)
-            bits >>= 1
-        table[value] = reversed_value
-    return bytes(table)
-
-
-# _REVERSE[b] is b with its bit order reversed (LSB-first <-> MSB-first).
-_REVERSE = _reverse_table()
-
 # The wire buffer, shared by every reader (the loop runs one transfer at a time), and
 # _VIEWS[k] = its first k bytes.
 _WIRE = bytearray(_WIRE_SIZE)
 _VIEWS = prefix_views(_WIRE)
+_STATUS = bytearray(2)   # the status read's answer
 
 
 class PN532_SPI(PN532Raw):
@@ -67,7 +54,6 @@ class PN532_SPI(PN532Raw):
         self._cs = cs
         self.cs_setup_us = cs_setup_us
         cs.value(1)
-        self._status = bytearray(2)
 
     def wake(self, settle=True):
         """Holding CS low for ~2 ms wakes the PN532 from power-down (the bus is ours
@@ -80,7 +66,7 @@ class PN532_SPI(PN532Raw):
 
     def _write_frame(self, n):
         _WIRE[0] = _REV_OP_DATA_WRITE
-        reverse_into(_WIRE, 1, self._tx, n, _REVERSE)
+        reverse_into(_WIRE, 1, TX, n)
         cs = self._cs
         cs.value(0)
         if self.cs_setup_us:
@@ -91,7 +77,7 @@ class PN532_SPI(PN532Raw):
             cs.value(1)
 
     def _read_ready(self):
-        status = self._status
+        status = _STATUS
         cs = self._cs
         cs.value(0)
         if self.cs_setup_us:
@@ -100,11 +86,11 @@ class PN532_SPI(PN532Raw):
             self._spi.write_readinto(_STATUS_READ, status)
         finally:
             cs.value(1)
-        return _REVERSE[status[1]] & 0x01 == 1
+        return status[1] & _REV_READY != 0
 
     def _read_frame(self):
         views = _VIEWS
-        rx = self._rx
+        rx = RX
         spi = self._spi
         cs = self._cs
         cs.value(0)
@@ -113,7 +99,7 @@ class PN532_SPI(PN532Raw):
         try:
             spi.write(_DATA_READ)
             spi.readinto(views[HEADER_SIZE], 0)
-            reverse_into(rx, 0, _WIRE, HEADER_SIZE, _REVERSE)
+            reverse_into(rx, 0, _WIRE, HEADER_SIZE)
             total = rx[5]
             rest = frame_size(rx) - HEADER_SIZE
             if rest > _RX_REST:
@@ -122,7 +108,7 @@ class PN532_SPI(PN532Raw):
             while rest > 0:
                 k = rest if rest <= _WIRE_SIZE else _WIRE_SIZE
                 spi.readinto(views[k], 0)
-                total += reverse_into(rx, pos, _WIRE, k, _REVERSE)
+                total += reverse_into(rx, pos, _WIRE, k)
                 pos += k
                 rest -= k
             if pos > HEADER_SIZE:

@@ -51,6 +51,12 @@ _S_SELECT = const(5)
 _S_HLTA = const(6)
 
 
+# Frame and reply buffers shared by every scan (each is used within one step: a frame is
+# copied into the command as it is sent, a reply is parsed as it is read).
+_FRAME = bytearray(9)
+_REPLY = bytearray(8)
+
+
 def crc_a(buf, n):
     """CRC_A (ISO 14443-3 annex B) of ``buf[:n]``: low byte first on air."""
     crc = 0x6363
@@ -70,8 +76,6 @@ class TagScan:
         self.probes = 0          # anticollision frames sent (collision resolution cost)
         self.collisions = 0
         self.lost = 0            # tags that vanished mid-activation
-        self._frame = bytearray(9)
-        self._reply = bytearray(8)
         self._cl = bytearray(5)
         self._state = _S_IDLE
         self._restarts = 0
@@ -132,7 +136,7 @@ class TagScan:
             pn.finish_write_register()
             self._send_level_frame()
             return BUSY
-        n = pn.finish_thru(self._reply)
+        n = pn.finish_thru(_REPLY)
         status = pn.thru_status
         if state == _S_REQA:
             if status == THRU_TIMEOUT:
@@ -157,8 +161,8 @@ class TagScan:
 
     # ---- frames ----------------------------------------------------------------------
     def _send_reqa(self):
-        self._frame[0] = _REQA
-        self.pn532.start_thru(self._frame, 1)
+        _FRAME[0] = _REQA
+        self.pn532.start_thru(_FRAME, 1)
         self._state = _S_REQA
 
     def _begin_level(self):
@@ -177,7 +181,7 @@ class TagScan:
             self._send_level_frame()
 
     def _send_level_frame(self):
-        frame = self._frame
+        frame = _FRAME
         cl = self._cl
         frame[0] = 0x93 + 2 * self._level
         known = self._known
@@ -218,7 +222,7 @@ class TagScan:
                 return self._restart()
             cl = self._cl
             low = (1 << (known & 7)) - 1
-            reply = self._reply
+            reply = _REPLY
             cl[whole] = (cl[whole] & low) | (reply[0] & ~low & 0xFF)
             for i in range(1, n):
                 cl[whole + i] = reply[i]
@@ -245,7 +249,7 @@ class TagScan:
         return BUSY
 
     def _select_reply(self, status, n):
-        reply = self._reply
+        reply = _REPLY
         if status != THRU_OK or n != 3 or crc_a(reply, 1) != (reply[1] | (reply[2] << 8)):
             # The tag went away (or a garbled SAK): start again with a REQA.
             return self._restart()
@@ -261,7 +265,7 @@ class TagScan:
             self._begin_level()
             return BUSY
         self.sak = sak
-        frame = self._frame
+        frame = _FRAME
         frame[0] = _HLTA
         frame[1] = 0x00
         crc = crc_a(frame, 2)

@@ -19,6 +19,11 @@ from drivers.pn532 import copy_into
 _SLOT = const(11)  # one UID: length byte + up to 10 bytes
 _MAX_UID = const(10)
 
+# Lookup scratch shared by every memory (a lookup is done within one call): the sum looked
+# for, and copy_into's destination (only the sum it returns counts).
+_KEY = bytearray(1)
+_SCRATCH = bytearray(_MAX_UID)
+
 
 def same_uid(slot, buf, n):
     """Does ``slot`` (length byte + UID, as ``keep_uid`` writes it) hold ``buf[:n]``?"""
@@ -43,8 +48,6 @@ class UidMemory:
         self.slots = slots
         self._seen = bytearray(slots * _SLOT)
         self._sums = bytearray(slots)
-        self._sum = bytearray(1)   # the sum looked for
-        self._uid = bytearray(_MAX_UID)   # copy_into's scratch destination: only its sum counts
         self.count = 0
         self._next = 0
 
@@ -55,8 +58,8 @@ class UidMemory:
     def _find(self, buf, n):
         if n > _MAX_UID:
             return -1
-        key = self._sum
-        key[0] = copy_into(self._uid, 0, buf, 0, n) & 0xFF
+        key = _KEY
+        key[0] = copy_into(_SCRATCH, 0, buf, 0, n) & 0xFF
         sums = self._sums
         seen = self._seen
         count = self.count

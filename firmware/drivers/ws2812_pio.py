@@ -56,17 +56,6 @@ def ws2812_program():
     jmp("bit").side(0)[3]           # a 0: 4 cycles low
 
 
-def _reversed_bytes():
-    table = bytearray(256)
-    for v in range(256):
-        r = 0
-        for b in range(8):
-            if v & (1 << b):
-                r |= 0x80 >> b
-        table[v] = r
-    return bytes(table)
-
-
 class Ws2812Pio:
     def __init__(self, pin, n, sm_id=0):
         if n < 1:
@@ -74,7 +63,6 @@ class Ws2812Pio:
         self.n = n
         self.sm = rp2.StateMachine(sm_id, ws2812_program, freq=_SM_FREQ, sideset_base=pin)
         self.sm.active(1)
-        self._rev = _reversed_bytes()
         self._frame_us = n * _PIXEL_US + _LATCH_US
         self._free_at = time.ticks_us()   # when the previous frame has latched
         self.writes = 0
@@ -90,9 +78,12 @@ class Ws2812Pio:
         self.dma = dma
 
     def word(self, r, g, b):
-        """One pixel in the wire format (bits in sending order, LSB first)."""
-        rev = self._rev
-        return rev[b] << 16 | rev[r] << 8 | rev[g]
+        """One pixel in the wire format (bits in sending order, LSB first): G, R, B, each
+        byte bit-reversed, all three at once (no table; every value stays below 2**24)."""
+        w = b << 16 | r << 8 | g
+        w = (w & 0xF0F0F0) >> 4 | (w & 0x0F0F0F) << 4
+        w = (w & 0xCCCCCC) >> 2 | (w & 0x333333) << 2
+        return (w & 0xAAAAAA) >> 1 | (w & 0x555555) << 1
 
     def ready(self):
         """True once the previous frame has gone out and latched."""

@@ -83,7 +83,7 @@ def _drop_modules(names):
                 delattr(pkg, child)
 
 
-TYPE_CHECKING = False
+TYPE_CHECKING = const(False)   # (mpy-cross drops the block below: pyright reads it)
 if TYPE_CHECKING:
     from drivers.debouncer import Debouncer
     from referee.corrections import Corrections

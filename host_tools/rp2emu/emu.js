@@ -333,7 +333,7 @@ class Board {
   sampleHeap(now) {
     const h = this.heap;
     const used = this.heapInUse();
-    if (used > h.peak) h.peak = used;
+    if (used > h.peak) { h.peak = used; h.peakNs = now; }
     if (used > h.last) h.allocated += used - h.last;
     h.last = used;
     h.samples++;
@@ -407,7 +407,7 @@ class Board {
         case 'pwm': if (!this.pwmPins.has(m.pin)) { this.pwmPins.add(m.pin); watchPWM(this, m.pin); } break;
         case 'save_fs': fs.writeFileSync(m.path, Buffer.from(this.mcu.flash.subarray(FS_OFFSET, FS_OFFSET + FS_SIZE))); emit({ e: 'saved', path: m.path }); break;
         case 'heap_probe':
-          this.heap = { atb: m.atb, blocks: m.blocks, every: m.every_ns || 100000, peak: 0, last: 0, allocated: 0, samples: 0, next: 0,
+          this.heap = { atb: m.atb, blocks: m.blocks, every: m.every_ns || 100000, peak: 0, peakNs: 0, last: 0, allocated: 0, samples: 0, next: 0,
                         second: -1, floor: 0, floors: [],
                         stepPin: m.step_pin === undefined ? -1 : m.step_pin, stepLast: -1, stepAllocated: 0, steps: 0 };
           this.heap.last = this.heapInUse();
@@ -415,10 +415,11 @@ class Board {
         case 'heap': {
           const h = this.heap;
           const now = h ? this.heapInUse() : -1;
-          emit({ e: 'heap', now, peak: h ? Math.max(h.peak, now) : -1, allocated: h ? h.allocated : 0, samples: h ? h.samples : 0,
+          emit({ e: 'heap', now, peak: h ? Math.max(h.peak, now) : -1,
+                 peak_ns: h ? Math.round(now > h.peak ? this.mcu.clock.nanos : h.peakNs) : -1, allocated: h ? h.allocated : 0, samples: h ? h.samples : 0,
                  floors: h ? h.floors : [], step_allocated: h ? h.stepAllocated : 0, steps: h ? h.steps : 0 });
           if (h && m.reset) {
-            h.peak = now; h.allocated = 0; h.samples = 0; h.last = now; h.floors = []; h.second = -1;
+            h.peak = now; h.peakNs = this.mcu.clock.nanos; h.allocated = 0; h.samples = 0; h.last = now; h.floors = []; h.second = -1;
             h.stepAllocated = 0; h.steps = 0;
           }
           break;

@@ -186,8 +186,8 @@ class Rp2Emulator:
         self._send(**cmd)
 
     def heap(self, reset=False):
-        """``{"now", "peak", "allocated", "samples", "floors", "step_allocated", "steps"}``: bytes in
-        use now, the high-water mark and the sum of the increases (bytes allocated, call frames
+        """``{"now", "peak", "peak_ns", "allocated", "samples", "floors", "step_allocated", "steps"}``:
+        bytes in use now, the high-water mark (and the emulated time it was reached) and the sum of the increases (bytes allocated, call frames
         included) since the probe started or was reset, the same summed from loop step end to
         loop step end (see ``heap_probe``) and the number of steps,
         and ``[second, lowest bytes in use]`` for each whole emulated second sampled (the live
