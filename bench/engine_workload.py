@@ -57,10 +57,13 @@ def _elapsed_ns(a, b):
 
 
 class NullSink:
+    """Counts verdicts.  The referee gets its bound method ``sink``, as the firmware gives it
+    ``SessionLog.sink`` (an instance's ``__call__`` would cost a lookup per verdict more)."""
+
     def __init__(self):
         self.n = 0
 
-    def __call__(self, code, ms, us, a, b, c, d):
+    def sink(self, code, ms, us, a, b, c, d):
         self.n += 1
 
 
@@ -86,7 +89,7 @@ def _ascending(spit_card, other_spit):
 def steady_state(n_rounds=20, per_round=40, locked=False):
     rules = _classic()
     sink = NullSink()
-    ref = Referee(rules, [26, 26], sink, LedIntents())   # with the LED intents, as on the device
+    ref = Referee(rules, [26, 26], sink.sink, LedIntents())   # with the LED intents, as on the device
     samples = []
     alloc = 0
     events = 0

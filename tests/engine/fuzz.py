@@ -89,15 +89,21 @@ def run_stream(seed, n_events=60):
     return sink.h, sink.n
 
 
-def run_many(first_seed, count, n_events=60):
-    """Run ``count`` streams; returns a checksum over all of them and the verdict total."""
+def _many(run, first_seed, count, size):
+    """``run(seed, size)`` for ``count`` seeds; returns a checksum over all of them and the
+    verdict total."""
     h = 0
     total = 0
     for seed in range(first_seed, first_seed + count):
-        s, n = run_stream(seed, n_events)
+        s, n = run(seed, size)
         h = (h * 1000003 + s) & 0x3FFFFFFF
         total += n
     return h, total
+
+
+def run_many(first_seed, count, n_events=60):
+    """Run ``count`` random streams (``run_stream``)."""
+    return _many(run_stream, first_seed, count, n_events)
 
 
 # --- random log lines through the re-judge (spit.log): bad input must become error verdicts ---
@@ -190,3 +196,103 @@ def run_logs(first_seed, count, n_lines=40, deep_max=3000):
         h = (h * 1000003 + s) & 0x3FFFFFFF
         total += n
     return h, total
+
+
+# --- play-heavy streams: what the per-landing path sees, checked verdict for verdict ---
+
+def _fold_intents(h, intents):
+    for z in range(7):
+        h = (h * 31 + intents.color[z] * 8 + intents.pattern[z]) & 0x3FFFFFFF
+        h = (h * 31 + intents.until_ms[z]) & 0x3FFFFFFF
+    return (h * 31 + intents.dirty * 64 + intents.changes) & 0x3FFFFFFF
+
+
+def _play_card(rng, ref, pile):
+    """Mostly a card one rank up or down from the pile's top, sometimes any card or a joker."""
+    top = ref.top_rank[pile]
+    if rng.below(4) and top > 0:
+        rank = (top + (1 if rng.below(2) else 11)) % 13 + 1
+    else:
+        rank = 1 + rng.below(13)
+    return 0 if rng.below(30) == 0 else 16 * rng.below(4) + rank
+
+
+def play_stream(seed, n_landings=80):
+    """One game fed as the device feeds it, on every preset: landings (a touch edge, then its
+    read 2-40 ms later; sometimes no touch, a landing on another pile in between, two tags in
+    one activation, or a missed read), mostly cards that fit the pile's top, quiet reports,
+    STUCK/slaps/READY/answers/undo/top now and then, the loop's advance between, and session
+    times that start up to 13 minutes in (the intake moves its time base on the way).  Returns
+    a checksum over the verdicts, the LED intents after every call and ``outcome()``, and the
+    verdict count: two versions of the engine that agree on it judge these streams alike."""
+    from spit.intents import LedIntents
+    rng = Rng(seed)
+    name, options = _RULESETS[rng.below(len(_RULESETS))]
+    rules = make_ruleset(name, options)
+    counts = None if rules.mode != 0 else _COUNTS[rng.below(len(_COUNTS))]
+    intents = LedIntents()
+    sink = Checksum()
+    ref = Referee(rules, counts, sink, intents)
+    npiles = rules.piles
+    t = rng.below(4) * 200000000 + rng.below(1000)   # us
+    h = 17
+    gap = (1000, 30000, 200000)[rng.below(3)]   # dense, quick or calm play
+    for _ in range(n_landings):
+        t += rng.below(gap) + 200
+        ms = t // 1000
+        us = t % 1000
+        pile = rng.below(npiles)
+        k = rng.below(100)
+        if k < 3:
+            ref.feed(3, ms, us, rng.below(2), 0, 0)                    # stuck
+        elif k < 4:
+            ref.feed(4, ms, us, rng.below(2), pile, 0)                 # slap
+        elif k < 8:
+            ref.feed(5, ms, us, rng.below(2), 0, 0)                    # ready
+        elif k < 9:
+            ref.feed(6, ms, us, pile, 0, 0)                            # undo
+        elif k < 10:
+            ref.feed(7, ms, us, pile, 16 * rng.below(4) + 1 + rng.below(13), 0)   # top
+        elif k < 11:
+            ref.feed(8, ms, us, rng.below(2), rng.below(12), 0)       # answer
+        else:
+            card = _play_card(rng, ref, pile)
+            player = rng.below(2) if rules.mode == 1 or rng.below(8) == 0 else -1
+            if rng.below(8):
+                ref.feed(1, ms, us, pile, 0, 0)
+            r = t + 2000 + rng.below(38000)
+            other = -1
+            r2 = 0
+            if rng.below(3) == 0:   # a landing on another pile before this read
+                other = rng.below(npiles)
+                t2 = t + rng.below(3000)
+                r2 = t2 + 2000 + rng.below(38000)
+                ref.feed(1, t2 // 1000, t2 % 1000, other, 0, 0)
+                if r2 < r:
+                    ref.feed(2, r2 // 1000, r2 % 1000, other, _play_card(rng, ref, other), player)
+            if rng.below(25):   # (else the read is missed: no_read)
+                ref.feed(2, r // 1000, r % 1000, pile, card, player)
+                if rng.below(12) == 0:   # a second tag of the same activation
+                    ref.feed(2, r // 1000, r % 1000, pile, _play_card(rng, ref, pile), player)
+            if other >= 0 and r2 >= r:
+                ref.feed(2, r2 // 1000, r2 % 1000, other, _play_card(rng, ref, other), player)
+                r = r2
+            if rng.below(3) == 0:
+                ref.quiet(pile)
+            t = r
+        h = _fold_intents(h, intents)
+        if rng.below(2):
+            a = t + rng.below(60000)
+            ref.advance(a // 1000, a % 1000)
+            h = _fold_intents(h, intents)
+    ref.flush()
+    h = _fold_intents((h * 31 + sink.h) & 0x3FFFFFFF, intents)
+    out = ref.outcome()
+    if out is not None:
+        h = _fold_text((h * 31 + out[0] + 1) & 0x3FFFFFFF, out[1])
+    return h, sink.n
+
+
+def play_many(first_seed, count, n_landings=80):
+    """Run ``count`` play-heavy streams (``play_stream``)."""
+    return _many(play_stream, first_seed, count, n_landings)

@@ -1,5 +1,6 @@
 """R-OWN-1 (own deck each, preset "own_deck") and R-SPEED-1 (preset "speed")."""
 
+from spit.cards import parse_card
 from table import Table
 
 
@@ -175,3 +176,32 @@ def test_r_speed_1_declaring_out_by_slap_wins():
     t.slap(0, 1).flush()
     assert _over(t) == (0, "out")
     assert t.of("round_end") == []
+
+
+def _recycled():
+    t = Table("speed", speed_side=1).begin()            # 7H | KS
+    t.stuck(0, 3000).stuck(1, 3100).flush()
+    t.card(0, "2C", 5200).card(1, "9D", 5201).flush()
+    t.card(0, "3C", 5600).card(0, "4C", 6000).flush()   # pile 0: 7H 2C 3C 4C
+    t.stuck(0, 6400).stuck(1, 6500).flush()             # recycled: pile 0 is 4C alone
+    return t
+
+
+def test_r_speed_1_after_a_recycle_undo_takes_back_the_top_alone():
+    t = _recycled()
+    t.undo(0, 6600).flush()
+    assert t.last()["verdict"] == "undo" and t.last()["card"] == "4C"
+    assert t.ref.size[0] == 0 and t.ref.top[0] == -1
+    # The recycled cards are no longer on the pile: nothing left to take back.
+    t.undo(0, 6700).flush()
+    assert (t.last()["verdict"], t.last()["reason"]) == ("error", "unexpected")
+    assert t.ref.size[0] == 0
+
+
+def test_r_speed_1_after_a_recycle_the_next_card_lands_on_the_kept_top():
+    t = _recycled()
+    t.card(0, "5C", 8600).flush()                       # the spit card after the countdown
+    assert t.last()["verdict"] == "spit" and t.ref.size[0] == 2
+    t.undo(0, 8700).flush()
+    assert t.last()["card"] == "5C" and t.ref.top[0] == parse_card("4C")   # on top again
+    assert t.ref.size[0] == 1

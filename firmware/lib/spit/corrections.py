@@ -11,11 +11,9 @@ except ImportError:  # CPython
     def const(x):
         return x
 
-from spit import verdicts as V
-from spit.cards import JOKER, is_card
-from spit.legal import MODE_OWN_DECK, MODE_SPEED
+from spit.cards import is_card
 
-TYPE_CHECKING = False
+TYPE_CHECKING = const(False)   # (mpy-cross drops the block below: pyright reads it)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -23,6 +21,15 @@ _HIST = const(16)        # cards remembered per pile (as in referee.py)
 _SPIT_BIT = const(64)     # a history entry's spit-card flag (as in referee.py)
 _RANK_SHIFT = const(9)    # ... and where its rank starts (as in referee.py)
 _PH_PLAY = const(1)
+# Private copies of other modules' codes (const() is inlined per module only); tests/
+# test_engine_shared_constants.py checks they agree with spit.verdicts and spit.legal.
+_V_ERROR = const(11)
+_V_UNDO = const(18)
+_V_RESYNC = const(19)
+_E_UNEXPECTED = const(7)
+_E_UNDO_LIMIT = const(14)
+_MODE_OWN_DECK = const(1)
+_MODE_SPEED = const(2)
 _NEVER_T = const(-0x20000000)   # land_t: no landing to race against (as in referee.py)
 
 
@@ -43,7 +50,6 @@ class Corrections:
     first_flip: bool
     left: list
     _hist: "Any"
-    _hist_n: "Any"
     _hist_lo: "Any"
     _seen: "Any"
     _emit: "Any"
@@ -58,38 +64,37 @@ class Corrections:
         The referee remembers the last ``_HIST`` cards of a pile: an undo that would leave a
         pile with cards but no known top is refused (``undo_limit``); set the top with ``top``."""
         # (how many of the pile's last landings the history still remembers)
-        depth = min(self._hist_n[pile] - self._hist_lo[pile], _HIST) if 0 <= pile < self.npiles else 0
+        depth = min(self.size[pile] - self._hist_lo[pile], _HIST) if 0 <= pile < self.npiles else 0
         if not (0 <= pile < self.npiles) or depth == 0 or self.phase > _PH_PLAY:
-            self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, pile, -1, -1)
+            self._emit(_V_ERROR, ms, us, _E_UNEXPECTED, pile, -1, -1)
             return
         if depth == 1 and self.size[pile] > 1:
-            self._emit(V.V_ERROR, ms, us, V.E_UNDO_LIMIT, pile, -1, -1)
+            self._emit(_V_ERROR, ms, us, _E_UNDO_LIMIT, pile, -1, -1)
             return
-        n = self._hist_n[pile] - 1
-        self._hist_n[pile] = n
+        n = self.size[pile] - 1   # (the top's entry)
+        self.size[pile] = n
         depth -= 1
         self._hist_lo[pile] = n - depth   # the taken-back landing is no longer remembered
         h = self._hist[pile * _HIST + n % _HIST]
         card = h & 63
         player = (h >> 7 & 3) - 1
-        own = self.rules.mode == MODE_OWN_DECK
+        own = self.rules.mode == _MODE_OWN_DECK
         i = (player if (own and player >= 0) else 0) * 64 + card
         if self._seen[i] > 0:
             self._seen[i] -= 1
         if h & _SPIT_BIT:
             self.need_spit[pile] = 1
             self.spitter[pile] = player
-            if self.rules.mode == MODE_OWN_DECK:
+            if self.rules.mode == _MODE_OWN_DECK:
                 self.left[player] += 1
-            elif not (self.rules.mode == MODE_SPEED and self.first_flip):
+            elif not (self.rules.mode == _MODE_SPEED and self.first_flip):
                 self.spit_left[player] += 1   # (Speed's middle cards are no side-pile cards)
         else:
             self.played -= 1
-            if self.rules.mode == MODE_OWN_DECK and player >= 0:
+            if self.rules.mode == _MODE_OWN_DECK and player >= 0:
                 self.left[player] += 1
-        self.size[pile] -= 1
         self.land_t[pile] = _NEVER_T   # nothing to race against
-        if depth > 0 and self.size[pile] > 0:
+        if depth > 0:
             i = pile * _HIST + (n - 1) % _HIST
             prev = self._hist[i] & 63
             self.top[pile] = prev
@@ -98,16 +103,16 @@ class Corrections:
         else:
             self.top[pile] = -1
             self.top_rank[pile] = 0
-        self._emit(V.V_UNDO, ms, us, pile, card, self.top[pile], -1)
+        self._emit(_V_UNDO, ms, us, pile, card, self.top[pile], -1)
 
     def _on_top(self, ms, us, pile, card):
         """Correction: the pile's top card is ``card`` (a landing the readers missed)."""
         if not (0 <= pile < self.npiles) or not is_card(card) or self.phase != _PH_PLAY:
-            self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, pile, card, -1)
+            self._emit(_V_ERROR, ms, us, _E_UNEXPECTED, pile, card, -1)
             return
         spit = self.need_spit[pile]
         player = self.spitter[pile] if spit else -1
-        i = card + 64 * player if self.rules.mode == MODE_OWN_DECK and player >= 0 else card
+        i = card + 64 * player if self.rules.mode == _MODE_OWN_DECK and player >= 0 else card
         if self._seen[i] == 255:
             self._seen[i] = 254   # (_land counts this card: its count stays at the 255 cap)
         self._land(ms, us, pile, card, player, _SPIT_BIT if spit else 0)
@@ -116,4 +121,4 @@ class Corrections:
             self.unread -= 1   # that unread touch was this card: _land counted it as played
         if not spit and self.intents is not None:
             self.intents.on_play(ms)   # play is live: the STUCK lamps go out
-        self._emit(V.V_RESYNC, ms, us, pile, card, -1, -1)
+        self._emit(_V_RESYNC, ms, us, pile, card, -1, -1)

@@ -47,7 +47,8 @@ moves forward every few minutes (``_rebase``), so that comparing two times is on
 two.  A method call looks the name up in the instance's attribute table first (a miss costs
 8 us there, the table being large and full) and then in each class in turn: the judging hook is
 therefore called as a plain function kept in the instance (``_on_card_fn``), and the loop's
-entry points are in ``Referee``'s own table.  The game sees session time as ``(ms, us)`` pairs
+entry points are in ``Referee``'s own table (``advance`` and ``quiet`` bound in the instance).
+The game sees session time as ``(ms, us)`` pairs
 (and the judged time ``_done``, in this module's units, for its race windows).
 """
 
@@ -128,21 +129,21 @@ class EventQueue:
             self._horizon = h = t
         elif t < _FLOOR:
             t = _FLOOR   # from long before anything still waiting: judged late anyway
+        tcount = self._tcount
         if kind == EV_TOUCH and a in self._piles:
             # A touch only waits for its read: nothing becomes due until the next event.
-            tcount = self._tcount
             if tcount[a] == 0:   # the usual case: the pile's only waiting touch
                 self._tt[a * _TOUCH_CAP] = t   # (a free slot's _tflag is 0 already)
                 tcount[a] = 1
             else:
                 self._push_touch(a, t)
             return
+        reorder = self.reorder_us
         flags = 0
         if kind == EV_CARD:
             if a in self._piles:
                 # The usual case first: one touch waits on the pile, taken at most
                 # touch_match_us before this read and not after it: the card landed at that touch.
-                tcount = self._tcount
                 i = a * _TOUCH_CAP
                 tt = self._tt[i]
                 if tcount[a] == 1 and tt <= t and t - tt <= self.touch_match_us:
@@ -160,10 +161,10 @@ class EventQueue:
                 # The relist hold (advance) of this read can apply from t + reorder_us to
                 # t + relist_us: _relist_from is the earliest start of a hold still running.
                 if self._relist_end <= h:   # the usual case: no other hold running
-                    self._relist_from = t + self.reorder_us
+                    self._relist_from = t + reorder
                     self._relist_end = t + self.relist_us
                 else:
-                    w = t + self.reorder_us
+                    w = t + reorder
                     if w < self._relist_from:
                         self._relist_from = w
                     w = t + self.relist_us
@@ -186,8 +187,8 @@ class EventQueue:
         self._qn = 1
         # advance() written out for the usual case (no call): this event not due yet, no touch
         # or read holding the judging back, nothing timed: only _done moves.
-        due = h - self.reorder_us
-        if t > due and not self._timed and self._tcount == self._untouched \
+        due = h - reorder
+        if t > due and not self._timed and tcount == self._untouched \
                 and (h < self._relist_from or h >= self._relist_end):
             if due > self._done:
                 self._done = due
@@ -249,10 +250,12 @@ class EventQueue:
 
     def advance(self, ms, us):
         """Time has reached (ms, us): judge what is due (the device loop calls it every step)."""
-        h = (ms - self._base_ms) * 1000 + us
+        base = self._base_ms
+        h = (ms - base) * 1000 + us
         if h > self._horizon:
             if h >= _LIMIT:
                 h = self._rebase(ms, us)
+                base = ms   # (the base moved to ms)
             self._horizon = h
         else:
             h = self._horizon
@@ -299,10 +302,13 @@ class EventQueue:
                 continue
             n -= 1
             self._qn = n
-            self._qh = (i + 1) & _MASK if n else 0
+            if n:
+                self._qh = (i + 1) & _MASK
+            elif i:
+                self._qh = 0   # (an empty ring starts at slot 0: feed's usual case)
             done = t
             self._done = t
-            ms = self._base_ms + t // 1000
+            ms = base + t // 1000
             us = t % 1000
             if self._timed:
                 self._clock_to(ms, us)

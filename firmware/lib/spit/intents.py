@@ -13,7 +13,6 @@ except ImportError:  # CPython
     def const(x):
         return x
 
-from spit import verdicts as V
 
 ZONE_PILE0 = const(0)
 ZONE_PILE1 = const(1)
@@ -41,6 +40,24 @@ BLINK = const(1)      # 2 Hz
 FAST = const(2)       # 8 Hz
 PULSE = const(3)      # breathing
 COUNTDOWN = const(4)  # a bar shrinking until until_ms
+
+# Private copies of spit.verdicts' codes (const() is inlined per module only: on_verdict
+# compares without a lookup); tests/test_engine_shared_constants.py checks they agree.
+_V_ACCEPT = const(1)
+_V_ILLEGAL = const(2)
+_V_LATE = const(3)
+_V_TIE = const(4)
+_V_EARLY = const(5)
+_V_SPIT_CALL = const(6)
+_V_SPIT = const(7)
+_V_ROUND_END = const(8)
+_V_PILE_WON = const(9)
+_V_GAME_OVER = const(10)
+_V_ERROR = const(11)
+_V_STUCK = const(12)
+_V_QUESTION = const(13)
+_V_COUNTDOWN = const(14)
+_V_ROUND_START = const(15)
 
 _FLASH_MS = const(600)     # how long a per-card verdict stays lit
 _ALERT_MS = const(2000)
@@ -73,45 +90,45 @@ class LedIntents:
 
     def on_verdict(self, code, t_ms, a, b, c):
         """Map one verdict onto the zones (same small-int fields as the verdict sink)."""
-        if code == V.V_ACCEPT:   # (the referee's per-card path calls on_accept instead)
+        if code == _V_ACCEPT:   # (the referee's per-card path calls on_accept instead)
             self.show(a, GREEN, SOLID, t_ms + _FLASH_MS)
-        elif code == V.V_ILLEGAL:
+        elif code == _V_ILLEGAL:
             self.show(a, RED, FAST, t_ms + _ALERT_MS)
-        elif code == V.V_LATE:
+        elif code == _V_LATE:
             self.show(a, ORANGE, BLINK, t_ms + _ALERT_MS)
-        elif code == V.V_TIE:
+        elif code == _V_TIE:
             self.show(a, PURPLE, BLINK, t_ms + _ALERT_MS)
-        elif code == V.V_EARLY:
+        elif code == _V_EARLY:
             self.show(a, BLUE, FAST, t_ms + _ALERT_MS)
-        elif code == V.V_SPIT:
+        elif code == _V_SPIT:
             self.show(a, WHITE, SOLID, t_ms + _FLASH_MS)
-        elif code == V.V_SPIT_CALL:
+        elif code == _V_SPIT_CALL:
             self.show(ZONE_SPIT, WHITE, FAST, t_ms + _ALERT_MS)
             self.show(ZONE_PLAYER0, OFF, SOLID, -1)
             self.show(ZONE_PLAYER1, OFF, SOLID, -1)
-        elif code == V.V_COUNTDOWN:
+        elif code == _V_COUNTDOWN:
             self.show(ZONE_SPIT, CYAN, COUNTDOWN, t_ms + a)
-        elif code == V.V_STUCK:
+        elif code == _V_STUCK:
             self.show(ZONE_PLAYER0 + a, YELLOW, SOLID, -1)
-        elif code == V.V_QUESTION:
+        elif code == _V_QUESTION:
             self.show(ZONE_PLAYER0 + b, YELLOW, BLINK, -1)
             self.show(ZONE_RESULT, YELLOW, BLINK, -1)
-        elif code == V.V_ROUND_END:
+        elif code == _V_ROUND_END:
             self.show(ZONE_RESULT, WHITE, PULSE, -1)
             if b >= 0:
                 self.show(ZONE_PLAYER0 + b, GREEN, PULSE, -1)
-        elif code == V.V_PILE_WON:
+        elif code == _V_PILE_WON:
             self.show(b, GREEN if a == 0 else CYAN, BLINK, t_ms + _ALERT_MS)
-        elif code == V.V_GAME_OVER:
+        elif code == _V_GAME_OVER:
             self.show(ZONE_RESULT, GREEN, PULSE, -1)
             for p in range(2):
                 self.show(ZONE_PLAYER0 + p, GREEN if p == a else RED, PULSE if p == a else SOLID, -1)
-        elif code == V.V_ERROR:
+        elif code == _V_ERROR:
             if 0 <= b < 3:
                 self.show(b, MAGENTA, FAST, t_ms + _ALERT_MS)
             else:
                 self.show(ZONE_RESULT, MAGENTA, FAST, t_ms + _ALERT_MS)
-        elif code == V.V_ROUND_START:
+        elif code == _V_ROUND_START:
             self.clear()
 
     def on_accept(self, pile, t_ms):

@@ -11,7 +11,7 @@ except ImportError:  # CPython
     def const(x):
         return x
 
-from spit.cards import JOKER
+_JOKER = const(0)   # spit.cards.JOKER (a private copy: tests/test_engine_shared_constants.py)
 
 WRAP_BOTH = const(0)      # R-CARD-2: A links K and 2 both ways
 WRAP_ACE_ONLY = const(1)  # R-CARD-3: only an Ace goes on a K or a 2, never K/2 onto an Ace
@@ -82,9 +82,9 @@ def fits(rules, top, top_rank, card):
     """
     if top < 0:
         return False
-    if card == JOKER:
+    if card == _JOKER:
         return rules.jokers > 0  # R-CARD-4: a joker is wild and may be played on anything
-    if rules.alternate_colours and top != JOKER:
+    if rules.alternate_colours and top != _JOKER:
         # R-CARD-5: the other colour than the top card (a joker has no colour).
         ts = top >> 4
         cs = card >> 4

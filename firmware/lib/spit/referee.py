@@ -15,10 +15,8 @@ except ImportError:  # CPython
         return x
 
 
-from spit import verdicts as V
-from spit.intake import (EventQueue, EV_TOUCH, EV_CARD, EV_STUCK, EV_SLAP, EV_READY, EV_UNDO,
-                         EV_TOP, EV_ANSWER, EV_NO_READ, EV_OFF_TABLE, F_LATE, F_TIED)
-from spit.legal import fits, MODE_TABLEAU, MODE_OWN_DECK, MODE_SPEED, JOKER_ANY
+from spit.intake import EventQueue
+from spit.legal import fits
 from spit.settle import Settlement
 from spit.corrections import Corrections
 from spit.timebase import before
@@ -37,15 +35,48 @@ _HIST_MASK = const(15)
 _SPIT_BIT = const(64)
 _RANK_SHIFT = const(9)
 
-# Private copies for the per-card path, inlined by the compiler (a name imported from another
-# module is a global lookup per use on MicroPython); tests/test_engine_shared_constants.py
-# checks they agree with spit.cards, spit.verdicts and spit.timebase.
-_JOKER = const(0)
+# Private copies of other modules' codes, inlined by the compiler (const() is inlined per
+# module only: an imported name is a global lookup per use, and a name in this module's
+# table); tests/test_engine_shared_constants.py checks they agree with spit.verdicts,
+# spit.intake, spit.legal, spit.cards and spit.timebase.
 _V_ACCEPT = const(1)
 _V_ILLEGAL = const(2)
 _V_LATE = const(3)
 _V_TIE = const(4)
+_V_EARLY = const(5)
+_V_SPIT_CALL = const(6)
 _V_SPIT = const(7)
+_V_ERROR = const(11)
+_V_STUCK = const(12)
+_V_COUNTDOWN = const(14)
+_V_ROUND_START = const(15)
+_V_RECYCLE = const(16)
+_R_NO_CARDS = const(5)
+_E_UNKNOWN_CARD = const(0)
+_E_BAD_PILE = const(1)
+_E_BAD_PLAYER = const(2)
+_E_NO_READ = const(4)
+_E_DUPLICATE = const(5)
+_E_UNEXPECTED = const(7)
+_E_LATE_EVENT = const(9)
+_E_NO_OWNER = const(12)
+_EV_TOUCH = const(1)
+_EV_CARD = const(2)
+_EV_STUCK = const(3)
+_EV_SLAP = const(4)
+_EV_READY = const(5)
+_EV_UNDO = const(6)
+_EV_TOP = const(7)
+_EV_ANSWER = const(8)
+_EV_NO_READ = const(10)
+_EV_OFF_TABLE = const(11)
+_F_LATE = const(1)
+_F_TIED = const(2)
+_MODE_TABLEAU = const(0)
+_MODE_OWN_DECK = const(1)
+_MODE_SPEED = const(2)
+_JOKER_ANY = const(0)
+_JOKER = const(0)
 _SATURATED_US = const(500000000)
 # land_t of a pile with no landing to race against (round start, undo, top): intake._FLOOR,
 # further back than any judged time (a real landing is kept above it, _rebase), so that a
@@ -73,18 +104,25 @@ class Referee(EventQueue, Settlement, Corrections):
     advance = EventQueue.advance
 
     def __init__(self, rules, counts=None, sink=None, intents=None):
+        # The loop calls advance every step and quiet after each read.  MicroPython looks a
+        # method up in the instance's attributes first, and this instance has about 80 of them
+        # in 97 slots found by one-byte name hashes: "advance" missed there only after a run of
+        # 32 full slots (15 us on the chip), "quiet" after 7.  Their bound methods (made once)
+        # set first, before the other attributes, take their own slots: found at the first probe.
+        self.advance = self.advance
+        self.quiet = self.quiet
         n = rules.piles
         EventQueue.__init__(self, n, rules.reorder_us, rules.touch_match_us, rules.relist_us)
         self.rules = rules
         # Option values the per-card path reads (one attribute lookup instead of two).
-        self._own_deck = rules.mode == MODE_OWN_DECK
+        self._own_deck = rules.mode == _MODE_OWN_DECK
         self._tie_window = rules.tie_window_us
         self._race_window = rules.race_window_us
         self._slow_spit = rules.slow_spit_ms > 0
         # _steps[top_rank] >> rank & 1: a card of that rank (not a joker) goes on that rank
         # (fits(), R-CARD-2/3, precomputed); all 0 when the colours matter too (R-CARD-5).
         self._steps = _steps(rules)
-        self._joker_any = rules.joker_next == JOKER_ANY
+        self._joker_any = rules.joker_next == _JOKER_ANY
         self.sink = sink
         self.intents = intents   # a spit.intents.LedIntents, or None (no LEDs); set once, here
         # Its on_accept as a plain function in the instance (called with the intents): found
@@ -103,9 +141,10 @@ class Referee(EventQueue, Settlement, Corrections):
         self.land_t = [_NEVER_T] * n
         self.need_spit = [0] * n
         self.spitter = [-1] * n
-        self._hist = [0] * (n * _HIST)   # history entries (see _SPIT_BIT), for undo and "late"
-        self._hist_n = [0] * n           # landings recorded (the ring's write index)
-        self._hist_lo = [0] * n          # remembered: landings _hist_lo.. (at most _HIST)
+        # History entries (see _SPIT_BIT), for undo and "late": pile p's ring of _HIST from
+        # p * _HIST, written at size[p] (the card now k-th from the bottom at k - 1).
+        self._hist = [0] * (n * _HIST)
+        self._hist_lo = [0] * n          # remembered: the cards from _hist_lo up (at most _HIST)
         # Players.
         self.stock_start = [0, 0]    # tableau cards at round start (R-SETUP-2/3/4)
         self.spit_left = [0, 0]      # cards left in the spit pile (or own deck, or side pile)
@@ -135,13 +174,14 @@ class Referee(EventQueue, Settlement, Corrections):
     # --- public (session time in ms + us within the ms; events go in through ``feed``) ---
     def report(self, ms, us, reason, pile, value):
         """An error seen outside the engine (unknown tag, dead reader): flag it at once."""
-        self._emit(V.V_ERROR, ms, us, reason, pile, value, -1)
+        self._emit(_V_ERROR, ms, us, reason, pile, value, -1)
 
     def outcome(self):
         """``None`` while the game runs, else ``(winner, reason)`` (winner -1: a draw)."""
         if self.phase != PH_OVER:
             return None
-        return (self.winner, V.REASON_NAMES[self.over_reason])
+        from spit.verdicts import REASON_NAMES   # (the device never asks: not loaded for this)
+        return (self.winner, REASON_NAMES[self.over_reason])
 
     # --- internals ---
     def _emit(self, code, ms, us, a, b, c, d):
@@ -159,7 +199,6 @@ class Referee(EventQueue, Settlement, Corrections):
             self.top_rank[p] = 0
             self.size[p] = 0
             self.land_t[p] = _NEVER_T
-            self._hist_n[p] = 0
             self._hist_lo[p] = 0
             # A spit card still awaited (a spit call cut short by the round's end, or taken
             # back by an undo) belongs to the old round: the new countdown plans afresh.
@@ -170,11 +209,11 @@ class Referee(EventQueue, Settlement, Corrections):
             c = self.cards[p]
             self.stuck[p] = False
             self.ready[p] = False
-            if rules.mode == MODE_TABLEAU:
+            if rules.mode == _MODE_TABLEAU:
                 # R-SETUP-2/3/4: stocks first, the rest is the spit pile.
                 self.stock_start[p] = c if c < rules.stock_cards else rules.stock_cards
                 self.spit_left[p] = c - self.stock_start[p]
-            elif rules.mode == MODE_OWN_DECK:
+            elif rules.mode == _MODE_OWN_DECK:
                 self.left[p] = c
             else:
                 self.stock_start[p] = c
@@ -183,7 +222,7 @@ class Referee(EventQueue, Settlement, Corrections):
         self.unread = 0
         self.single_pile = -1
         self.flips = 0
-        self._emit(V.V_ROUND_START, ms, us, self.round, self.cards[0], self.cards[1], -1)
+        self._emit(_V_ROUND_START, ms, us, self.round, self.cards[0], self.cards[1], -1)
         self._countdown(ms, us)
 
     def _clear_seen(self):
@@ -208,7 +247,7 @@ class Referee(EventQueue, Settlement, Corrections):
         self.live_us = us
         self.stuck[0] = False
         self.stuck[1] = False
-        self._emit(V.V_COUNTDOWN, ms, us, self.rules.countdown_ms, self.round, -1, -1)
+        self._emit(_V_COUNTDOWN, ms, us, self.rules.countdown_ms, self.round, -1, -1)
 
     def _plan_spit(self, ms, us):
         """Decide who spits onto which pile at the coming flip. False: nobody can."""
@@ -217,15 +256,15 @@ class Referee(EventQueue, Settlement, Corrections):
         for p in range(n):
             self.spitter[p] = -1
         left = self.spit_left
-        if rules.mode == MODE_OWN_DECK:
+        if rules.mode == _MODE_OWN_DECK:
             # R-OWN-1: a player spits while their deck (beyond the row) has cards.
             for p in range(2):
                 if self.left[p] > rules.row:
                     self.spitter[p] = p
-        elif rules.mode == MODE_SPEED and self.first_flip:
+        elif rules.mode == _MODE_SPEED and self.first_flip:
             self.spitter[0] = 0   # R-SPEED-1: the two single middle cards start the piles
             self.spitter[1] = 1
-        elif rules.mode == MODE_SPEED:
+        elif rules.mode == _MODE_SPEED:
             if left[0] == 0 and left[1] == 0:
                 self._recycle(ms, us)
             for p in range(2):
@@ -266,15 +305,19 @@ class Referee(EventQueue, Settlement, Corrections):
         total = 0
         seen = self._seen
         self._clear_seen()
+        hist = self._hist
         for p in range(self.npiles):
-            if self.size[p] > 1:
-                total += self.size[p] - 1
+            n = self.size[p]
+            if n > 1:
+                total += n - 1
                 self.size[p] = 1
+                hist[p * _HIST] = hist[p * _HIST + ((n - 1) & _HIST_MASK)]   # the top's entry
+                self._hist_lo[p] = 0
             if self.top[p] >= 0:
                 seen[self.top[p]] += 1
         self.spit_left[0] = (total + 1) // 2
         self.spit_left[1] = total // 2
-        self._emit(V.V_RECYCLE, ms, us, total, -1, -1, -1)
+        self._emit(_V_RECYCLE, ms, us, total, -1, -1, -1)
 
     def _clock_to(self, ms, us):
         phase = self.phase
@@ -299,31 +342,31 @@ class Referee(EventQueue, Settlement, Corrections):
         return True
 
     def _process(self, kind, ms, us, a, b, c, flags):
-        if flags & F_LATE:
-            card = kind == EV_CARD or kind == EV_OFF_TABLE
-            self._emit(V.V_ERROR, ms, us, V.E_LATE_EVENT, a if card else -1, -1, -1)
-        if kind == EV_CARD:
-            self._on_card(ms, us, a, b, c, flags & F_TIED)
-        elif kind == EV_OFF_TABLE:
+        if flags & _F_LATE:
+            card = kind == _EV_CARD or kind == _EV_OFF_TABLE
+            self._emit(_V_ERROR, ms, us, _E_LATE_EVENT, a if card else -1, -1, -1)
+        if kind == _EV_CARD:
+            self._on_card(ms, us, a, b, c, flags & _F_TIED)
+        elif kind == _EV_OFF_TABLE:
             self._refuse_card(ms, us, a, b, c)   # a card read on a pile the table does not have
-        elif kind == EV_STUCK:
+        elif kind == _EV_STUCK:
             self._on_stuck(ms, us, a)
-        elif kind == EV_SLAP:
+        elif kind == _EV_SLAP:
             self._on_slap(ms, us, a, b)
-        elif kind == EV_READY:
+        elif kind == _EV_READY:
             self._on_ready(ms, us, a)
-        elif kind == EV_NO_READ:
+        elif kind == _EV_NO_READ:
             if self.phase == PH_PLAY:
                 self.unread += 1
-            self._emit(V.V_ERROR, ms, us, V.E_NO_READ, a, -1, -1)
-        elif kind == EV_UNDO:
+            self._emit(_V_ERROR, ms, us, _E_NO_READ, a, -1, -1)
+        elif kind == _EV_UNDO:
             self._on_undo(ms, us, a)
-        elif kind == EV_TOP:
+        elif kind == _EV_TOP:
             self._on_top(ms, us, a, b)
-        elif kind == EV_ANSWER:
+        elif kind == _EV_ANSWER:
             self.on_answer(ms, us, a, b)
-        elif kind == EV_TOUCH:
-            self._emit(V.V_ERROR, ms, us, V.E_BAD_PILE, a, -1, -1)
+        elif kind == _EV_TOUCH:
+            self._emit(_V_ERROR, ms, us, _E_BAD_PILE, a, -1, -1)
 
     def _on_card(self, ms, us, pile, card, player, tied):
         """The checked play: judge a card read in landing order (R-PLAY-*, R-CARD-*); ``_land``
@@ -336,59 +379,81 @@ class Referee(EventQueue, Settlement, Corrections):
             self._refuse_card(ms, us, pile, card, player)
             return
         own = self._own_deck
-        seen = self._seen[card + 64 * player if own and player >= 0 else card]
+        seen = self._seen
+        i = card + 64 * player if own and player >= 0 else card   # (_clear_seen)
+        n = seen[i]
         r = card & 15
-        if seen and (card != _JOKER or seen >= self.rules.jokers):
+        if n and (card != _JOKER or n >= self.rules.jokers):
             if r > 13 or (r == 0 and card != _JOKER):
                 self._refuse_card(ms, us, pile, card, player)   # no card (_clear_seen)
                 return
             # Two copies of one card (or more jokers than the deck has) in the center: a
             # card-map or misread problem.  (Slot 0, the joker's, counts them.)
-            self._emit(V.V_ERROR, ms, us, V.E_DUPLICATE, pile, card, player)
+            self._emit(_V_ERROR, ms, us, _E_DUPLICATE, pile, card, player)
             return
         if own and player < 0:
-            self._emit(V.V_ERROR, ms, us, V.E_NO_OWNER, pile, card, -1)
+            self._emit(_V_ERROR, ms, us, _E_NO_OWNER, pile, card, -1)
         if self.need_spit[pile]:
             self._land(ms, us, pile, card, self.spitter[pile], _SPIT_BIT)
             self._emit(_V_SPIT, ms, us, pile, card, self.spitter[pile], -1)
             return
         if self._slow_spit and (before(ms, us, self.live_ms, self.live_us) or not self.spit_done()):
             # R-STALL-3: wait 2 s after the spit flip
-            self._emit(V.V_EARLY, ms, us, pile, card, -1, -1)
+            self._emit(_V_EARLY, ms, us, pile, card, -1, -1)
             return
         # R-PLAY-5: judged in landing order; the loser of a race against the new top.
         # (self._done: this card's landing time, in the intake's units, as land_t)
-        land = self.land_t[pile]
-        dt = self._done - land
-        if dt > _SATURATED_US:
-            dt = _SATURATED_US   # (_NEVER_T: over 500 s back)
+        land_t = self.land_t
+        land = land_t[pile]
+        done = self._done
+        dt = done - land   # (a small int: both are intake times, _NEVER_T the lowest)
         if dt < self._tie_window or (tied and land != _NEVER_T):
             # Too close to order, or the reads cannot tell which landing came first (the
             # race rule, intake.py): never name a winner the evidence does not show.
-            self._emit(_V_TIE, ms, us, pile, card, self.top[pile], dt)
-        top_rank = self.top_rank[pile]
+            # (dt reported saturated: _NEVER_T is over 500 s back; the race windows are shorter)
+            self._emit(_V_TIE, ms, us, pile, card, self.top[pile], dt if dt < _SATURATED_US else _SATURATED_US)
+        top_rank = self.top_rank
+        rank = top_rank[pile]
         # The common case first: the rank fits by the precomputed table (no call); fits()
-        # decides the rest (top_rank 0: a wild joker or an empty pile; r 0: a joker).
-        if self._steps[top_rank] >> r & 1 or fits(self.rules, self.top[pile], top_rank, card):
-            _land(self, ms, us, pile, card, player, 0)
-            # _emit(V_ACCEPT, ...) written out: one call less per landing.
-            it = self._on_accept_fn
-            if it is not None:
-                it(self.intents, pile, ms)
-            it = self.sink
-            if it is not None:
-                it(_V_ACCEPT, ms, us, pile, card, player, dt if dt < self._race_window else -1)
-            if own and player >= 0 and self.left[player] == 0:
-                self.game_over(ms, us, player, V.R_NO_CARDS)   # R-OWN-1
-        elif dt < self._race_window and self._fits_before(pile, card):
-            self._emit(_V_LATE, ms, us, pile, card, dt, self.top[pile])
-        else:
-            self._emit(_V_ILLEGAL, ms, us, pile, card, self.top[pile], -1)
+        # decides the rest (rank 0: a wild joker or an empty pile; r 0: a joker).
+        if not (self._steps[rank] >> r & 1 or fits(self.rules, self.top[pile], rank, card)):
+            if dt < self._race_window and self._fits_before(pile, card):
+                self._emit(_V_LATE, ms, us, pile, card, dt, self.top[pile])
+            else:
+                self._emit(_V_ILLEGAL, ms, us, pile, card, self.top[pile], -1)
+            return
+        # The play's state change: _land's for a play (spit 0), written out here (no call per
+        # landing; tests/engine/test_play_streams.py pins the verdicts both give).
+        self.top[pile] = card
+        if card != _JOKER or self._joker_any:
+            rank = r   # (a joker: 0, wild)
+        top_rank[pile] = rank   # (R-CARD-4 as_below: a joker keeps the rank below)
+        land_t[pile] = done
+        seen[i] = n + 1   # (below 255: a card seen that often is refused above)
+        size = self.size
+        n = size[pile]
+        size[pile] = n + 1
+        self._hist[pile * _HIST + (n & _HIST_MASK)] = card | (player + 1) << 7 | rank << _RANK_SHIFT
+        self.played += 1
+        if own and player >= 0:
+            self.left[player] -= 1
+        stuck = self.stuck
+        stuck[0] = False   # (the STUCK lamps go out with the verdict: LedIntents.on_accept)
+        stuck[1] = False
+        # _emit(V_ACCEPT, ...) written out: one call less per landing.
+        it = self._on_accept_fn
+        if it is not None:
+            it(self.intents, pile, ms)
+        it = self.sink
+        if it is not None:
+            it(_V_ACCEPT, ms, us, pile, card, player, dt if dt < self._race_window else -1)
+        if own and player >= 0 and self.left[player] == 0:
+            self.game_over(ms, us, player, _R_NO_CARDS)   # R-OWN-1
 
     def _fits_before(self, pile, card):
         """R-PLAY-5: would ``card`` have fitted on the pile's top before its last landing (the
         loser of a race)?  No when the history does not remember that top (the pile was empty)."""
-        n = self._hist_n[pile] - 2   # the landing before the last one
+        n = self.size[pile] - 2   # the card under the top
         if n < self._hist_lo[pile]:
             return False
         h = self._hist[pile * _HIST + (n & _HIST_MASK)]
@@ -397,42 +462,39 @@ class Referee(EventQueue, Settlement, Corrections):
     def _refuse_card(self, ms, us, pile, card, player):
         """A card read that is not judged: a bad pile, card or player, or not in play."""
         if not (0 <= pile < self.npiles):
-            self._emit(V.V_ERROR, ms, us, V.E_BAD_PILE, pile, card, player)
+            self._emit(_V_ERROR, ms, us, _E_BAD_PILE, pile, card, player)
         elif card < 0 or card > 63 or (card != _JOKER and not 1 <= (card & 15) <= 13):
-            self._emit(V.V_ERROR, ms, us, V.E_UNKNOWN_CARD, pile, card, player)
+            self._emit(_V_ERROR, ms, us, _E_UNKNOWN_CARD, pile, card, player)
         elif player < -1 or player > 1:
-            self._emit(V.V_ERROR, ms, us, V.E_BAD_PLAYER, pile, card, player)
+            self._emit(_V_ERROR, ms, us, _E_BAD_PLAYER, pile, card, player)
         elif self.phase == PH_OVER:
-            self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, pile, card, player)
+            self._emit(_V_ERROR, ms, us, _E_UNEXPECTED, pile, card, player)
         else:
-            self._emit(V.V_EARLY, ms, us, pile, card, -1, -1)
+            self._emit(_V_EARLY, ms, us, pile, card, -1, -1)
 
     def _land(self, ms, us, pile, card, player, spit):
-        """The raw state change of a card landing (no judging); ``spit``: _SPIT_BIT or 0."""
+        """The raw state change of a card landing (no judging): a spit card (``spit``
+        _SPIT_BIT) or a correction's card.  A play judged by ``_on_card`` makes the same
+        change (spit 0) written out there."""
         # (The top before it stays in the history: _fits_before.)
         self.top[pile] = card
-        if card != _JOKER:
-            rank = card & 15
-            self.top_rank[pile] = rank
-        elif self._joker_any:
-            rank = 0
-            self.top_rank[pile] = 0
-        else:
+        rank = card & 15   # (a joker: 0, wild)
+        if card == _JOKER and not self._joker_any:
             rank = self.top_rank[pile]   # R-CARD-4 as_below: the rank below (a wild one stays wild)
-        self.size[pile] += 1
+        self.top_rank[pile] = rank
         self.land_t[pile] = self._done   # (the landing's judged time, see _on_card)
         own = self._own_deck
         # (below 255: _on_card lands no card seen that often, _on_top keeps the cap)
         self._seen[card + 64 * player if own and player >= 0 else card] += 1
-        n = self._hist_n[pile]
+        n = self.size[pile]
+        self.size[pile] = n + 1
         self._hist[pile * _HIST + (n & _HIST_MASK)] = card | spit | (player + 1) << 7 | rank << _RANK_SHIFT
-        self._hist_n[pile] = n + 1
         if spit:
             s = player
             self.need_spit[pile] = 0
             if own:
                 self.left[s] -= 1
-            elif not (self.rules.mode == MODE_SPEED and self.first_flip):
+            elif not (self.rules.mode == _MODE_SPEED and self.first_flip):
                 self.spit_left[s] -= 1
             if self.spit_done():
                 self.first_flip = False
@@ -461,7 +523,7 @@ class Referee(EventQueue, Settlement, Corrections):
 
     def _on_stuck(self, ms, us, player):
         if player < 0 or player > 1:
-            self._emit(V.V_ERROR, ms, us, V.E_BAD_PLAYER, -1, -1, player)
+            self._emit(_V_ERROR, ms, us, _E_BAD_PLAYER, -1, -1, player)
             return
         if self.phase == PH_BETWEEN:
             self._on_ready(ms, us, player)   # STUCK doubles as READY between rounds
@@ -472,14 +534,14 @@ class Referee(EventQueue, Settlement, Corrections):
         if self.phase > PH_PLAY:
             # One rule for every input: no meaning now (slaps, a question, the game is over)
             # -> error unexpected.
-            self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, -1, -1, player)
+            self._emit(_V_ERROR, ms, us, _E_UNEXPECTED, -1, -1, player)
             return
         if self.phase != PH_PLAY or not self.spit_done() or self.stuck[player]:
             # A repeat of what the referee already acted on (a second press, a press racing
             # the other player's into the spit call it started): nothing new, no error.
             return
         self.stuck[player] = True
-        self._emit(V.V_STUCK, ms, us, player, -1, -1, -1)
+        self._emit(_V_STUCK, ms, us, player, -1, -1, -1)
         if not self.stuck[1 - player]:
             return
         # R-STALL-1: both stuck.
@@ -487,18 +549,18 @@ class Referee(EventQueue, Settlement, Corrections):
             piles = 0
             for p in range(self.npiles):
                 piles += self.need_spit[p]
-            self._emit(V.V_SPIT_CALL, ms, us, piles, -1, -1, -1)   # piles getting a spit card
+            self._emit(_V_SPIT_CALL, ms, us, piles, -1, -1, -1)   # piles getting a spit card
             self._countdown(ms, us)
         else:
             self.blocked(ms, us)
 
     def _on_ready(self, ms, us, player):
         if player < 0 or player > 1:
-            self._emit(V.V_ERROR, ms, us, V.E_BAD_PLAYER, -1, -1, player)
+            self._emit(_V_ERROR, ms, us, _E_BAD_PLAYER, -1, -1, player)
             return
         if self.phase != PH_BETWEEN:
             if self.phase != PH_COUNTDOWN:   # in a countdown: a repeat of the READY that started it
-                self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, -1, -1, player)
+                self._emit(_V_ERROR, ms, us, _E_UNEXPECTED, -1, -1, player)
             return
         self.ready[player] = True
         if self.ready[0] and self.ready[1]:
@@ -506,19 +568,14 @@ class Referee(EventQueue, Settlement, Corrections):
 
     def _on_slap(self, ms, us, player, pile):
         if player < 0 or player > 1:
-            self._emit(V.V_ERROR, ms, us, V.E_BAD_PLAYER, pile, -1, player)
+            self._emit(_V_ERROR, ms, us, _E_BAD_PLAYER, pile, -1, player)
             return
         if not (0 <= pile < self.npiles):
-            self._emit(V.V_ERROR, ms, us, V.E_BAD_PILE, pile, -1, player)
+            self._emit(_V_ERROR, ms, us, _E_BAD_PILE, pile, -1, player)
             return
         if self.phase == PH_PLAY:
             self.going_out(ms, us, player, pile)
         elif self.phase == PH_SLAP:
             self.claim(ms, us, player, pile)
         else:
-            self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, pile, -1, player)
-
-
-# The per-card path calls the raw state change as a module global: a plain function call
-# (about 9 us on the RP2040) instead of a method looked up through the instance (20 us).
-_land = Referee._land
+            self._emit(_V_ERROR, ms, us, _E_UNEXPECTED, pile, -1, player)

@@ -14,13 +14,37 @@ except ImportError:  # CPython
     def const(x):
         return x
 
-from spit import verdicts as V
-from spit.legal import MODE_TABLEAU, MODE_OWN_DECK, MODE_SPEED, SLAP_BOTH, END_STOCKS_AND_SPIT
 
-Q_NONE = const(0)
-Q_BLOCKED = const(1)   # stock split after a blocked round
-Q_TIMER = const(2)     # stock split when the 10-minute timer ran out
-Q_WENT_OUT = const(3)  # who went out, when both slapped and either could have
+# What an answer settles (question_after):
+_AFTER_NONE = const(0)
+_AFTER_BLOCKED = const(1)    # the stock split after a blocked round
+_AFTER_TIMER = const(2)      # the stock split when the 10-minute timer ran out
+_AFTER_WENT_OUT = const(3)   # who went out, when both slapped and either could have
+
+# Private copies of other modules' codes (const() is inlined per module only); tests/
+# test_engine_shared_constants.py checks they agree with spit.verdicts and spit.legal.
+_V_ROUND_END = const(8)
+_V_PILE_WON = const(9)
+_V_GAME_OVER = const(10)
+_V_ERROR = const(11)
+_V_QUESTION = const(13)
+_V_SCORE = const(17)
+_R_OUT = const(0)
+_R_BLOCKED = const(1)
+_R_TIMER = const(2)
+_R_POINTS = const(3)
+_R_STREAK = const(4)
+_R_NO_CARDS = const(5)
+_E_SLAP_EARLY = const(6)
+_E_UNEXPECTED = const(7)
+_E_BAD_ANSWER = const(8)
+_Q_STOCK_LEFT = const(0)
+_Q_WENT_OUT = const(1)
+_MODE_TABLEAU = const(0)
+_MODE_OWN_DECK = const(1)
+_MODE_SPEED = const(2)
+_SLAP_BOTH = const(0)
+_END_STOCKS_AND_SPIT = const(1)
 
 # Phases (same values as in referee.py; kept here to avoid a circular import).
 _PH_SLAP = const(2)
@@ -29,7 +53,7 @@ _PH_BETWEEN = const(4)
 _PH_OVER = const(5)
 
 
-TYPE_CHECKING = False
+TYPE_CHECKING = const(False)   # (mpy-cross drops the block below: pyright reads it)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -66,7 +90,7 @@ class Settlement:
         self.slap_deadline_ms = -1
         self.question_player = -1
         self.question_total = 0
-        self.question_after = Q_NONE
+        self.question_after = _AFTER_NONE
         self.streak_player = -1
         self.streak = 0
         self._owner = [-1, -1, -1]
@@ -77,31 +101,31 @@ class Settlement:
         """Enough cards reached the center for ``player`` to have gone out (R-ROUND-1/2)."""
         rules = self.rules
         return self.played + self.unread >= self.stock_start[player] and not (
-            rules.round_end == END_STOCKS_AND_SPIT and rules.mode == MODE_TABLEAU
+            rules.round_end == _END_STOCKS_AND_SPIT and rules.mode == _MODE_TABLEAU
             and self.spit_left[player] > 0)
 
     def going_out(self, ms, us, player, pile):
         rules = self.rules
-        if rules.mode == MODE_OWN_DECK:
+        if rules.mode == _MODE_OWN_DECK:
             # R-OWN-1 ends by itself when the last card is played: a slap means nothing.
-            self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, pile, -1, player)
+            self._emit(_V_ERROR, ms, us, _E_UNEXPECTED, pile, -1, player)
             return
         if not self.can_be_out(player):
             # Not enough cards reached the center for this player to be out (R-ROUND-1/2).
-            self._emit(V.V_ERROR, ms, us, V.E_SLAP_EARLY, pile, -1, player)
+            self._emit(_V_ERROR, ms, us, _E_SLAP_EARLY, pile, -1, player)
             return
-        if rules.mode == MODE_SPEED:
-            self.game_over(ms, us, player, V.R_OUT)   # R-SPEED-1: played out hand and stock
+        if rules.mode == _MODE_SPEED:
+            self.game_over(ms, us, player, _R_OUT)   # R-SPEED-1: played out hand and stock
             return
-        if rules.slap == SLAP_BOTH and self.can_be_out(1 - player):
+        if rules.slap == _SLAP_BOTH and self.can_be_out(1 - player):
             # Both slap, and either could be the one who went out: the first hand down is no
             # proof.  The slaps are taken as usual; who went out is said (STUCK) or asked
-            # (Q_WENT_OUT) before the piles and card counts are settled.
+            # (_AFTER_WENT_OUT) before the piles and card counts are settled.
             self.out_unknown = True
             self.out_player = -1
         else:
             self._set_out(player)
-        self._emit(V.V_ROUND_END, ms, us, V.R_OUT, self.out_player, self.round, -1)
+        self._emit(_V_ROUND_END, ms, us, _R_OUT, self.out_player, self.round, -1)
         self._open_slaps()
         if self.single_pile >= 0 and not self.out_unknown:
             self.assign_piles(ms, us)   # R-ROUND-6: no slap, the opponent takes the center
@@ -111,7 +135,7 @@ class Settlement:
     def declare_out(self, ms, us, player):
         """During the slaps, with who went out unknown: ``player`` says it was them (STUCK)."""
         if not self.can_be_out(player):
-            self._emit(V.V_ERROR, ms, us, V.E_SLAP_EARLY, -1, -1, player)
+            self._emit(_V_ERROR, ms, us, _E_SLAP_EARLY, -1, -1, player)
             return
         self._set_out(player)
         if self.single_pile >= 0:
@@ -127,7 +151,7 @@ class Settlement:
         opp_played = self.played + self.unread - self.stock_start[player]
         left = self.stock_start[other] - opp_played
         self.stock_left[other] = left if left > 0 else 0
-        if self.single_pile < 0 and self.rules.round_end != END_STOCKS_AND_SPIT \
+        if self.single_pile < 0 and self.rules.round_end != _END_STOCKS_AND_SPIT \
                 and self.spit_left[player] == 0:
             # R-GAME-1/3, R-ROUND-6: with no spit cards left this player is already down to
             # the opponent's single spit pile (the next flip would make it official).
@@ -147,15 +171,15 @@ class Settlement:
         mode = self.rules.slap
         # The player who went out (or won a blocked round, R-ROUND-2); -1: either may slap.
         claimer = self.out_player if self.out_player >= 0 else self.round_winner
-        if mode != SLAP_BOTH and claimer >= 0 and player != claimer:
+        if mode != _SLAP_BOTH and claimer >= 0 and player != claimer:
             # R-ROUND-3 (001) / R-ROUND-4: only the player who went out claims a pile.
-            self._emit(V.V_ERROR, ms, us, V.E_UNEXPECTED, pile, -1, player)
+            self._emit(_V_ERROR, ms, us, _E_UNEXPECTED, pile, -1, player)
             return
         self.slap_pile[player] = pile
         if self.first_slapper < 0:
             self.first_slapper = player
             self.slap_deadline_ms = ms + self.rules.slap_window_ms
-        if mode != SLAP_BOTH or self.slap_pile[1 - player] >= 0:
+        if mode != _SLAP_BOTH or self.slap_pile[1 - player] >= 0:
             self.assign_piles(ms, us)
 
     def assign_piles(self, ms, us):
@@ -164,9 +188,9 @@ class Settlement:
             # The slaps are in; the counts depend on who went out: ask the first slapper.
             self.question_player = self.first_slapper if self.first_slapper >= 0 else 0
             self.question_total = 1
-            self.question_after = Q_WENT_OUT
+            self.question_after = _AFTER_WENT_OUT
             self._phase_to(_PH_QUESTION)
-            self._emit(V.V_QUESTION, ms, us, V.Q_WENT_OUT, self.question_player, 1, -1)
+            self._emit(_V_QUESTION, ms, us, _Q_WENT_OUT, self.question_player, 1, -1)
             return
         n = self.npiles
         owner = self._owner
@@ -194,13 +218,13 @@ class Settlement:
         taken[1] = 0
         for p in range(n):
             taken[owner[p]] += self.size[p]
-            self._emit(V.V_PILE_WON, ms, us, owner[p], p, self.size[p], -1)
+            self._emit(_V_PILE_WON, ms, us, owner[p], p, self.size[p], -1)
         for p in range(2):
             kept = self.stock_left[p] + self.spit_left[p]   # R-ROUND-5
             self.cards[p] = taken[p] + kept
             if self.rules.points_target > 0:
                 self.score[p] += kept   # R-GAME-4: a point per card left
-                self._emit(V.V_SCORE, ms, us, p, self.score[p], -1, -1)
+                self._emit(_V_SCORE, ms, us, p, self.score[p], -1, -1)
         self._finish_round(ms, us)
 
     def _finish_round(self, ms, us):
@@ -213,16 +237,16 @@ class Settlement:
             self.streak = 1
         out = self.out_player
         if out >= 0 and self.cards[out] == 0:
-            self.game_over(ms, us, out, V.R_NO_CARDS)   # R-GAME-1/2/3
+            self.game_over(ms, us, out, _R_NO_CARDS)   # R-GAME-1/2/3
         elif self.cards[0] == 0 or self.cards[1] == 0:
-            self.game_over(ms, us, 0 if self.cards[0] == 0 else 1, V.R_NO_CARDS)
+            self.game_over(ms, us, 0 if self.cards[0] == 0 else 1, _R_NO_CARDS)
         elif rules.points_target > 0 and (self.score[0] >= rules.points_target
                                           or self.score[1] >= rules.points_target):
             s0 = self.score[0]
             s1 = self.score[1]
-            self.game_over(ms, us, 0 if s0 < s1 else 1 if s1 < s0 else rw, V.R_POINTS)
+            self.game_over(ms, us, 0 if s0 < s1 else 1 if s1 < s0 else rw, _R_POINTS)
         elif rules.rounds_in_a_row > 0 and self.streak >= rules.rounds_in_a_row:
-            self.game_over(ms, us, self.streak_player, V.R_STREAK)   # R-GAME-5
+            self.game_over(ms, us, self.streak_player, _R_STREAK)   # R-GAME-5
         elif self.timer_due:
             self._timer_verdict(ms, us, self.cards[0], self.cards[1])
         else:
@@ -233,33 +257,33 @@ class Settlement:
     # --- blocked rounds, the timer, questions ---
     def blocked(self, ms, us):
         """Both stuck and no spit card left anywhere (R-ROUND-1, R-ROUND-2, R-OWN-1)."""
-        if self.rules.mode != MODE_TABLEAU:
+        if self.rules.mode != _MODE_TABLEAU:
             # Own deck (and speed with nothing to recycle): fewer cards left wins.
-            a = self.left[0] if self.rules.mode == MODE_OWN_DECK else 0
-            b = self.left[1] if self.rules.mode == MODE_OWN_DECK else 0
-            self.game_over(ms, us, 0 if a < b else 1 if b < a else -1, V.R_BLOCKED)
+            a = self.left[0] if self.rules.mode == _MODE_OWN_DECK else 0
+            b = self.left[1] if self.rules.mode == _MODE_OWN_DECK else 0
+            self.game_over(ms, us, 0 if a < b else 1 if b < a else -1, _R_BLOCKED)
             return
         self.out_player = -1
         self.out_unknown = False
-        self._emit(V.V_ROUND_END, ms, us, V.R_BLOCKED, -1, self.round, -1)
-        self._ask(ms, us, Q_BLOCKED)
+        self._emit(_V_ROUND_END, ms, us, _R_BLOCKED, -1, self.round, -1)
+        self._ask(ms, us, _AFTER_BLOCKED)
 
     def timer_expired(self, ms, us):
-        if self.rules.mode == MODE_OWN_DECK:
+        if self.rules.mode == _MODE_OWN_DECK:
             self._timer_verdict(ms, us, self.left[0], self.left[1])
         elif self.phase == _PH_BETWEEN:
             self._timer_verdict(ms, us, self.cards[0], self.cards[1])
         elif self.phase in (_PH_SLAP, _PH_QUESTION):
             pass   # settled when this round's piles are given out (timer_due)
-        elif self.rules.mode == MODE_SPEED:
-            self.game_over(ms, us, -1, V.R_TIMER)   # hands are secret: no count to compare
+        elif self.rules.mode == _MODE_SPEED:
+            self.game_over(ms, us, -1, _R_TIMER)   # hands are secret: no count to compare
         else:
-            self._emit(V.V_ROUND_END, ms, us, V.R_TIMER, -1, self.round, -1)
-            self._ask(ms, us, Q_TIMER)
+            self._emit(_V_ROUND_END, ms, us, _R_TIMER, -1, self.round, -1)
+            self._ask(ms, us, _AFTER_TIMER)
 
     def _timer_verdict(self, ms, us, a, b):
         # R-GAME-6: fewer cards in total wins.
-        self.game_over(ms, us, 0 if a < b else 1 if b < a else -1, V.R_TIMER)
+        self.game_over(ms, us, 0 if a < b else 1 if b < a else -1, _R_TIMER)
 
     def _ask(self, ms, us, after):
         total = self.stock_start[0] + self.stock_start[1] - self.played - self.unread
@@ -267,17 +291,17 @@ class Settlement:
         self.question_player = 0
         self.question_after = after
         self._phase_to(_PH_QUESTION)
-        self._emit(V.V_QUESTION, ms, us, V.Q_STOCK_LEFT, 0, self.question_total, -1)
+        self._emit(_V_QUESTION, ms, us, _Q_STOCK_LEFT, 0, self.question_total, -1)
 
     def on_answer(self, ms, us, player, value):
         if self.phase != _PH_QUESTION or player != self.question_player \
                 or value < 0 or value > self.question_total:
-            self._emit(V.V_ERROR, ms, us, V.E_BAD_ANSWER, -1, value, player)
+            self._emit(_V_ERROR, ms, us, _E_BAD_ANSWER, -1, value, player)
             return
-        if self.question_after == Q_WENT_OUT:
+        if self.question_after == _AFTER_WENT_OUT:
             out = player if value == 1 else 1 - player
             if not self.can_be_out(out):
-                self._emit(V.V_ERROR, ms, us, V.E_BAD_ANSWER, -1, value, player)
+                self._emit(_V_ERROR, ms, us, _E_BAD_ANSWER, -1, value, player)
                 return   # the cards seen say otherwise: the question stands
             self._set_out(out)
             self._phase_to(_PH_SLAP)
@@ -287,7 +311,7 @@ class Settlement:
         self.stock_left[1 - player] = self.question_total - value
         s0 = self.stock_left[0]
         s1 = self.stock_left[1]
-        if self.question_after == Q_TIMER:
+        if self.question_after == _AFTER_TIMER:
             self._timer_verdict(ms, us, s0 + self.spit_left[0], s1 + self.spit_left[1])
             return
         # R-ROUND-2: in a blocked round the player with fewer tableau cards wins it.
@@ -298,4 +322,4 @@ class Settlement:
         self._phase_to(_PH_OVER)
         self.winner = winner
         self.over_reason = reason
-        self._emit(V.V_GAME_OVER, ms, us, winner, reason, -1, -1)
+        self._emit(_V_GAME_OVER, ms, us, winner, reason, -1, -1)

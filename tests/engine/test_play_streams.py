@@ -1,0 +1,18 @@
+"""Pinned verdicts: play-heavy event streams (tests/engine/fuzz.py ``play_stream``: every preset,
+touches and their reads out of order, missed reads, two tags in one activation, quiet reports,
+corrections, session times across the intake's base move) give the verdicts, LED intents after
+every call and ``outcome()`` the engine gave when these digests were taken (9ab223d, before the
+per-landing path was cut down for issue 8).  The per-landing path is rewritten for speed now and
+then; this says it still judges alike.  A change that means to judge differently updates the
+digests in the same commit and says why."""
+
+from fuzz import play_many
+
+
+def test_r_play_5_play_streams_are_judged_as_pinned():
+    assert play_many(1, 1200) == (1030478145, 149681)
+
+
+def test_r_play_5_long_play_streams_are_judged_as_pinned():
+    # 1500 landings each: several rounds per stream, the time base moved in most of them
+    assert play_many(20001, 30, 1500) == (372581966, 65307)
