@@ -45,7 +45,6 @@ import micropython
 from micropython import const
 
 import spit
-from spit import verdicts as V
 from spit.intake import EV_TOUCH, EV_STUCK, EV_SLAP
 from spit.intents import LedIntents, ALL_ZONES
 from spit.referee import Referee, PH_OVER
@@ -55,6 +54,21 @@ from referee.rejected import RejectedUids
 from referee.stalls import FlashStalls
 from referee.sessionlog import SessionLog
 from referee import loop
+
+# Private copies of spit.verdicts' codes: const() is inlined per module only, so a use costs
+# no global and attribute lookup, and spit.verdicts need not be loaded on the board
+# (tests/test_engine_shared_constants.py checks every copy against it).
+_V_ACCEPT = const(1)
+_V_ILLEGAL = const(2)
+_V_LATE = const(3)
+_V_TIE = const(4)
+_V_EARLY = const(5)
+_V_SPIT_CALL = const(6)
+_V_PILE_WON = const(9)
+_V_ERROR = const(11)
+_V_ROUND_START = const(15)
+_E_DUPLICATE = const(5)
+_E_READER = const(11)
 
 _REREPORT_MS = const(10000)
 
@@ -201,7 +215,7 @@ class App:
         for p in range(len(self.readers)):
             self._reported_ms[p] = 0
             if self.versions[p] is None:
-                self.referee.report(0, 0, V.E_READER, p, 0)
+                self.referee.report(0, 0, _E_READER, p, 0)
         # (the new engine's first records wait in RAM for the next pause: its countdown has
         # begun, and a flash write now would mask the IRQs that time early cards)
         if self.book is not None:
@@ -312,7 +326,7 @@ class App:
         p = reader.pile
         if reader.status:
             self._reported_ms[p] = self.clock.ms
-            self.referee.report(self.clock.ms, self.clock.us, V.E_READER, p, reader.failures)
+            self.referee.report(self.clock.ms, self.clock.us, _E_READER, p, reader.failures)
             self.out("spit-referee: reader %d failing (%s), retrying" % (p, reader.last_error))
         else:
             self.out("spit-referee: reader %d answers again" % p)
@@ -324,30 +338,30 @@ class App:
             p = r.pile
             if r.status and ms - self._reported_ms[p] >= _REREPORT_MS:
                 self._reported_ms[p] = ms
-                self.referee.report(ms, us, V.E_READER, p, r.failures)
+                self.referee.report(ms, us, _E_READER, p, r.failures)
 
     def _on_verdict(self, code, ms, a, b, c):
         self.corr.on_verdict(code, a)
-        if code == V.V_ILLEGAL or code == V.V_LATE or code == V.V_EARLY:
+        if code == _V_ILLEGAL or code == _V_LATE or code == _V_EARLY:
             self._forget_card(a, b)
-        elif code == V.V_ERROR and a == V.E_DUPLICATE:
+        elif code == _V_ERROR and a == _E_DUPLICATE:
             self._forget_card(b, c)
-        elif code == V.V_PILE_WON or code == V.V_ROUND_START:
+        elif code == _V_PILE_WON or code == _V_ROUND_START:
             self._forget_piles()
         bz = self.buzzer
         if bz is None:
             return
-        if code == V.V_ACCEPT:
+        if code == _V_ACCEPT:
             bz.play(bz.ACCEPT)
-        elif code == V.V_ILLEGAL:
+        elif code == _V_ILLEGAL:
             bz.play(bz.ILLEGAL)
-        elif code == V.V_LATE:
+        elif code == _V_LATE:
             bz.play(bz.LATE)
-        elif code == V.V_TIE:
+        elif code == _V_TIE:
             bz.play(bz.TIE)
-        elif code == V.V_SPIT_CALL:
+        elif code == _V_SPIT_CALL:
             bz.play(bz.SPIT)
-        elif code == V.V_ERROR:
+        elif code == _V_ERROR:
             bz.play(bz.ERROR)
 
     def _beep(self, kind):

@@ -21,10 +21,18 @@ engine, so a re-judge of the log sees it.
 
 from micropython import const
 
-from spit import verdicts as V
 from spit.intake import EV_UNDO, EV_ANSWER
 from spit.intents import LedIntents, YELLOW, CYAN, PULSE, BLINK, N_ZONES
 from spit.referee import PH_QUESTION
+
+# Private copies of spit.verdicts' codes: const() is inlined per module only, so a use costs
+# no global and attribute lookup, and spit.verdicts need not be loaded on the board
+# (tests/test_engine_shared_constants.py checks every copy against it).
+_V_ACCEPT = const(1)
+_V_SPIT = const(7)
+_V_QUESTION = const(13)
+_V_ROUND_START = const(15)
+_V_RESYNC = const(19)
 
 _HOLD_MS = const(2000)
 # A button seen up with no release edge yet: its edge may still wait in the input ring (it
@@ -66,16 +74,16 @@ class Corrections:
 
     # ---- verdicts (to know what "the last card" is) -----------------------------------
     def on_verdict(self, code, a):
-        if code == V.V_ACCEPT or code == V.V_SPIT or code == V.V_RESYNC:
+        if code == _V_ACCEPT or code == _V_SPIT or code == _V_RESYNC:
             if self._n == _STACK:
                 for i in range(_STACK - 1):
                     self._stack[i] = self._stack[i + 1]
                 self._n -= 1
             self._stack[self._n] = a
             self._n += 1
-        elif code == V.V_ROUND_START:
+        elif code == _V_ROUND_START:
             self._n = 0
-        elif code == V.V_QUESTION:
+        elif code == _V_QUESTION:
             self.count = 0
 
     # ---- inputs -------------------------------------------------------------------------

@@ -20,11 +20,16 @@ import time
 
 from micropython import const
 
-from spit import verdicts as V
 from spit.cardmap import uid_hex
 from spit.intake import EV_CARD, EV_TOP
 from spit.referee import PH_BETWEEN, PH_OVER
 from referee.sessionlog import RECORD_BYTES
+
+# Private copies of spit.verdicts' codes: const() is inlined per module only, so a use costs
+# no global and attribute lookup, and spit.verdicts need not be loaded on the board
+# (tests/test_engine_shared_constants.py checks every copy against it).
+_E_UNKNOWN_UID = const(10)
+_E_OVERFLOW = const(13)
 
 _DRAIN_MAX = const(8)      # events taken from the ring per step (the rest next step: ~80 us each)
 # Reader bus work per step: once the readers served in a step have used this much, the
@@ -159,7 +164,7 @@ def poll(self):
     if ring.overflows != self._overflows:
         lost = ring.overflows - self._overflows
         self._overflows = ring.overflows
-        self.referee.report(ms, us, V.E_OVERFLOW, -1, lost)
+        self.referee.report(ms, us, _E_OVERFLOW, -1, lost)
     now = time.ticks_us()
     self._read = False
     first = self._replied
@@ -288,7 +293,7 @@ def on_card(self, pile, uid, ticks):
     self.feed_cards()   # (what was read before it first)
     if cm.card < 0:
         self.slog.uid_note = uid_hex(uid).encode()
-        self.referee.report(ms, us, V.E_UNKNOWN_UID, pile, -1)
+        self.referee.report(ms, us, _E_UNKNOWN_UID, pile, -1)
         self.out("spit-referee: pile %d: unknown tag %s (not in cards.json)" % (pile, uid_hex(uid)))
     elif self.corr.take_resync(pile):
         self.feed(EV_TOP, ms, us, pile, cm.card, 0)
