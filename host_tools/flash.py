@@ -4,7 +4,8 @@ Steps (``--dry-run`` prints the mpremote command lines instead of running them):
 
 1. Take the board's manifest (``board_manifest``): every file below ``firmware/`` except the host-only
    modules (``lib/spit/log.py``, ``describe.py``, ``words.py``, ``referee/logread.py``), the PC-checked ones
-   (``referee/board.py``, ``lib/spit/rules.py``: see step 2), the bring-up scripts sent by
+   (``referee/board.py``, ``lib/spit/rules.py``: see step 2), the log's words (``lib/spit/notation.py``,
+   ``logtables.py``: step 2 builds ``logtables.bin`` from them), the bring-up scripts sent by
    ``mpremote run`` when needed (``referee/enroll.py``, ``referee/nfc_probe.py``) and the drivers of other boards (``pn532_spi``/``pn532_i2c`` by
    the board's ``nfc.bus``, ``led_strip``/``gpio_leds`` by its ``leds.type``), unless a kept module imports them.
    Compile each ``.py`` of it into the build dir (default ``build/mpy/``), keeping the tree:
@@ -14,10 +15,12 @@ Steps (``--dry-run`` prints the mpremote command lines instead of running them):
    (``referee/board.py``, not installed: a bad board stops here with the key named) and normalised, marked
    ``"checked": 1`` for the device's short check; ``ruleset.json`` (``--ruleset NAME`` or a JSON file)
    resolved on the PC by ``spit.rules`` (not installed either: a bad option stops here, named) with the
-   board's ``reorder_us``, and written with every value the referee reads, marked ``"checked": 1``.
+   board's ``reorder_us``, and written with every value the referee reads, marked ``"checked": 1``;
+   ``logtables.bin``: the log line tables and the session header's template (``spit.logtables``), which the
+   device reads at boot instead of building them (its file names the firmware version: a stale one is refused).
 3. ``mpremote connect PORT exec <prepare> + fs cp ... + fs cp ...``: one session that creates the directories,
    removes old ``.py``/``.mpy`` modules from the firmware directories (a stale ``.py`` would shadow a new
-   ``.mpy``), and copies firmware, ``board.json``, ``ruleset.json`` and ``cards.json``.
+   ``.mpy``), and copies firmware, ``board.json``, ``ruleset.json``, ``logtables.bin`` and ``cards.json``.
 4. ``mpremote connect PORT soft-reset + exec <verify>``: a fresh interpreter imports ``spit`` and every engine
    module from the board, loads ``board.json`` and prints ``spit-referee <version> board=<name>
    platform=<sys.platform>``. The version must match ``firmware/lib/spit/__init__.py``. This works the same on a
@@ -180,6 +183,14 @@ def checked_ruleset(firmware_dir, ruleset, board):
     return rules.checked_config(rs)
 
 
+def log_tables_file(firmware_dir, version):
+    """The bytes of ``logtables.bin`` (``spit.logtables.tables_file``, run here on the PC: the log line
+    tables and the session header's template, which the device reads at boot instead of building them
+    from ``spit.notation``); None for a firmware tree without ``spit.logtables``."""
+    tables = _pc_checker(firmware_dir, PC_BUILT[1])
+    return None if tables is None else tables.tables_file(version)
+
+
 def firmware_version(firmware_dir):
     """``__version__`` from lib/spit/__init__.py, read as text (no import)."""
     path = os.path.join(firmware_dir, "lib", "spit", "__init__.py")
@@ -216,6 +227,9 @@ HOST_ONLY = ("lib/spit/log.py", "lib/spit/describe.py", "lib/spit/words.py", "re
 # the checked board and ruleset (``checked_board``, ``checked_ruleset``); the device loads those with a short
 # check (referee/boardfile.py imports the full ones only where they are present).
 PC_CHECKED = ("referee/board.py", "lib/spit/rules.py")
+# The log's words: spit flash builds the log line tables and the session header's template from them and
+# writes them to ``logtables.bin`` (``log_tables_file``), which the device reads at boot.
+PC_BUILT = ("lib/spit/notation.py", "lib/spit/logtables.py")
 # Device code for bring-up sessions, not for play: not installed, so it costs the board no flash and
 # no heap.  ``mpremote run`` sends it when needed (``spit enroll --board-port`` runs referee/enroll.py;
 # docs/hardware.md shows the reader probe, referee/nfc_probe.py).
@@ -289,6 +303,9 @@ def board_manifest(firmware_dir, board_data, firmware_files=None):
         if rel in present:
             skipped[rel] = "run on the PC: spit flash writes the checked " + (
                 "board" if rel.startswith("referee/") else "ruleset")
+    for rel in PC_BUILT:
+        if rel in present:
+            skipped[rel] = "run on the PC: spit flash writes logtables.bin"
     data = board_data if isinstance(board_data, dict) else {}
     for rel, section, key, value in BOARD_DRIVERS:
         conf = data.get(section)
@@ -493,10 +510,14 @@ def flash(options, err=None, out=None):
     ruleset = checked_ruleset(firmware_dir, ruleset_config(options.ruleset), board_checked or board_data)
     if options.cards:
         check_card_map(options.cards)
+    log_tables = log_tables_file(firmware_dir, version)
 
     uploads = plan_uploads(firmware_files, options.source)
-    # The build dir is an image of the board: firmware plus board.json, ruleset.json and cards.json.
+    # The build dir is an image of the board: firmware plus board.json, ruleset.json, logtables.bin and
+    # cards.json.
     configs = [("board.json", None if board_checked else board_path), ("ruleset.json", None)]
+    if log_tables is not None:
+        configs.append(("logtables.bin", None))
     if options.cards:
         configs.append(("cards.json", options.cards))
     remotes = [remote for _, remote, _ in uploads] + [remote for remote, _ in configs]
@@ -534,6 +555,9 @@ def flash(options, err=None, out=None):
     if board_checked:
         with open(os.path.join(build_dir, "board.json"), "w", encoding="utf-8") as f:
             json.dump(board_checked, f)
+    if log_tables is not None:
+        with open(os.path.join(build_dir, "logtables.bin"), "wb") as f:
+            f.write(log_tables)
 
     copied = [0]
 

@@ -195,6 +195,9 @@ def test_unknown_uid_is_flagged(table):
      "board error (blink code 4): board.json: nfc.bus"),
     ({"ruleset.json": "{\"ruleset\": \"nope\"}"}, 6, "ruleset error (blink code 6): ruleset.json: unknown ruleset"),
     ({"cards.json": None}, 7, "card map error (blink code 7)"),
+    ({"logtables.bin": None}, 9, "log tables error (blink code 9): logtables.bin: missing (spit flash writes it)"),
+    ({"logtables.bin": b"spit log tables 1\n\x05\x00ab"}, 9,
+     "log tables error (blink code 9): logtables.bin: damaged or not a log tables file"),
 ])
 def test_boot_errors_are_one_clear_line(files, code, text, capsys):
     t = VirtualTable(files=files, boot=False)

@@ -18,6 +18,10 @@ and their checks, not installed on the board) and writes it marked ``"checked": 
 ``spit.legal.Ruleset`` once each is there and an integer.  An unchecked file is resolved in
 full where ``spit.rules`` is present, and otherwise refused with one line saying to run
 ``spit flash``.  Its errors are ``BoardError`` with code ``ERR_RULESET``.
+
+The log's words likewise: ``spit flash`` builds the log line tables and the session header's
+template on the PC (``spit.logtables``, not installed) and writes them to ``logtables.bin``;
+``load_log_tables`` reads them (errors: ``ERR_LOG_TABLES``).
 """
 
 import json
@@ -34,6 +38,7 @@ ERR_JSON = const(3)  # not valid JSON
 ERR_INVALID = const(4)  # valid JSON, wrong content
 ERR_HARDWARE = const(5)  # board valid but a device failed at init (set by the caller)
 ERR_RULESET = const(6)  # ruleset.json missing or invalid
+ERR_LOG_TABLES = const(9)  # logtables.bin missing, or not the one of this firmware
 
 # What the firmware reads from a checked board (referee/board.py ``validate`` writes them all).
 _KEYS = ("name", "piles", "debounce_ms", "stable_ms", "reorder_us", "status_led", "loop_pin", "nfc",
@@ -107,6 +112,46 @@ def load_ruleset(path, reorder_us=None, name="ruleset.json"):
         return from_config(d, reorder_us)
     except ValueError as e:
         raise BoardError("%s: %s" % (name, e), ERR_RULESET)
+
+
+_TABLES_MAGIC = b"spit log tables 1\n"   # (spit.logtables writes the file: TABLES_MAGIC)
+_TABLES_SECTIONS = const(14)
+
+
+def load_log_tables(path, version, header_values, name="logtables.bin"):
+    """``(header line, tables)`` from the log tables file ``spit flash`` writes
+    (``spit.logtables.tables_file``): the session header with ``header_values`` (ruleset,
+    options, counts, board, firmware) in its template as JSON, and the line tables as
+    ``referee.logline.LineFormat`` takes them.  The file must be the one of firmware
+    ``version``.  Raises BoardError (code ERR_LOG_TABLES) naming the file and what to do."""
+    try:
+        f = open(path, "rb")
+    except OSError:
+        raise BoardError("%s: missing (spit flash writes it)" % name, ERR_LOG_TABLES)
+    try:
+        data = f.read()
+    finally:
+        f.close()
+    p = len(_TABLES_MAGIC)
+    parts = []
+    if data[:p] == _TABLES_MAGIC:
+        while p + 2 <= len(data):
+            n = data[p] | data[p + 1] << 8
+            p += 2 + n
+            parts.append(data[p - n:p])
+    if p != len(data) or len(parts) != _TABLES_SECTIONS or len(parts[4]) != 5 or len(parts[5]) != 4:
+        raise BoardError("%s: damaged or not a log tables file (run `spit flash` again)" % name,
+                         ERR_LOG_TABLES)
+    if parts[0] != version.encode():
+        raise BoardError("%s: written for another firmware than this one, %s (run `spit flash` again)"
+                         % (name, version), ERR_LOG_TABLES)
+    try:
+        header = parts[1].decode() % tuple(json.dumps(v) for v in header_values)
+    except (TypeError, ValueError):
+        raise BoardError("%s: damaged header template (run `spit flash` again)" % name, ERR_LOG_TABLES)
+    s = parts[4]
+    from array import array
+    return header, (parts[2], array("H", parts[3]), s[0], parts[5], s[1], s[2], s[3], s[4]) + tuple(parts[6:])
 
 
 def read_json(path, name):

@@ -8,12 +8,14 @@ import time
 
 from micropython import const
 
+import spit
 from spit.cardmap import CardMapError
 from spit.clock import SessionClock
 from spit.legal import MODE_OWN_DECK
 from drivers.input_ring import InputRing
 from referee import sources
-from referee.boardfile import load as load_board, load_ruleset, BoardError, ERR_HARDWARE, ERR_RULESET
+from referee.boardfile import (load as load_board, load_ruleset, load_log_tables, BoardError, ERR_HARDWARE,
+                               ERR_RULESET)
 from referee.corrections import Corrections
 from referee.rejected import RejectedUids
 
@@ -60,12 +62,20 @@ def load_configs(app):
         raise BootError("card map", "%s (enroll the cards: `spit enroll`, or on the board "
                         "`import referee.enroll as e; e.run()`)" % e, ERR_CARDS, led)
     finally:
-        # Boot-only: the card file's reader and checks (the map is in spit.cardmap), and the
-        # log line tables' builder (App() ran it: referee/logline.py).
+        # Boot-only: the card file's reader and checks (the map is in spit.cardmap).
         from referee.app import _drop_modules
-        _drop_modules(("spit.cardfile", "spit.logtables"))
+        _drop_modules(("spit.cardfile",))
     app.counts = app.rules.default_counts()
     app.own_deck = app.rules.mode == MODE_OWN_DECK
+    # The log's words, made on the PC by spit flash: the line tables and the session header
+    # (the same for every session of this boot).
+    try:
+        app.header, tables = load_log_tables(
+            root + "logtables.bin", spit.__version__,
+            (app.rules.name, app.rules.options, app.counts, app.board["name"], spit.__version__))
+    except BoardError as e:
+        raise BootError("log tables", e.msg, e.code, led)
+    app.slog.line_format.use(tables)
 
 
 def status_led(board):

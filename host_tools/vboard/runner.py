@@ -1,8 +1,8 @@
 """Run the real firmware (``firmware/main.py``, unchanged) on the virtual board.
 
 ``VirtualTable`` builds a board file system in a directory (``board.json`` from boards/,
-``ruleset.json``, ``cards.json``), installs the fakes (``machine``, ``rp2``, ``time`` on a
-``VirtualClock``), attaches one ``PN532Emulator`` per pile to the buses the firmware builds,
+``ruleset.json``, ``cards.json``, ``logtables.bin``), installs the fakes (``machine``, ``rp2``,
+``time`` on a ``VirtualClock``), attaches one ``PN532Emulator`` per pile to the buses the firmware builds,
 boots the firmware through ``main.start()`` and then steps ``App.step()`` itself while the
 virtual clock advances.  Works under CPython and the MicroPython unix port.
 
@@ -149,7 +149,7 @@ class _Machine:
 
 
 def _write(path, text):
-    f = open(path, "w")
+    f = open(path, "wb" if isinstance(text, bytes) else "w")
     try:
         f.write(text)
     finally:
@@ -201,8 +201,10 @@ class VirtualTable:
     def __init__(self, board="pico", ruleset="classic", options=None, cards=None, files=None,
                  start_us=0, loop_us=1000, emulator=None, boot=True, root=None, lock_heap=False,
                  console=False):
+        from spit import __version__
         from spit.rules import make_ruleset
         from spit.cards import full_deck, format_card
+        from spit.logtables import tables_file
         self.loop_us = loop_us
         self.lock_heap = lock_heap
         self.console = bytearray() if console else None   # the live log echoed by the firmware
@@ -248,7 +250,8 @@ class VirtualTable:
                                                           for i in range(0, len(hexuid), 2))
         contents = {"board.json": board_text,
                     "ruleset.json": json.dumps({"ruleset": ruleset, "options": options or {}}),
-                    "cards.json": json.dumps({"cardmap": 1, "cards": cards})}
+                    "cards.json": json.dumps({"cardmap": 1, "cards": cards}),
+                    "logtables.bin": tables_file(__version__)}   # (as spit flash writes it)
         for name in (files or {}):
             contents[name] = files[name]
         for name in contents:
