@@ -60,9 +60,11 @@ _REREPORT_MS = const(10000)
 
 
 # Modules only the boot needs (the board-file and ruleset loader, device builders, boot
-# steps; referee/startup.py drops the card file's reader and the log tables' builder itself):
+# steps; referee/startup.py drops the card file's reader itself):
 # dropped after boot so their code does not hold heap during play (imported again if needed).
 _BOOT_ONLY = ("referee.startup", "referee.board_hw", "referee.boardfile")
+# The session files' naming and rotation (Logbook.start): dropped after a session start.
+_SESSION_ONLY = ("referee.logfiles",)
 
 
 def _unlocked():
@@ -188,6 +190,7 @@ class App:
         self.slog.start(self.book, self.rules.reorder_us)
         if self.book is not None:
             self.book.start(self.header)   # (made at boot: referee/startup.py)
+            _drop_modules(_SESSION_ONLY)
         for r in self.readers:
             r.clear_pile()
         self.clock.start()

@@ -10,7 +10,7 @@ import json
 
 from micropython import const
 
-from referee.logbook import OsFs
+from referee.logfiles import OsFs
 
 _READ_CHUNK = const(512)
 _OS_FS = OsFs()
