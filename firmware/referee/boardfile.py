@@ -19,7 +19,9 @@ and their checks, not installed on the board) and writes it marked ``"checked": 
 full where ``spit.rules`` is present, and otherwise refused with one line saying to run
 ``spit flash``.  Its errors are ``BoardError`` with code ``ERR_RULESET``.
 
-The log's words likewise: ``spit flash`` builds the log line tables and the session header's
+The card map likewise: ``spit flash --cards`` checks ``cards.json`` on the PC
+(``spit.cardfile``, not installed) and writes it packed to ``cards.bin``; ``load_cards`` takes
+its arrays (errors: ``ERR_CARDS``).  The log's words likewise: ``spit flash`` builds the log line tables and the session header's
 template on the PC (``spit.logtables``, not installed) and writes them to ``logtables.bin``;
 ``load_log_tables`` reads them (errors: ``ERR_LOG_TABLES``).
 """
@@ -38,6 +40,7 @@ ERR_JSON = const(3)  # not valid JSON
 ERR_INVALID = const(4)  # valid JSON, wrong content
 ERR_HARDWARE = const(5)  # board valid but a device failed at init (set by the caller)
 ERR_RULESET = const(6)  # ruleset.json missing or invalid
+ERR_CARDS = const(7)  # cards.bin missing or damaged
 ERR_LOG_TABLES = const(9)  # logtables.bin missing, or not the one of this firmware
 
 # What the firmware reads from a checked board (referee/board.py ``validate`` writes them all).
@@ -152,6 +155,37 @@ def load_log_tables(path, version, header_values, name="logtables.bin"):
     s = parts[4]
     from array import array
     return header, (parts[2], array("H", parts[3]), s[0], parts[5], s[1], s[2], s[3], s[4]) + tuple(parts[6:])
+
+
+def load_cards(path, name="cards.bin"):
+    """The ``spit.cardmap.CardMap`` in the packed card map ``spit flash --cards`` writes
+    (``spit.cardfile.pack``: the map's arrays, checked on the PC; only the index is built here).
+    Raises BoardError (code ERR_CARDS) naming the file and what to do."""
+    from spit.cardmap import CardMap, PACKED_MAGIC, SLOT_BYTES, MAX_CARDS
+    try:
+        f = open(path, "rb")
+    except OSError:
+        raise BoardError("%s: missing (enroll the cards: `spit enroll`, then `spit flash --cards "
+                         "cards.json`; or `spit enroll --board-port PORT`)" % name, ERR_CARDS)
+    try:
+        data = f.read()
+    finally:
+        f.close()
+    m = len(PACKED_MAGIC)
+    n = (len(data) - m) // (SLOT_BYTES + 1)
+    ok = data[:m] == PACKED_MAGIC and m + n * (SLOT_BYTES + 1) == len(data) and n <= MAX_CARDS
+    uids = bytearray(data[m:m + n * SLOT_BYTES])
+    for i in range(0, len(uids) if ok else 0, SLOT_BYTES):
+        ok = ok and uids[i] in (4, 7, 10)   # (a UID's length)
+    if not ok:
+        raise BoardError("%s: damaged or not a packed card map (run `spit flash --cards cards.json` again)"
+                         % name, ERR_CARDS)
+    cm = CardMap(0)   # (its arrays, as spit.cardfile.pack wrote them)
+    cm._uids = uids
+    cm._values = bytearray(data[m + n * SLOT_BYTES:])
+    cm.count = n
+    cm._reindex(n)
+    return cm
 
 
 def read_json(path, name):

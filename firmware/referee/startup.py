@@ -9,18 +9,14 @@ import time
 from micropython import const
 
 import spit
-from spit.cardmap import CardMapError
 from spit.clock import SessionClock
 from spit.legal import MODE_OWN_DECK
 from drivers.input_ring import InputRing
 from referee import sources
-from referee.boardfile import (load as load_board, load_ruleset, load_log_tables, BoardError, ERR_HARDWARE,
-                               ERR_RULESET)
+from referee.boardfile import (load as load_board, load_ruleset, load_cards, load_log_tables, BoardError,
+                               ERR_HARDWARE, ERR_RULESET)
 from referee.corrections import Corrections
 from referee.rejected import RejectedUids
-
-ERR_CARDS = const(7)       # blink code: /cards.json missing or invalid
-
 
 class BootError(Exception):
     """A configuration or hardware problem found at boot: ``what``, ``msg``, blink ``code``."""
@@ -56,15 +52,9 @@ def load_configs(app):
         raise BootError("ruleset", "ruleset.json: the ruleset plays on %d piles, board %s has %d"
                         % (app.rules.piles, app.board["name"], app.board["piles"]), ERR_RULESET, led)
     try:
-        from spit.cardfile import read_cardmap
-        app.cards = read_cardmap(root + "cards.json")
-    except CardMapError as e:
-        raise BootError("card map", "%s (enroll the cards: `spit enroll`, or on the board "
-                        "`import referee.enroll as e; e.run()`)" % e, ERR_CARDS, led)
-    finally:
-        # Boot-only: the card file's reader and checks (the map is in spit.cardmap).
-        from referee.app import _drop_modules
-        _drop_modules(("spit.cardfile",))
+        app.cards = load_cards(root + "cards.bin")   # (cards.json checked and packed by spit flash)
+    except BoardError as e:
+        raise BootError("card map", e.msg, e.code, led)
     app.counts = app.rules.default_counts()
     app.own_deck = app.rules.mode == MODE_OWN_DECK
     # The log's words, made on the PC by spit flash: the line tables and the session header

@@ -1,7 +1,7 @@
 """Run the real firmware (``firmware/main.py``, unchanged) on the virtual board.
 
 ``VirtualTable`` builds a board file system in a directory (``board.json`` from boards/,
-``ruleset.json``, ``cards.json``, ``logtables.bin``), installs the fakes (``machine``, ``rp2``,
+``ruleset.json``, ``cards.json`` and ``cards.bin``, ``logtables.bin``), installs the fakes (``machine``, ``rp2``,
 ``time`` on a ``VirtualClock``), attaches one ``PN532Emulator`` per pile to the buses the firmware builds,
 boots the firmware through ``main.start()`` and then steps ``App.step()`` itself while the
 virtual clock advances.  Works under CPython and the MicroPython unix port.
@@ -205,6 +205,7 @@ class VirtualTable:
         from spit.rules import make_ruleset
         from spit.cards import full_deck, format_card
         from spit.logtables import tables_file
+        from spit.cardfile import load_cardmap, pack
         self.loop_us = loop_us
         self.lock_heap = lock_heap
         self.console = bytearray() if console else None   # the live log echoed by the firmware
@@ -251,7 +252,9 @@ class VirtualTable:
         contents = {"board.json": board_text,
                     "ruleset.json": json.dumps({"ruleset": ruleset, "options": options or {}}),
                     "cards.json": json.dumps({"cardmap": 1, "cards": cards}),
-                    "logtables.bin": tables_file(__version__)}   # (as spit flash writes it)
+                    # (as spit flash writes them)
+                    "cards.bin": pack(load_cardmap({"cardmap": 1, "cards": cards})),
+                    "logtables.bin": tables_file(__version__)}
         for name in (files or {}):
             contents[name] = files[name]
         for name in contents:

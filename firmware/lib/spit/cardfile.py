@@ -3,14 +3,16 @@
     {"cardmap": 1, "cards": {"04A1B2C3D4E5F6": "QH", "04A1B2C3D4E5F7": "QH@1"}}
 
 Every entry is checked (UID: 4, 7 or 10 bytes of hex; card code; ``@0``/``@1`` owner) and a
-bad one raises ``CardMapError`` naming the UID.  The device needs this only at boot: the
-referee drops it from ``sys.modules`` once the map is built (referee/startup.py).
+bad one raises ``CardMapError`` naming the UID.  This runs on the PC: ``spit flash --cards``
+(and ``spit enroll --board-port``) write the checked map to the board packed (``pack``:
+``cards.bin``), which the device reads at boot without parsing JSON
+(``referee.boardfile.load_cards``); this module is not on the board.
 """
 
 import json
 
 from spit.cards import parse_card, CardError
-from spit.cardmap import CardMap, CardMapError
+from spit.cardmap import CardMap, CardMapError, PACKED_MAGIC, SLOT_BYTES
 
 
 def add(cm, uid_text, value):
@@ -70,3 +72,12 @@ def read_cardmap(path):
         return load_cardmap(text)
     except CardMapError as e:
         raise CardMapError("%s: %s" % (path, e))
+
+
+def pack(cm):
+    """The board's ``cards.bin`` for the CardMap ``cm``: ``PACKED_MAGIC``, every card's UID slot
+    (``SLOT_BYTES``: its length byte, the UID, zero padding), then every card's value byte
+    (``card | (owner + 1) << 6``): the map's own arrays (spit/cardmap.py), which
+    ``referee.boardfile.load_cards`` takes back as they are."""
+    n = cm.count
+    return PACKED_MAGIC + bytes(cm._uids[:n * SLOT_BYTES]) + bytes(cm._values[:n])

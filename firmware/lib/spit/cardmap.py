@@ -6,8 +6,10 @@ File format (docs/architecture.md)::
 
 UIDs are upper-case hex (4, 7 or 10 bytes).  ``CardMap.lookup(uid_bytes, n)`` is what the
 firmware calls per read: it finds the raw UID bytes without building a hex string.  Reading
-and checking the file is ``spit.cardfile`` (boot only on the device: dropped once the map is
-built).
+and checking the file is ``spit.cardfile``, on the PC: the board gets the checked map packed
+(``cards.bin``: ``PACKED_MAGIC``, every card's UID slot of ``SLOT_BYTES``, then every card's
+value byte), written by ``spit.cardfile.pack`` and read at boot by
+``referee.boardfile.load_cards`` straight into the map's arrays.
 """
 
 try:
@@ -30,6 +32,9 @@ def uid_hex(uid, n=-1):
 
 _SLOT = const(11)   # one card's UID: its length byte, then up to 10 bytes (zero padded)
 _MAX_CARDS = const(255)   # slot numbers + 1 fit the index's bytes
+SLOT_BYTES = _SLOT
+MAX_CARDS = _MAX_CARDS
+PACKED_MAGIC = b"spit cards 1\n"   # the first bytes of the board's cards.bin
 
 
 def _hash(uid, n):
