@@ -36,14 +36,15 @@ def _add(out, spec, source, ring, both_edges):
     out.append(EdgeInput(_input_pin(spec), source, ring, trig, active_low=low, mark_release=both_edges))
 
 
-def build_inputs(board, ring, reader_irqs=True):
+def build_inputs(board, ring, reader_irqs=()):
     """EdgeInputs for every touch sensor, STUCK button, slap pad (and PN532 IRQ line).
 
     Keep the returned list alive for as long as the IRQs should fire.  Touch sensors and slap
     pads trigger on their active edge only; STUCK buttons on both edges (releases carry
-    ``sources.RELEASE``) for the long-press correction gesture.  With ``reader_irqs`` the
-    PN532 IRQ lines (active low) are timestamped too (``sources.reader(pile)``); the
-    PN532 driver then only reads ``irq.value()`` and must not attach its own handler.
+    ``sources.RELEASE``) for the long-press correction gesture.  ``reader_irqs``: the PN532
+    IRQ pins by pile (``build_nfc``'s), timestamped too on their falling edge
+    (``sources.reader(pile)``); the PN532 drivers then only read ``irq.value()`` and must not
+    attach their own handler.
     """
     out = []
     for p in range(board["piles"]):
@@ -61,8 +62,7 @@ def build_inputs(board, ring, reader_irqs=True):
         from machine import Pin
         from drivers.edge_input import EdgeInput
 
-        for p, r in enumerate(board["nfc"]["readers"]):
-            pin = Pin(r["irq"], Pin.IN, Pin.PULL_UP)
+        for p, pin in enumerate(reader_irqs):
             out.append(EdgeInput(pin, sources.reader(p), ring, Pin.IRQ_FALLING))
     return out
 

@@ -127,14 +127,7 @@ def load_log_tables(path, version, header_values, name="logtables.bin"):
     options, counts, board, firmware) in its template as JSON, and the line tables as
     ``referee.logline.LineFormat`` takes them.  The file must be the one of firmware
     ``version``.  Raises BoardError (code ERR_LOG_TABLES) naming the file and what to do."""
-    try:
-        f = open(path, "rb")
-    except OSError:
-        raise BoardError("%s: missing (spit flash writes it)" % name, ERR_LOG_TABLES)
-    try:
-        data = f.read()
-    finally:
-        f.close()
+    data = _read_bytes(path, "%s: missing (spit flash writes it)" % name, ERR_LOG_TABLES)
     p = len(_TABLES_MAGIC)
     parts = []
     if data[:p] == _TABLES_MAGIC:
@@ -162,15 +155,8 @@ def load_cards(path, name="cards.bin"):
     (``spit.cardfile.pack``: the map's arrays, checked on the PC; only the index is built here).
     Raises BoardError (code ERR_CARDS) naming the file and what to do."""
     from spit.cardmap import CardMap, PACKED_MAGIC, SLOT_BYTES, MAX_CARDS
-    try:
-        f = open(path, "rb")
-    except OSError:
-        raise BoardError("%s: missing (enroll the cards: `spit enroll`, then `spit flash --cards "
-                         "cards.json`; or `spit enroll --board-port PORT`)" % name, ERR_CARDS)
-    try:
-        data = f.read()
-    finally:
-        f.close()
+    data = _read_bytes(path, "%s: missing (enroll the cards: `spit enroll`, then `spit flash --cards "
+                       "cards.json`; or `spit enroll --board-port PORT`)" % name, ERR_CARDS)
     m = len(PACKED_MAGIC)
     n = (len(data) - m) // (SLOT_BYTES + 1)
     ok = data[:m] == PACKED_MAGIC and m + n * (SLOT_BYTES + 1) == len(data) and n <= MAX_CARDS
@@ -186,6 +172,18 @@ def load_cards(path, name="cards.bin"):
     cm.count = n
     cm._reindex(n)
     return cm
+
+
+def _read_bytes(path, missing, code):
+    """The bytes in ``path``; BoardError(``missing``, ``code``) if it cannot be read."""
+    try:
+        f = open(path, "rb")
+    except OSError:
+        raise BoardError(missing, code)
+    try:
+        return f.read()
+    finally:
+        f.close()
 
 
 def read_json(path, name):

@@ -12,7 +12,7 @@ import spit
 from spit.clock import SessionClock
 from spit.legal import MODE_OWN_DECK
 from drivers.input_ring import InputRing
-from referee import sources
+from referee import board_hw, sources
 from referee.boardfile import (load as load_board, load_ruleset, load_cards, load_log_tables, BoardError,
                                ERR_HARDWARE, ERR_RULESET)
 from referee.corrections import Corrections
@@ -42,8 +42,8 @@ def load_configs(app):
     try:
         app.board = load_board(root + "board.json", "board.json")
     except BoardError as e:
-        raise BootError("board", e.msg, e.code, status_led(None))
-    led = status_led(app.board)
+        raise BootError("board", e.msg, e.code, board_hw.status_led(None))
+    led = board_hw.status_led(app.board)
     try:
         app.rules = load_ruleset(root + "ruleset.json", app.board.get("reorder_us"))
     except BoardError as e:
@@ -68,36 +68,25 @@ def load_configs(app):
     app.slog.line_format.use(tables)
 
 
-def status_led(board):
-    try:
-        from referee.board_hw import status_led
-        return status_led(board)
-    except Exception:  # noqa: BLE001 - no LED is no reason to hide the real error
-        return None
-
-
 def build(app):
     """Build inputs, readers, LEDs and buzzer (BootError code 5 if a device fails)."""
-    from referee import board_hw
     board = app.board
-    app.status = status_led(board)
+    app.status = board_hw.status_led(board)
     try:
-        from machine import Pin
-        from drivers.edge_input import EdgeInput
         from drivers.nfc_reader import NfcReader
         app.ring = InputRing(_RING)
-        app.inputs = board_hw.build_inputs(board, app.ring, reader_irqs=False)
+        nfc = board_hw.build_nfc(board)
+        # The readers' IRQ lines are timestamped like every other input; the PN532 drivers
+        # only read irq.value().  One Pin object per GPIO, shared by both.
+        app.inputs = board_hw.build_inputs(board, app.ring, [irq for _, _, irq in nfc])
         for e in app.inputs:
             if sources.kind(e.source) == sources.KIND_STUCK:
                 app.stuck_inputs[sources.player_of(e.source)] = e
         app.deb = board_hw.build_debouncer(board, app.inputs)
         app.pn532 = []
         app.readers = []
-        for p, (bus, cs, irq) in enumerate(board_hw.build_nfc(board)):
+        for p, (bus, cs, irq) in enumerate(nfc):
             app.pn532.append(board_hw.build_pn532(board, p, bus, cs, irq))
-            # The reader's IRQ line is timestamped like every other input; the driver
-            # only reads irq.value().  One Pin object per GPIO, shared by both.
-            app.inputs.append(EdgeInput(irq, sources.reader(p), app.ring, Pin.IRQ_FALLING))
             # passive_retries 0xFF: the PN532 waits for a card itself (IRQ when one
             # answers), so a quiet pile costs no bus traffic; re-listed every 500 ms.
             app.readers.append(NfcReader(app.pn532[p], p, on_card=app._on_card,
@@ -117,16 +106,10 @@ def build(app):
 
 
 def _make_logbook(app):
-    try:
-        from referee.logbook import Logbook
-    except ImportError:
-        app.out("spit-referee: no referee/logbook module: sessions are not logged")
-        return None
-    buf = app._log_buffer   # allocated first thing at boot (referee/boot.py start)
+    from referee.logbook import Logbook
+    buf = app._log_buffer   # allocated first thing at boot (referee/boot.py start; else made here)
     app._log_buffer = None
-    if buf is not None:
-        return Logbook(app.root + "logs", buffer_bytes=len(buf), buf=buf)
-    return Logbook(app.root + "logs", buffer_bytes=_LOG_BUFFER)
+    return Logbook(app.root + "logs", buffer_bytes=_LOG_BUFFER, buf=buf)
 
 
 def selftest(app):
