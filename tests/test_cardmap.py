@@ -3,7 +3,7 @@ its file read and checked by spit/cardfile.py."""
 
 import pytest
 
-from spit.cardfile import add, load_cardmap
+from spit.cardfile import add, load_cardmap, put
 from spit.cardmap import CardMap, CardMapError, uid_hex
 from spit.cards import parse_card
 
@@ -90,27 +90,27 @@ def test_uids_that_hash_alike_are_all_found_and_told_apart():
 def test_more_cards_than_the_index_holds_is_a_clear_error():
     cm = CardMap(0)
     for i in range(255):
-        cm.put(bytes([4, i, 1, 2]), 1)
+        put(cm, bytes([4, i, 1, 2]), 1)
     with pytest.raises(CardMapError, match="more than 255 cards"):
-        cm.put(bytes([4, 0, 9, 9]), 1)
+        put(cm, bytes([4, 0, 9, 9]), 1)
 
 
 def test_a_deck_of_tags_differing_in_one_byte_spreads_over_the_index():
     """Tags of one batch can share every UID byte but one (the virtual decks do: only byte 4
     names the card): the index must still spread them, or every lookup walks one long chain
     (1.5 ms on the chip instead of ~0.15)."""
-    from spit import cardmap
+    from spit import cardfile, cardmap
     from spit.cards import full_deck
     from host_tools.vboard.runner import default_uid
 
     for owner in (-1, 0, 1):
         uids = [default_uid(card, owner) for card in full_deck(0)]
-        buckets = {cardmap._hash(u, len(u)) & 127 for u in uids}
+        buckets = {cardfile._hash(u, len(u)) & 127 for u in uids}
         assert len(buckets) >= 40, (owner, len(buckets))
     m = cardmap.CardMap(104)
     for owner in (0, 1):
         for card in full_deck(0):
-            m.put(default_uid(card, owner), card, owner)
+            put(m, default_uid(card, owner), card, owner)
     u = default_uid(full_deck(0)[7], 1)
     assert m.lookup(u, len(u)) and m.card == full_deck(0)[7] and m.owner == 1
 
@@ -136,7 +136,8 @@ def test_the_packed_map_the_board_reads_finds_every_card(tmp_path):
     path.write_bytes(pack(want))
     got = load_cards(str(path))
     assert got.count == want.count == len(cards) == 108
-    assert len(path.read_bytes()) == len(b"spit cards 1\n") + 12 * 108   # (11-byte UID slot + value)
+    # (the magic, the count, an 11-byte UID slot and a value byte a card, the index: 256 bytes)
+    assert len(path.read_bytes()) == len(b"spit cards 1\n") + 1 + 12 * 108 + 256
     for text, value in cards.items():
         uid = bytes.fromhex(text)
         assert got.lookup(uid, len(uid)) and (got.card, got.owner) == (parse_card(value[:-2]), int(value[-1]))
@@ -156,9 +157,11 @@ def test_a_missing_or_damaged_packed_map_is_one_clear_error_with_blink_code_7(tm
     assert e.value.code == 7
     good = pack(load_cardmap({"cardmap": 1, "cards": {"04A1B2C3": "QH", "04A1B2C3D4E5F6": "7S"}}))
     bad_length = bytearray(good)
-    bad_length[len(b"spit cards 1\n")] = 5   # a UID slot's length byte: 4, 7 or 10
-    for data in (good[:-1], good + b"\x00", b"spit cards 2\n" + good[13:], bytes(bad_length),
-                 b'{"cardmap": 1, "cards": {}}'):
+    bad_length[len(b"spit cards 1\n") + 1] = 5   # a UID slot's length byte: 4, 7 or 10
+    bad_index = bytearray(good)
+    bad_index[-1] = 3   # a slot number + 1 past the 2 cards
+    for data in (good[:-1], good + b"\x00", b"spit cards 2\n" + good[13:], bytes(bad_length), bytes(bad_index),
+                 good[:13] + b"\x03" + good[14:], b"spit cards 1\n", b'{"cardmap": 1, "cards": {}}'):
         path.write_bytes(data)
         with pytest.raises(BoardError) as e:
             load_cards(str(path))

@@ -152,25 +152,29 @@ def load_log_tables(path, version, header_values, name="logtables.bin"):
 
 def load_cards(path, name="cards.bin"):
     """The ``spit.cardmap.CardMap`` in the packed card map ``spit flash --cards`` writes
-    (``spit.cardfile.pack``: the map's arrays, checked on the PC; only the index is built here).
+    (``spit.cardfile.pack``: the map's arrays, built and checked on the PC, taken as they are).
     Raises BoardError (code ERR_CARDS) naming the file and what to do."""
-    from spit.cardmap import CardMap, PACKED_MAGIC, SLOT_BYTES, MAX_CARDS
+    from spit.cardmap import CardMap, PACKED_MAGIC, SLOT_BYTES
     data = _read_bytes(path, "%s: missing (enroll the cards: `spit enroll`, then `spit flash --cards "
                        "cards.json`; or `spit enroll --board-port PORT`)" % name, ERR_CARDS)
-    m = len(PACKED_MAGIC)
-    n = (len(data) - m) // (SLOT_BYTES + 1)
-    ok = data[:m] == PACKED_MAGIC and m + n * (SLOT_BYTES + 1) == len(data) and n <= MAX_CARDS
+    m = len(PACKED_MAGIC) + 1
+    n = data[m - 1] if len(data) >= m else 0
+    at = m + n * (SLOT_BYTES + 1)   # the index
+    size = len(data) - at
+    ok = data[:m - 1] == PACKED_MAGIC and size >= 16 and size >= 2 * n and not size & (size - 1)
     uids = bytearray(data[m:m + n * SLOT_BYTES])
-    for i in range(0, len(uids) if ok else 0, SLOT_BYTES):
+    index = bytearray(data[at:])
+    for i in range(0, n * SLOT_BYTES if ok else 0, SLOT_BYTES):
         ok = ok and uids[i] in (4, 7, 10)   # (a UID's length)
-    if not ok:
+    if not ok or max(index) > n:   # (an index entry names slot + 1)
         raise BoardError("%s: damaged or not a packed card map (run `spit flash --cards cards.json` again)"
                          % name, ERR_CARDS)
     cm = CardMap(0)   # (its arrays, as spit.cardfile.pack wrote them)
     cm._uids = uids
-    cm._values = bytearray(data[m + n * SLOT_BYTES:])
+    cm._values = bytearray(data[m + n * SLOT_BYTES:at])
+    cm._index = index
+    cm._mask = size - 1
     cm.count = n
-    cm._reindex(n)
     return cm
 
 
