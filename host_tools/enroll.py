@@ -355,8 +355,7 @@ def board_enrollment_commands(port, out_path, script_path, packed_path):
 
 def packed_card_map(cards):
     """The board's ``cards.bin`` for the ``cards`` dict (``spit.cardfile``: checked, then packed)."""
-    from spit.cardfile import load_cardmap, pack
-    from spit.cardmap import CardMapError
+    from spit.cardfile import CardMapError, load_cardmap, pack
     try:
         return pack(load_cardmap({"cardmap": 1, "cards": cards}))
     except CardMapError as e:

@@ -148,7 +148,7 @@ def packed_card_map(firmware_dir, path):
         return None   # (a firmware tree without it: cards.json is copied as it is)
     try:
         return cardfile.pack(cardfile.load_cardmap(data))
-    except ValueError as e:   # (spit.cardmap.CardMapError)
+    except cardfile.CardMapError as e:
         raise FlashError("card map %s: %s" % (path, e))
 
 

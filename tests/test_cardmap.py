@@ -3,8 +3,8 @@ its file read and checked by spit/cardfile.py."""
 
 import pytest
 
-from spit.cardfile import add, load_cardmap, put
-from spit.cardmap import CardMap, CardMapError, uid_hex
+from spit.cardfile import CardMapError, add, load_cardmap, put
+from spit.cardmap import CardMap, uid_hex
 from spit.cards import parse_card
 
 

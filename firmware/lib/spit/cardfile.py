@@ -12,7 +12,11 @@ bad one raises ``CardMapError`` naming the UID.  This runs on the PC: ``spit fla
 import json
 
 from spit.cards import parse_card, CardError
-from spit.cardmap import CardMap, CardMapError, MAX_CARDS, PACKED_MAGIC, SLOT_BYTES, uid_hex
+from spit.cardmap import CardMap, MAX_CARDS, PACKED_MAGIC, SLOT_BYTES, uid_hex
+
+
+class CardMapError(ValueError):
+    """A card map file or entry that cannot be used; the message names the UID."""
 
 
 def add(cm, uid_text, value):

@@ -20,10 +20,6 @@ except ImportError:  # CPython
         return x
 
 
-class CardMapError(ValueError):
-    """A card map file or entry that cannot be used; the message names the UID."""
-
-
 def uid_hex(uid, n=-1):
     """``b"\\x04\\xa1"`` -> ``"04A1"`` (first n bytes)."""
     if n < 0:
