@@ -194,6 +194,7 @@ def test_unknown_uid_is_flagged(table):
     ({"board.json": json.dumps({"board": 1, "name": "x", "piles": 2, "nfc": {}, "players": []})}, 4,
      "board error (blink code 4): board.json: nfc.bus"),
     ({"ruleset.json": "{\"ruleset\": \"nope\"}"}, 6, "ruleset error (blink code 6): ruleset.json: unknown ruleset"),
+    ({"cards.json": None}, 7, "card map error (blink code 7): cards.bin: missing (enroll the cards"),
     ({"cards.bin": None}, 7, "card map error (blink code 7): cards.bin: missing (enroll the cards"),
     ({"cards.bin": b"spit cards 1\n" + bytes(12)}, 7, "card map error (blink code 7): cards.bin: damaged"),
     ({"logtables.bin": None}, 9, "log tables error (blink code 9): logtables.bin: missing (spit flash writes it)"),

@@ -1,6 +1,6 @@
 """The referee application: boot, sessions, and the firmware loop as a steppable ``App``.
 
-    app = App()            # root="" on the Pico: /board.json, /ruleset.json, /cards.json, /logs
+    app = App()            # root="" on the Pico: /board.json, /ruleset.json, /cards.bin, /logtables.bin, /logs
     app.boot()             # raises BootError (one clear message + blink code) on bad config
     while True:
         app.step()         # one loop iteration; never blocks on a reader
