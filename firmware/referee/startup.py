@@ -37,34 +37,30 @@ _RING = const(64)
 _LOG_BUFFER = const(2048)  # Logbook RAM buffer when boot.py gave none (lines formatted at pauses pass through it)
 
 
+# What a BoardError's blink code is about, by code (referee/boardfile.py's ERR_ constants).
+_WHAT = (None, None, "board", "board", "board", "board", "ruleset", "card map", None, "log tables")
+
+
 def load_configs(app):
     root = app.root
+    led = None   # (the status LED: the board's, once its file is read)
     try:
         app.board = load_board(root + "board.json", "board.json")
-    except BoardError as e:
-        raise BootError("board", e.msg, e.code, board_hw.status_led(None))
-    led = board_hw.status_led(app.board)
-    try:
+        led = board_hw.status_led(app.board)
         app.rules = load_ruleset(root + "ruleset.json", app.board.get("reorder_us"))
-    except BoardError as e:
-        raise BootError("ruleset", e.msg, e.code, led)
-    if app.rules.piles != app.board["piles"]:
-        raise BootError("ruleset", "ruleset.json: the ruleset plays on %d piles, board %s has %d"
-                        % (app.rules.piles, app.board["name"], app.board["piles"]), ERR_RULESET, led)
-    try:
+        if app.rules.piles != app.board["piles"]:
+            raise BoardError("ruleset.json: the ruleset plays on %d piles, board %s has %d"
+                             % (app.rules.piles, app.board["name"], app.board["piles"]), ERR_RULESET)
         app.cards = load_cards(root + "cards.bin")   # (cards.json checked and packed by spit flash)
-    except BoardError as e:
-        raise BootError("card map", e.msg, e.code, led)
-    app.counts = app.rules.default_counts()
-    app.own_deck = app.rules.mode == MODE_OWN_DECK
-    # The log's words, made on the PC by spit flash: the line tables and the session header
-    # (the same for every session of this boot).
-    try:
+        app.counts = app.rules.default_counts()
+        app.own_deck = app.rules.mode == MODE_OWN_DECK
+        # The log's words, made on the PC by spit flash: the line tables and the session
+        # header (the same for every session of this boot).
         app.header, tables = load_log_tables(
             root + "logtables.bin", spit.__version__,
             (app.rules.name, app.rules.options, app.counts, app.board["name"], spit.__version__))
     except BoardError as e:
-        raise BootError("log tables", e.msg, e.code, led)
+        raise BootError(_WHAT[e.code], e.msg, e.code, led if led is not None else board_hw.status_led(None))
     app.slog.line_format.use(tables)
 
 
