@@ -132,6 +132,7 @@ def selftest(app):
         app.leds.off()
     if app.buzzer is not None:
         app.buzzer.play(app.buzzer.READY)
-    # The last boot step: play reads only the board's name (the session log's header); the
-    # rest of the board dict (2-3 KB of heap) goes now that every device is built.
+    # The last boot step: play needs nothing of the board file (the session log's header was
+    # made with its name: load_configs), so all but the name (2-3 KB of heap) goes now that
+    # every device is built.
     app.board = {"name": app.board["name"]}
