@@ -346,6 +346,9 @@ def test_manifest_picks_the_boards_drivers_and_skips_host_modules():
     # The log's words are built on the PC (logtables.bin), so neither module goes on the board.
     assert "lib/spit/notation.py" not in spi and "lib/spit/logtables.py" not in spi
     assert skipped["lib/spit/logtables.py"] == "run on the PC: spit flash writes logtables.bin"
+    # The card file's reader too: the board reads the map packed (cards.bin).
+    assert skipped["lib/spit/cardfile.py"] == "run on the PC: spit flash writes cards.bin"
+    assert "lib/spit/cardmap.py" in spi and "referee/logfiles.py" in spi
     assert "referee/logread.py" not in spi and "referee/logbook.py" in spi   # the board only writes logs
     assert "main.py" in spi and "lib/spit/__init__.py" in spi
     i2c, _ = flash.board_manifest(REAL_FIRMWARE, _real_board("pico_i2c"))

@@ -24,8 +24,8 @@ code does not hold heap during play.
 Reading a log back (dropping a torn last record) is ``referee/logread.py``: the firmware
 never reads logs, so that code stays out of the device's heap.
 
-File system access goes through ``fs`` (open/listdir/remove/stat/mkdir), ``os`` by default
-(``referee.logfiles.OsFs``), so tests can inject failures such as a power cut in the middle of
+File system access goes through ``fs`` (open/listdir/remove/stat/mkdir), ``os`` and the
+builtin ``open`` by default, so tests can inject failures such as a power cut in the middle of
 a write.
 """
 

@@ -3,36 +3,15 @@
 Files are ``<dir>/session-NNNN.spitlog``.  This is the code a ``Logbook`` runs at a session
 start (``start``: the next number, rotation, the new file, the header) and at a pause when the
 logs outgrew ``max_total_bytes`` (``rotate``); the firmware drops the module again after a
-session start (referee/app.py), so its code does not hold heap during play.  Reading the logs
-back (``referee/logread.py``) uses ``list_sessions`` and ``OsFs`` too.
+session start (referee/app.py), so its code does not hold heap during play.  File system
+access goes through the ``Logbook``'s ``fs`` (open/listdir/remove/stat/mkdir: tests inject
+failures), or ``os`` and the builtin ``open`` when it has none.
 """
 
 import os
 
 _PREFIX = "session-"
 _SUFFIX = ".spitlog"
-
-
-class OsFs:
-    """The real file system: ``os`` plus the builtin ``open``."""
-
-    def open(self, path, mode):
-        return open(path, mode)
-
-    def listdir(self, path):
-        return os.listdir(path)
-
-    def remove(self, path):
-        os.remove(path)
-
-    def stat(self, path):
-        return os.stat(path)
-
-    def mkdir(self, path):
-        os.mkdir(path)
-
-
-OS_FS = OsFs()
 
 
 def _join(directory, name):
@@ -59,7 +38,7 @@ def session_name(number):
 
 def list_sessions(directory="logs", fs=None):
     """Sorted ``[(number, path), ...]`` of the session files in ``directory`` (none if missing)."""
-    fs = fs or OS_FS
+    fs = fs or os
     try:
         names = fs.listdir(directory)
     except OSError:
@@ -78,7 +57,7 @@ def start(book, header_line):
     the header.  Returns the new file's path (also ``book.path``)."""
     if book._f is not None or book._n:
         book.close()
-    fs = book._fs or OS_FS
+    fs = book._fs or os
     try:
         names = fs.listdir(book.directory)
     except OSError:
@@ -100,7 +79,7 @@ def start(book, header_line):
     book._torn = False
     rotate(book)
     try:
-        book._f = fs.open(book.path, "wb")
+        book._f = (book._fs.open if book._fs else open)(book.path, "wb")
     except OSError as e:
         book._f = None
         book.last_error = e
@@ -114,7 +93,7 @@ def rotate(book):
     (``book.path``), until the others plus the current one total less than
     ``book.max_total_bytes`` and at most ``book.max_files`` files remain counting the current
     one.  Returns how many were deleted."""
-    fs = book._fs or OS_FS
+    fs = book._fs or os
     files = []
     total = 0
     for n, path in list_sessions(book.directory, fs):
