@@ -25,7 +25,7 @@ vb = install(VirtualClock((1 << 30) - 3000))
 from machine import Pin  # noqa: E402  (the fake, after install)
 from drivers.input_ring import InputRing  # noqa: E402
 from referee.board import load_board  # noqa: E402
-from referee.board_hw import build_inputs, build_nfc  # noqa: E402
+from referee.board_hw import build_inputs  # noqa: E402
 
 _EDGES = 6  # per pin: 3 presses + 3 releases
 
@@ -64,7 +64,7 @@ def check_board(path, capacity):
     Pin.reset_registry()
     board = load_board(path)
     ring = InputRing(capacity)
-    inputs = build_inputs(board, ring, [irq for _, _, irq in build_nfc(board)])   # (reader IRQ lines too)
+    inputs = build_inputs(board, ring)
     expected = 0
     for inp in inputs:
         pin = inp.pin

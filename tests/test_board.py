@@ -196,11 +196,11 @@ def test_build_inputs_wires_every_source(vb):
     from drivers.edge_input import RELEASE
     from referee import sources as S
     from referee.board import load_board
-    from referee.board_hw import build_inputs, build_nfc
+    from referee.board_hw import build_inputs
 
     b = load_board(os.path.join(ROOT, "boards", "pico_3pile.json"))
     ring = InputRing(64)
-    inputs = build_inputs(b, ring, [irq for _, _, irq in build_nfc(b)])
+    inputs = build_inputs(b, ring)
     assert len(inputs) == 3 + 2 + 6 + 3
     expect = {26: S.touch(0), 27: S.touch(1), 12: S.touch(2), 2: S.stuck(0), 6: S.stuck(1), 3: S.slap(0, 0),
               4: S.slap(0, 1), 5: S.slap(0, 2), 7: S.slap(1, 0), 8: S.slap(1, 1), 9: S.slap(1, 2),
@@ -217,7 +217,13 @@ def test_build_inputs_wires_every_source(vb):
     assert Pin.irq_errors == []
     # Without reader IRQs (if the PN532 driver wants its own handler).
     Pin.reset_registry()
-    assert len(build_inputs(b, InputRing(4))) == 11
+    assert len(build_inputs(b, InputRing(4), reader_irqs=False)) == 11
+    # The firmware's way: the IRQ pins build_nfc made for the PN532 drivers, one Pin object per GPIO.
+    Pin.reset_registry()
+    from referee.board_hw import build_nfc
+    irqs = [irq for _, _, irq in build_nfc(b)]
+    inputs = build_inputs(b, InputRing(4), irqs)
+    assert [e.pin for e in inputs[11:]] == irqs and [e.source for e in inputs[11:]] == [S.reader(p) for p in range(3)]
 
 
 def test_build_debouncer_windows(vb):

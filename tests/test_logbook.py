@@ -19,8 +19,7 @@ for _p in (os.path.join(ROOT, "firmware"), os.path.join(ROOT, "firmware", "lib")
     if _p not in sys.path:
         sys.path.insert(0, _p)
 
-from referee.logbook import Logbook  # noqa: E402
-from referee.logfiles import list_sessions, session_name, session_number  # noqa: E402
+from referee.logbook import Logbook, list_sessions, session_name, session_number  # noqa: E402
 from referee.logread import LogLines, iter_lines, read_log  # noqa: E402
 
 HEADER = json.dumps({"spitlog": 1, "ruleset": "classic", "counts": [26, 26]})

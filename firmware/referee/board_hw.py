@@ -42,15 +42,16 @@ def _specs(board):
     return out
 
 
-def build_inputs(board, ring, reader_irqs=()):
+def build_inputs(board, ring, reader_irqs=None):
     """EdgeInputs for every touch sensor, STUCK button, slap pad (and PN532 IRQ line).
 
     Keep the returned list alive for as long as the IRQs should fire.  Touch sensors and slap
     pads trigger on their active edge only; STUCK buttons on both edges (releases carry
     ``sources.RELEASE``) for the long-press correction gesture.  ``reader_irqs``: the PN532
-    IRQ pins by pile (``build_nfc``'s), timestamped too on their falling edge
-    (``sources.reader(pile)``); the PN532 drivers then only read ``irq.value()`` and must not
-    attach their own handler.
+    IRQ lines are timestamped too, on their falling edge (``sources.reader(pile)``): None (or
+    True) for the board's IRQ pins made here, or the pins by pile (``build_nfc``'s, shared with
+    the drivers), or False for none; the PN532 drivers then only read ``irq.value()`` and must not attach
+    their own handler.
     """
     from machine import Pin
     from drivers.edge_input import EdgeInput
@@ -63,7 +64,9 @@ def build_inputs(board, ring, reader_irqs=()):
         else:
             trig = Pin.IRQ_FALLING if low else Pin.IRQ_RISING
         out.append(EdgeInput(_input_pin(spec), source, ring, trig, active_low=low, mark_release=both))
-    for p, pin in enumerate(reader_irqs):
+    if reader_irqs is None or reader_irqs is True:
+        reader_irqs = [Pin(r["irq"], Pin.IN, Pin.PULL_UP) for r in board["nfc"]["readers"]]
+    for p, pin in enumerate(reader_irqs or ()):
         out.append(EdgeInput(pin, sources.reader(p), ring, Pin.IRQ_FALLING))
     return out
 

@@ -43,6 +43,13 @@ _EBADF = const(9)
 _NOT_OPEN = OSError(_EBADF, "no session file open")  # last_error when lines arrive with no session file open
 
 
+def __getattr__(name):
+    # The session files' names and listing (list_sessions, session_name, session_number) are in
+    # referee/logfiles.py, loaded at a session start only; importing them from here still works.
+    from referee import logfiles
+    return getattr(logfiles, name)
+
+
 class Logbook:
     """Counters: ``forced_flushes`` (writes before ``flush()``: the buffer was full or a line is
     longer than it), ``flushes`` (all writes), ``dropped_lines`` (lines of a failed write, which may

@@ -14,7 +14,7 @@ from spit.legal import MODE_OWN_DECK
 from drivers.input_ring import InputRing
 from referee import board_hw, sources
 from referee.boardfile import (load as load_board, load_ruleset, load_cards, load_log_tables, BoardError,
-                               ERR_HARDWARE, ERR_RULESET)
+                               ERR_HARDWARE, ERR_RULESET, ERR_CARDS)  # noqa: F401 - (ERR_CARDS: blink 7)
 from referee.corrections import Corrections
 from referee.rejected import RejectedUids
 

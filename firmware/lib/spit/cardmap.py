@@ -20,6 +20,10 @@ except ImportError:  # CPython
         return x
 
 
+class CardMapError(ValueError):
+    """A card map file or entry that cannot be used; the message names the UID."""
+
+
 def uid_hex(uid, n=-1):
     """``b"\\x04\\xa1"`` -> ``"04A1"`` (first n bytes)."""
     if n < 0:
@@ -32,6 +36,15 @@ _MAX_CARDS = const(255)   # slot numbers + 1 fit the index's bytes
 SLOT_BYTES = _SLOT
 MAX_CARDS = _MAX_CARDS
 PACKED_MAGIC = b"spit cards 1\n"   # the first bytes of the board's cards.bin
+
+
+def _hash(uid, n):
+    """The index's hash of a UID (spit.cardfile builds the index with it; ``CardMap.lookup``
+    computes it inline)."""
+    # Serial-number bytes from both ends (byte 0 is the maker's code of a 7- or 10-byte UID,
+    # the last byte of many tags' UIDs is a constant, and tags from one batch may differ only
+    # in a few bytes: bytes 1-3 alone put a whole deck of such tags in one chain), mixed.
+    return uid[1] ^ uid[2] * 7 ^ uid[3] * 41 ^ uid[n - 3] * 13 ^ uid[n - 2] * 29
 
 
 class CardMap:
@@ -59,6 +72,11 @@ class CardMap:
         self._index = bytearray(16)   # (spit.cardfile sizes it as cards are put)
         self._mask = 15
 
+    def put(self, raw, card, owner=-1):
+        """Add a card: ``spit.cardfile.put`` (maps are built on the PC)."""
+        from spit.cardfile import put
+        put(self, raw, card, owner)
+
     def lookup(self, uid, n):
         """Find the first n bytes of ``uid``; sets ``card``/``owner`` and returns True if known.
         (One call, the search inline: a call costs ~20 us on the RP2040.)"""
@@ -71,7 +89,7 @@ class CardMap:
                     needle[i + 1] = uid[i]
             index = self._index
             mask = self._mask
-            h = (uid[1] ^ uid[2] * 7 ^ uid[3] * 41 ^ uid[n - 3] * 13 ^ uid[n - 2] * 29) & mask   # spit.cardfile._hash, inline
+            h = (uid[1] ^ uid[2] * 7 ^ uid[3] * 41 ^ uid[n - 3] * 13 ^ uid[n - 2] * 29) & mask   # _hash, inline
             k = index[h]
             while k:
                 base = (k - 1) * _SLOT
