@@ -12,11 +12,7 @@ bad one raises ``CardMapError`` naming the UID.  This runs on the PC: ``spit fla
 import json
 
 from spit.cards import parse_card, CardError
-from spit.cardmap import CardMap, MAX_CARDS, PACKED_MAGIC, SLOT_BYTES, uid_hex
-
-
-class CardMapError(ValueError):
-    """A card map file or entry that cannot be used; the message names the UID."""
+from spit.cardmap import CardMap, CardMapError, MAX_CARDS, PACKED_MAGIC, SLOT_BYTES, _hash, uid_hex
 
 
 def add(cm, uid_text, value):
@@ -79,14 +75,6 @@ def read_cardmap(path):
 
 
 # ---- the map's arrays (spit/cardmap.py ``CardMap``), built here: the board only looks up ----
-
-def _hash(uid, n):
-    """The index's hash of a UID (``CardMap.lookup`` computes it inline)."""
-    # Serial-number bytes from both ends (byte 0 is the maker's code of a 7- or 10-byte UID,
-    # the last byte of many tags' UIDs is a constant, and tags from one batch may differ only
-    # in a few bytes: bytes 1-3 alone put a whole deck of such tags in one chain), mixed.
-    return uid[1] ^ uid[2] * 7 ^ uid[3] * 41 ^ uid[n - 3] * 13 ^ uid[n - 2] * 29
-
 
 def _free(cm, raw, n):
     h = _hash(raw, n) & cm._mask

@@ -20,11 +20,8 @@ except ImportError:  # CPython
         return x
 
 
-def __getattr__(name):
-    # Building and checking maps is the PC's (spit.cardfile: CardMapError, the index's _hash);
-    # ``from spit.cardmap import CardMapError`` still finds them there.
-    from spit import cardfile
-    return getattr(cardfile, name)
+class CardMapError(ValueError):
+    """A card map file or entry that cannot be used; the message names the UID."""
 
 
 def uid_hex(uid, n=-1):
@@ -39,6 +36,15 @@ _MAX_CARDS = const(255)   # slot numbers + 1 fit the index's bytes
 SLOT_BYTES = _SLOT
 MAX_CARDS = _MAX_CARDS
 PACKED_MAGIC = b"spit cards 1\n"   # the first bytes of the board's cards.bin
+
+
+def _hash(uid, n):
+    """The index's hash of a UID (spit.cardfile builds the index with it; ``CardMap.lookup``
+    computes it inline)."""
+    # Serial-number bytes from both ends (byte 0 is the maker's code of a 7- or 10-byte UID,
+    # the last byte of many tags' UIDs is a constant, and tags from one batch may differ only
+    # in a few bytes: bytes 1-3 alone put a whole deck of such tags in one chain), mixed.
+    return uid[1] ^ uid[2] * 7 ^ uid[3] * 41 ^ uid[n - 3] * 13 ^ uid[n - 2] * 29
 
 
 class CardMap:
@@ -83,7 +89,7 @@ class CardMap:
                     needle[i + 1] = uid[i]
             index = self._index
             mask = self._mask
-            h = (uid[1] ^ uid[2] * 7 ^ uid[3] * 41 ^ uid[n - 3] * 13 ^ uid[n - 2] * 29) & mask   # spit.cardfile._hash, inline
+            h = (uid[1] ^ uid[2] * 7 ^ uid[3] * 41 ^ uid[n - 3] * 13 ^ uid[n - 2] * 29) & mask   # _hash, inline
             k = index[h]
             while k:
                 base = (k - 1) * _SLOT
