@@ -3,7 +3,8 @@
     .venv/bin/python bench/bench_cardmap.py            # about 1 min: boots the flashed referee
 
 The script below runs on the chip by `mpremote run` (host_tools/rp2emu/board.py ``run_script``,
-the firmware's modules from the flashed board): a map of two 52-card decks with 7-byte UIDs, then
+the firmware's modules from the flashed board): a map of two 52-card decks with 7-byte UIDs (packed
+on the PC as ``spit flash --cards`` packs it, loaded as the boot loads ``cards.bin``), then
 100 lookups each of the first and last card entered, one in the middle and an unknown tag, as the
 firmware calls it (a memoryview of the read UID), and the heap allocated by 104 lookups.
 Under the unix port or CPython it runs the same way: ``python bench/bench_cardmap.py --here``.
@@ -22,15 +23,14 @@ except ImportError:
         return int(perf_counter() * 1e6)
     def ticks_diff(a, b):
         return a - b
-from spit.cardfile import load_cardmap
-ranks = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-cards = {}
-for owner in (0, 1):
-    for s in range(4):
-        for r in range(13):
-            cards["04%02X%02X%02X112280" % (owner, s, r)] = "%s%s@%d" % (ranks[r], "CDHS"[s], owner)
-cm = load_cardmap({"cardmap": 1, "cards": cards})
-uids = [memoryview(bytearray(bytes.fromhex(u))) for u in cards]
+import os
+from referee.boardfile import load_cards
+f = open("bench_cards.bin", "wb")   # (the map as spit flash --cards writes it: PACKED, made on the PC)
+f.write(PACKED)
+f.close()
+cm = load_cards("bench_cards.bin")
+os.remove("bench_cards.bin")
+uids = [memoryview(bytearray(bytes.fromhex(u))) for u in UIDS]
 gc.collect()
 for label, uid in (("first", uids[0]), ("middle", uids[52]), ("last", uids[-1]),
                    ("unknown", memoryview(bytearray(bytes.fromhex("04FFFFFF112280"))))):
@@ -48,10 +48,23 @@ print("map_bytes %d" % (len(cm._uids) + len(cm._values) + len(cm._index)))
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def chip_script():
+    """CHIP_SCRIPT after the map it looks up: two decks, packed here as spit flash packs cards.json."""
+    sys.path[:0] = [os.path.join(REPO, "firmware", "lib"), os.path.join(REPO, "firmware")]
+    from spit.cardfile import load_cardmap, pack
+    ranks = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+    cards = {}
+    for owner in (0, 1):
+        for s in range(4):
+            for r in range(13):
+                cards["04%02X%02X%02X112280" % (owner, s, r)] = "%s%s@%d" % (ranks[r], "CDHS"[s], owner)
+    packed = pack(load_cardmap({"cardmap": 1, "cards": cards}))
+    return "PACKED = %r\nUIDS = %r\n%s" % (packed, list(cards), CHIP_SCRIPT)
+
+
 def main(argv):
     if "--here" in argv:
-        sys.path[:0] = [os.path.join(REPO, "firmware", "lib")]
-        exec(CHIP_SCRIPT, {})
+        exec(chip_script(), {})
         return 0
     sys.path.insert(0, REPO)
     import tempfile
@@ -62,7 +75,7 @@ def main(argv):
         print("bench_cardmap: %s" % why)
         return 0
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
-        f.write(CHIP_SCRIPT)
+        f.write(chip_script())
     try:
         out = run_script(f.name, seconds=300)
     finally:

@@ -71,9 +71,10 @@ def add_subcommands(subparsers):
     p = subparsers.add_parser(
         "flash", help="compile the firmware and copy it to a board",
         description="Compile firmware/ with mpy-cross and copy it to the board with mpremote, together with\n"
-                    "the board file, the ruleset config and the card map. Then soft-reset the board, import\n"
-                    "the engine there and check it reports the expected version; a real board is then reset\n"
-                    "so main.py starts the referee.",
+                    "the board file, the ruleset config, the log tables and the card map, each checked (and\n"
+                    "the card map packed) on this PC. Then soft-reset the board, import the engine there and\n"
+                    "check it reports the expected version; a real board is then reset so main.py starts\n"
+                    "the referee.",
         epilog="examples:\n"
                "  spit flash                          first Pico found, boards/pico.json, classic rules\n"
                "  spit flash --port /dev/ttyACM0 --ruleset house.json --cards cards.json\n"
@@ -85,7 +86,8 @@ def add_subcommands(subparsers):
     p.add_argument("--ruleset", default="classic", metavar="NAME|FILE",
                    help="ruleset to play: a name (written as {\"ruleset\": NAME, \"options\": {}}) or a "
                         "ruleset.json file (default: classic)")
-    p.add_argument("--cards", metavar="FILE", help="card map (cards.json from `spit enroll`) to copy to the board")
+    p.add_argument("--cards", metavar="FILE", help="card map (cards.json from `spit enroll`): checked, and written to the board "
+                                                   "packed (cards.bin, what the referee reads) and as it is")
     p.add_argument("--source", action="store_true",
                    help="copy the .py sources instead of compiling to .mpy (slower import, easier debugging)")
     p.add_argument("--lines", action="store_true",

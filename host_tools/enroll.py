@@ -337,33 +337,53 @@ def board_enrollment_script(deck=None, jokers=False, source=ENROLL_SCRIPT):
     return "%s\nrun(%s)\n" % (text, ", ".join(arguments))
 
 
-def board_enrollment_commands(port, out_path, script_path):
-    """The mpremote command lines used by :func:`run_board_enrollment`.
+def board_enrollment_commands(port, out_path, script_path, packed_path):
+    """The mpremote command lines used by :func:`run_board_enrollment`: run the script, copy ``/cards.json``
+    here, copy the packed map (``packed_path``) to the board's ``/cards.bin``.
 
     Firmware contract: ``referee/enroll.py``'s ``run(deck=None, jokers=False)`` prompts on the serial
     console, reads tags with the board's own PN532, prints one progress line per card and writes
     ``/cards.json`` (same format as this tool, saved after each card so it can resume too).  It is sent
     with ``mpremote run`` (``script_path``: :func:`board_enrollment_script`), so it never takes room on
-    the board.
+    the board.  The referee reads the map packed (``/cards.bin``, as ``spit flash --cards`` writes it),
+    so the last command puts the enrolled map there, checked and packed on the PC (:func:`packed_card_map`).
     """
     mpremote = [sys.executable, "-m", "mpremote", "connect", port]
-    return [mpremote + ["run", script_path], mpremote + ["fs", "cp", ":cards.json", out_path]]
+    return [mpremote + ["run", script_path], mpremote + ["fs", "cp", ":cards.json", out_path],
+            mpremote + ["fs", "cp", packed_path, ":cards.bin"]]
+
+
+def packed_card_map(cards):
+    """The board's ``cards.bin`` for the ``cards`` dict (``spit.cardfile``: checked, then packed)."""
+    from spit.cardfile import CardMapError, load_cardmap, pack
+    try:
+        return pack(load_cardmap({"cardmap": 1, "cards": cards}))
+    except CardMapError as e:
+        raise EnrollError("the board's card map: %s" % e)
 
 
 def run_board_enrollment(port, out_path, deck=None, jokers=False, runner=subprocess.run):
-    """Run the board's enrollment mode (its output streams to our stdout), then copy /cards.json here."""
+    """Run the board's enrollment mode (its output streams to our stdout), copy /cards.json here, and put
+    the enrolled map on the board packed (/cards.bin), which the referee reads at its next boot."""
     import tempfile
     fd, script = tempfile.mkstemp(prefix="spit-enroll-", suffix=".py")
+    packed = script[:-3] + ".bin"
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(board_enrollment_script(deck, jokers))
-        for command in board_enrollment_commands(port, out_path, script):
+        commands = board_enrollment_commands(port, out_path, script, packed)
+        for command in commands:
+            if command is commands[-1]:
+                with open(packed, "wb") as f:
+                    f.write(packed_card_map(load_card_map(out_path)))
             result = runner(command)
             if result.returncode != 0:
                 raise EnrollError("mpremote failed on %s (exit %d): %s" % (port, result.returncode,
                                                                        " ".join(command[3:])))
     finally:
-        os.remove(script)
+        for path in (script, packed):
+            if os.path.exists(path):
+                os.remove(path)
     cards = load_card_map(out_path)
-    print("Copied %d cards from the board to %s." % (len(cards), out_path))
+    print("Copied %d cards from the board to %s; the referee uses them from its next boot." % (len(cards), out_path))
     return cards

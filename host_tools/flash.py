@@ -4,9 +4,12 @@ Steps (``--dry-run`` prints the mpremote command lines instead of running them):
 
 1. Take the board's manifest (``board_manifest``): every file below ``firmware/`` except the host-only
    modules (``lib/spit/log.py``, ``describe.py``, ``words.py``, ``referee/logread.py``), the PC-checked ones
-   (``referee/board.py``, ``lib/spit/rules.py``: see step 2), the bring-up scripts sent by
-   ``mpremote run`` when needed (``referee/enroll.py``, ``referee/nfc_probe.py``) and the drivers of other boards (``pn532_spi``/``pn532_i2c`` by
-   the board's ``nfc.bus``, ``led_strip``/``gpio_leds`` by its ``leds.type``), unless a kept module imports them.
+   (``referee/board.py``, ``lib/spit/rules.py``: see step 2), the log's words (``lib/spit/notation.py``,
+   ``logtables.py``: step 2 builds ``logtables.bin`` from them), the card file's reader
+   (``lib/spit/cardfile.py``: step 2 packs ``cards.bin``), the bring-up scripts sent by ``mpremote run`` when
+   needed (``referee/enroll.py``, ``referee/nfc_probe.py``) and the drivers of other boards
+   (``pn532_spi``/``pn532_i2c`` by the board's ``nfc.bus``, ``led_strip``/``gpio_leds`` by its ``leds.type``),
+   unless a kept module imports them.
    Compile each ``.py`` of it into the build dir (default ``build/mpy/``), keeping the tree:
    ``lib/spit/*.mpy``, ``drivers/*.mpy``, ``referee/*.mpy``. Top-level files such as ``main.py`` stay ``.py``
    (MicroPython only auto-runs ``main.py``). ``--source`` copies ``.py`` everywhere instead.
@@ -14,10 +17,15 @@ Steps (``--dry-run`` prints the mpremote command lines instead of running them):
    (``referee/board.py``, not installed: a bad board stops here with the key named) and normalised, marked
    ``"checked": 1`` for the device's short check; ``ruleset.json`` (``--ruleset NAME`` or a JSON file)
    resolved on the PC by ``spit.rules`` (not installed either: a bad option stops here, named) with the
-   board's ``reorder_us``, and written with every value the referee reads, marked ``"checked": 1``.
+   board's ``reorder_us``, and written with every value the referee reads, marked ``"checked": 1``;
+   ``logtables.bin``: the log line tables and the session header's template (``spit.logtables``), which the
+   device reads at boot instead of building them (its file names the firmware version: a stale one is refused);
+   with ``--cards``, ``cards.bin``: the card map checked by ``spit.cardfile`` (a bad entry stops here, its UID
+   named) and packed as the device's map keeps it, plus ``cards.json`` itself (the board's enrollment adds to it).
 3. ``mpremote connect PORT exec <prepare> + fs cp ... + fs cp ...``: one session that creates the directories,
    removes old ``.py``/``.mpy`` modules from the firmware directories (a stale ``.py`` would shadow a new
-   ``.mpy``), and copies firmware, ``board.json``, ``ruleset.json`` and ``cards.json``.
+   ``.mpy``), and copies firmware, ``board.json``, ``ruleset.json``, ``logtables.bin``, ``cards.bin`` and
+   ``cards.json``.
 4. ``mpremote connect PORT soft-reset + exec <verify>``: a fresh interpreter imports ``spit`` and every engine
    module from the board, loads ``board.json`` and prints ``spit-referee <version> board=<name>
    platform=<sys.platform>``. The version must match ``firmware/lib/spit/__init__.py``. This works the same on a
@@ -128,11 +136,20 @@ def ruleset_config(ruleset):
     return {"ruleset": ruleset, "options": {}}
 
 
-def check_card_map(path):
+def packed_card_map(firmware_dir, path):
+    """``cards.bin`` for the card map file ``path``: checked in full on the PC by ``spit.cardfile`` (not
+    installed on the board; a bad entry is a FlashError naming the UID) and packed as the device's map
+    keeps it (``spit.cardfile.pack``), so the board reads it at boot without parsing JSON."""
     data = read_json(path, "card map")
     if not isinstance(data, dict) or data.get("cardmap") != 1 or not isinstance(data.get("cards"), dict):
         raise FlashError('card map %s: expected {"cardmap": 1, "cards": {UID: CARD, ...}}' % path)
-    return data
+    cardfile = _pc_checker(firmware_dir, "lib/spit/cardfile.py")
+    if cardfile is None:
+        return None   # (a firmware tree without it: cards.json is copied as it is)
+    try:
+        return cardfile.pack(cardfile.load_cardmap(data))
+    except cardfile.CardMapError as e:
+        raise FlashError("card map %s: %s" % (path, e))
 
 
 def _pc_checker(firmware_dir, rel):
@@ -180,6 +197,14 @@ def checked_ruleset(firmware_dir, ruleset, board):
     return rules.checked_config(rs)
 
 
+def log_tables_file(firmware_dir, version):
+    """The bytes of ``logtables.bin`` (``spit.logtables.tables_file``, run here on the PC: the log line
+    tables and the session header's template, which the device reads at boot instead of building them
+    from ``spit.notation``); None for a firmware tree without ``spit.logtables``."""
+    tables = _pc_checker(firmware_dir, "lib/spit/logtables.py")
+    return None if tables is None else tables.tables_file(version)
+
+
 def firmware_version(firmware_dir):
     """``__version__`` from lib/spit/__init__.py, read as text (no import)."""
     path = os.path.join(firmware_dir, "lib", "spit", "__init__.py")
@@ -216,6 +241,12 @@ HOST_ONLY = ("lib/spit/log.py", "lib/spit/describe.py", "lib/spit/words.py", "re
 # the checked board and ruleset (``checked_board``, ``checked_ruleset``); the device loads those with a short
 # check (referee/boardfile.py imports the full ones only where they are present).
 PC_CHECKED = ("referee/board.py", "lib/spit/rules.py")
+# Modules whose work spit flash does on the PC, writing its result to the board: {file: the file it writes}.  The
+# log's words: the log line tables and the session header's template, in ``logtables.bin``
+# (``log_tables_file``); the card map's file reader and checks: the map packed in ``cards.bin``
+# (``packed_card_map``).  The device reads those at boot (referee/boardfile.py).
+PC_BUILT = {"lib/spit/notation.py": "logtables.bin", "lib/spit/logtables.py": "logtables.bin",
+            "lib/spit/cardfile.py": "cards.bin"}
 # Device code for bring-up sessions, not for play: not installed, so it costs the board no flash and
 # no heap.  ``mpremote run`` sends it when needed (``spit enroll --board-port`` runs referee/enroll.py;
 # docs/hardware.md shows the reader probe, referee/nfc_probe.py).
@@ -289,6 +320,9 @@ def board_manifest(firmware_dir, board_data, firmware_files=None):
         if rel in present:
             skipped[rel] = "run on the PC: spit flash writes the checked " + (
                 "board" if rel.startswith("referee/") else "ruleset")
+    for rel in PC_BUILT:
+        if rel in present:
+            skipped[rel] = "run on the PC: spit flash writes " + PC_BUILT[rel]
     data = board_data if isinstance(board_data, dict) else {}
     for rel, section, key, value in BOARD_DRIVERS:
         conf = data.get(section)
@@ -491,14 +525,19 @@ def flash(options, err=None, out=None):
     board_checked = checked_board(firmware_dir, board_path, board_data)
     firmware_files, skipped = board_manifest(firmware_dir, board_data)
     ruleset = checked_ruleset(firmware_dir, ruleset_config(options.ruleset), board_checked or board_data)
-    if options.cards:
-        check_card_map(options.cards)
+    cards = packed_card_map(firmware_dir, options.cards) if options.cards else None
+    log_tables = log_tables_file(firmware_dir, version)
 
     uploads = plan_uploads(firmware_files, options.source)
-    # The build dir is an image of the board: firmware plus board.json, ruleset.json and cards.json.
+    # The build dir is an image of the board: firmware plus board.json, ruleset.json, logtables.bin and
+    # cards.json.
     configs = [("board.json", None if board_checked else board_path), ("ruleset.json", None)]
+    if log_tables is not None:
+        configs.append(("logtables.bin", None))
     if options.cards:
-        configs.append(("cards.json", options.cards))
+        # cards.bin for the referee; cards.json too, for the board's enrollment to add to (spit enroll
+        # --board-port reads it, and packs what it enrolled into cards.bin again).
+        configs += ([] if cards is None else [("cards.bin", None)]) + [("cards.json", options.cards)]
     remotes = [remote for _, remote, _ in uploads] + [remote for remote, _ in configs]
     files = [(os.path.join(build_dir, remote), remote) for remote in remotes]
 
@@ -534,6 +573,10 @@ def flash(options, err=None, out=None):
     if board_checked:
         with open(os.path.join(build_dir, "board.json"), "w", encoding="utf-8") as f:
             json.dump(board_checked, f)
+    for remote, data in (("logtables.bin", log_tables), ("cards.bin", cards)):
+        if data is not None:
+            with open(os.path.join(build_dir, remote), "wb") as f:
+                f.write(data)
 
     copied = [0]
 

@@ -15,7 +15,8 @@ import json
 import os
 import sys
 
-from referee.logbook import Logbook, list_sessions
+from referee.logbook import Logbook
+from referee.logfiles import list_sessions
 from referee.logread import read_log, iter_lines
 
 HEADER = '{"spitlog": 1, "ruleset": "classic", "counts": [26, 26]}'

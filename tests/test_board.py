@@ -218,6 +218,12 @@ def test_build_inputs_wires_every_source(vb):
     # Without reader IRQs (if the PN532 driver wants its own handler).
     Pin.reset_registry()
     assert len(build_inputs(b, InputRing(4), reader_irqs=False)) == 11
+    # The firmware's way: the IRQ pins build_nfc made for the PN532 drivers, one Pin object per GPIO.
+    Pin.reset_registry()
+    from referee.board_hw import build_nfc
+    irqs = [irq for _, _, irq in build_nfc(b)]
+    inputs = build_inputs(b, InputRing(4), irqs)
+    assert [e.pin for e in inputs[11:]] == irqs and [e.source for e in inputs[11:]] == [S.reader(p) for p in range(3)]
 
 
 def test_build_debouncer_windows(vb):

@@ -113,3 +113,77 @@ def test_a_deck_of_tags_differing_in_one_byte_spreads_over_the_index():
             m.put(default_uid(card, owner), card, owner)
     u = default_uid(full_deck(0)[7], 1)
     assert m.lookup(u, len(u)) and m.card == full_deck(0)[7] and m.owner == 1
+
+
+# ---- the board's cards.bin: checked and packed on the PC, read at boot without JSON ------------
+
+def _two_decks():
+    from spit.cards import format_card, full_deck
+    cards = {}
+    for owner in (0, 1):
+        for k, card in enumerate(full_deck(2)):   # (two jokers: one code, two tags)
+            uid = bytes([4, 0x53, owner, k, 9, 1, 7]) if k % 3 else bytes([8, owner, k, 5])
+            cards[uid.hex().upper()] = "%s@%d" % (format_card(card), owner)
+    return cards
+
+
+def test_the_packed_map_the_board_reads_finds_every_card(tmp_path):
+    from spit.cardfile import pack
+    from referee.boardfile import load_cards
+    cards = _two_decks()
+    want = load_cardmap({"cardmap": 1, "cards": cards})
+    path = tmp_path / "cards.bin"
+    path.write_bytes(pack(want))
+    got = load_cards(str(path))
+    assert got.count == want.count == len(cards) == 108
+    # (the magic, the count, an 11-byte UID slot and a value byte a card, the index: 256 bytes)
+    assert len(path.read_bytes()) == len(b"spit cards 1\n") + 1 + 12 * 108 + 256
+    for text, value in cards.items():
+        uid = bytes.fromhex(text)
+        assert got.lookup(uid, len(uid)) and (got.card, got.owner) == (parse_card(value[:-2]), int(value[-1]))
+    assert not got.lookup(bytes.fromhex("04535000FF0901"), 7)
+    empty = tmp_path / "empty.bin"
+    empty.write_bytes(pack(CardMap(0)))
+    assert load_cards(str(empty)).count == 0
+
+
+def test_a_missing_or_damaged_packed_map_is_one_clear_error_with_blink_code_7(tmp_path):
+    from spit.cardfile import pack
+    from referee.boardfile import BoardError, load_cards
+    path = tmp_path / "cards.bin"
+    with pytest.raises(BoardError) as e:
+        load_cards(str(path))
+    assert str(e.value).startswith("cards.bin: missing (enroll the cards: `spit enroll`, then `spit flash --cards")
+    assert e.value.code == 7
+    good = pack(load_cardmap({"cardmap": 1, "cards": {"04A1B2C3": "QH", "04A1B2C3D4E5F6": "7S"}}))
+    bad_length = bytearray(good)
+    bad_length[len(b"spit cards 1\n") + 1] = 5   # a UID slot's length byte: 4, 7 or 10
+    bad_index = bytearray(good)
+    bad_index[-1] = 3   # a slot number + 1 past the 2 cards
+    for data in (good[:-1], good + b"\x00", b"spit cards 2\n" + good[13:], bytes(bad_length), bytes(bad_index),
+                 good[:13] + b"\x03" + good[14:], b"spit cards 1\n", b'{"cardmap": 1, "cards": {}}'):
+        path.write_bytes(data)
+        with pytest.raises(BoardError) as e:
+            load_cards(str(path))
+        assert str(e.value) == ("cards.bin: damaged or not a packed card map "
+                                "(run `spit flash --cards cards.json` again)") and e.value.code == 7
+
+
+def test_spit_flash_packs_the_card_map_and_refuses_a_bad_one_naming_the_uid(tmp_path):
+    import json
+    import os
+    from host_tools import flash
+    from referee.boardfile import load_cards
+    firmware = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "firmware")
+    path = tmp_path / "cards.json"
+    path.write_text(json.dumps({"cardmap": 1, "cards": {"04A1B2C3": "QH@1"}}))
+    packed = tmp_path / "cards.bin"
+    packed.write_bytes(flash.packed_card_map(firmware, str(path)))
+    cm = load_cards(str(packed))
+    assert cm.lookup(bytes.fromhex("04A1B2C3"), 4) and (cm.card, cm.owner) == (parse_card("QH"), 1)
+    path.write_text(json.dumps({"cardmap": 1, "cards": {"04A1B2C3": "QH", "04a1b2c3": "KH"}}))
+    with pytest.raises(flash.FlashError, match="card map .*cards.json: UID 04A1B2C3 is in the card map twice"):
+        flash.packed_card_map(firmware, str(path))
+    path.write_text(json.dumps({"cardmap": 1, "cards": {"04A1B2C3": "ZZ"}}))
+    with pytest.raises(flash.FlashError, match="UID 04A1B2C3: "):
+        flash.packed_card_map(firmware, str(path))

@@ -297,6 +297,7 @@ def test_board_port_runs_the_firmware_enrollment_and_copies_the_file(tmp_path, m
     out = tmp_path / "cards.json"
     calls = []
     scripts = []
+    packed = []
 
     class Done:
         returncode = 0
@@ -308,6 +309,9 @@ def test_board_port_runs_the_firmware_enrollment_and_copies_the_file(tmp_path, m
                 scripts.append(f.read())
         if command[-3:-1] == ["cp", ":cards.json"]:
             enroll.save_card_map(command[-1], {"04A1B2C3D4E5F6": "QH@1"})
+        if command[-1] == ":cards.bin":
+            with open(command[-2], "rb") as f:
+                packed.append(f.read())
         return Done()
 
     assert enroll.run_board_enrollment("/dev/ttyACM0", str(out), deck="1", runner=fake_run) == {
@@ -317,6 +321,11 @@ def test_board_port_runs_the_firmware_enrollment_and_copies_the_file(tmp_path, m
     assert scripts[0].endswith("\nrun(deck='1')\n") and "def card_order(" in scripts[0]
     assert not os.path.exists(calls[0][-1])
     assert calls[1][-4:] == ["fs", "cp", ":cards.json", str(out)]
+    # The referee reads the map packed: the enrolled one, checked and packed on the PC, goes to cards.bin.
+    assert calls[2][-4:-2] == ["fs", "cp"] and calls[2][-1] == ":cards.bin"
+    from spit.cardfile import load_cardmap, pack
+    assert packed[0] == pack(load_cardmap({"cardmap": 1, "cards": {"04A1B2C3D4E5F6": "QH@1"}}))
+    assert not os.path.exists(calls[2][-2])
 
     class Failed:
         returncode = 1

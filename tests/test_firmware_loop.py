@@ -194,7 +194,12 @@ def test_unknown_uid_is_flagged(table):
     ({"board.json": json.dumps({"board": 1, "name": "x", "piles": 2, "nfc": {}, "players": []})}, 4,
      "board error (blink code 4): board.json: nfc.bus"),
     ({"ruleset.json": "{\"ruleset\": \"nope\"}"}, 6, "ruleset error (blink code 6): ruleset.json: unknown ruleset"),
-    ({"cards.json": None}, 7, "card map error (blink code 7)"),
+    ({"cards.json": None}, 7, "card map error (blink code 7): cards.bin: missing (enroll the cards"),
+    ({"cards.bin": None}, 7, "card map error (blink code 7): cards.bin: missing (enroll the cards"),
+    ({"cards.bin": b"spit cards 1\n" + bytes(12)}, 7, "card map error (blink code 7): cards.bin: damaged"),
+    ({"logtables.bin": None}, 9, "log tables error (blink code 9): logtables.bin: missing (spit flash writes it)"),
+    ({"logtables.bin": b"spit log tables 1\n\x05\x00ab"}, 9,
+     "log tables error (blink code 9): logtables.bin: damaged or not a log tables file"),
 ])
 def test_boot_errors_are_one_clear_line(files, code, text, capsys):
     t = VirtualTable(files=files, boot=False)
@@ -321,6 +326,19 @@ def test_enrollment_on_the_board(tmp_path):
         # Resume: a second deck ("@1") starts at its first card; the first deck is complete.
         assert enroll.next_missing(cards, order, "") == -1
         assert enroll.next_missing(cards, order, "@1") == 0
+        # The referee plays with the enrolled tags from its next boot: `spit enroll --board-port`
+        # puts the map, checked and packed on the PC, in /cards.bin (the file the boot reads).
+        from host_tools.enroll import packed_card_map
+        (tmp_path / "cards.bin").write_bytes(packed_card_map(cards))
+        t.boot()
+        tag = {code: uid for uid, code in cards.items()}
+        t.land_card(0, tag["7H"], 2_100_000)
+        t.land_card(1, tag["KS"], 2_150_000)
+        t.land_card(0, tag["8H"], 2_600_000)
+        t.run_until(3_000_000)
+        lines = t.log_lines()
+        assert [v["card"] for v in verdicts(lines, "accept")][-1] == "8H"
+        assert not [v for v in verdicts(lines, "error") if v["reason"] == "unknown_uid"]
     finally:
         t.close()
 

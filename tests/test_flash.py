@@ -14,6 +14,7 @@ import sys
 import pytest
 
 from host_tools import cli_flash, flash
+from spit import logtables
 from host_tools.fakeboard_pty import FakeBoard, find_micropython
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -341,7 +342,13 @@ def test_manifest_picks_the_boards_drivers_and_skips_host_modules():
     assert "drivers/pn532_spi.py" in spi and "drivers/led_strip.py" in spi and "drivers/ws2812_pio.py" in spi
     assert "drivers/pn532_i2c.py" not in spi and "drivers/gpio_leds.py" not in spi
     assert skipped["drivers/pn532_i2c.py"] == "board nfc bus is spi"
-    assert "lib/spit/describe.py" not in spi and "lib/spit/notation.py" in spi
+    assert "lib/spit/describe.py" not in spi
+    # The log's words are built on the PC (logtables.bin), so neither module goes on the board.
+    assert "lib/spit/notation.py" not in spi and "lib/spit/logtables.py" not in spi
+    assert skipped["lib/spit/logtables.py"] == "run on the PC: spit flash writes logtables.bin"
+    # The card file's reader too: the board reads the map packed (cards.bin).
+    assert skipped["lib/spit/cardfile.py"] == "run on the PC: spit flash writes cards.bin"
+    assert "lib/spit/cardmap.py" in spi and "referee/logfiles.py" in spi
     assert "referee/logread.py" not in spi and "referee/logbook.py" in spi   # the board only writes logs
     assert "main.py" in spi and "lib/spit/__init__.py" in spi
     i2c, _ = flash.board_manifest(REAL_FIRMWARE, _real_board("pico_i2c"))
@@ -396,7 +403,9 @@ def test_flash_copies_exactly_the_manifest(board, tmp_path, capsys, board_name, 
     manifest, _ = flash.board_manifest(REAL_FIRMWARE, _real_board(board_name))
     expected = {rel if rel == "main.py" or not rel.endswith(".py") else rel[:-3] + ".mpy" for rel in manifest}
     files = board_files(board.root)
-    assert files == expected | {"board.json", "ruleset.json"}
+    assert files == expected | {"board.json", "ruleset.json", "logtables.bin"}
+    with open(os.path.join(board.root, "logtables.bin"), "rb") as f:   # (the log's words: PC-built)
+        assert f.read() == logtables.tables_file(flash.firmware_version(REAL_FIRMWARE))
     assert "drivers/%s.mpy" % own in files and "drivers/%s.mpy" % other not in files
     assert "lib/spit/describe.mpy" not in files
     # The firmware imports on the board from what was copied: main (the stub), the app, every driver

@@ -1,4 +1,5 @@
-"""The firmware's log lines (referee/logline.py) are byte for byte the text spit.notation gives.
+"""The firmware's log lines (referee/logline.py) are byte for byte the text spit.notation gives,
+with the tables the board has: spit flash's logtables.bin, read by the device's loader.
 
 The firmware formats lines into a bytearray without allocating (the live console echo runs in
 the middle of play); these tests compare every verdict code and event kind, with fields left
@@ -16,9 +17,26 @@ from spit.intake import EVENT_NAMES, EV_TICK
 from spit.notation import ERROR_NAMES, VERDICT_NAMES
 from spit.words import event_items, verdict_items
 
+from spit import __version__
+from spit.logtables import tables_file
+from referee.boardfile import load_log_tables
 from referee.logline import LineFormat, MAX_LINE
 
-FMT = LineFormat()
+
+def _board_tables():
+    """The tables as the board loads them from the file spit flash writes."""
+    import os
+    import tempfile
+    fd, path = tempfile.mkstemp(suffix=".bin")
+    try:
+        os.write(fd, tables_file(__version__))
+        os.close(fd)
+        return load_log_tables(path, __version__, ("classic", {}, [26, 26], "pico", __version__))[1]
+    finally:
+        os.remove(path)
+
+
+FMT = LineFormat(_board_tables())
 CARDS = [parse_card(c) for c in ("AC", "10D", "QH", "KS")] + [JOKER]
 
 

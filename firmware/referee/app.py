@@ -1,6 +1,6 @@
 """The referee application: boot, sessions, and the firmware loop as a steppable ``App``.
 
-    app = App()            # root="" on the Pico: /board.json, /ruleset.json, /cards.json, /logs
+    app = App()            # root="" on the Pico: /board.json, /ruleset.json, /cards.bin, /logtables.bin, /logs
     app.boot()             # raises BootError (one clear message + blink code) on bad config
     while True:
         app.step()         # one loop iteration; never blocks on a reader
@@ -74,11 +74,11 @@ _REREPORT_MS = const(10000)
 
 
 # Modules only the boot needs (the board-file and ruleset loader, device builders, boot
-# steps; referee/startup.py drops the card file's reader and the log tables' builder itself):
+# steps; referee/startup.py drops the card file's reader itself):
 # dropped after boot so their code does not hold heap during play (imported again if needed).
 _BOOT_ONLY = ("referee.startup", "referee.board_hw", "referee.boardfile")
-# The log's words (spit.notation): the log header at a session start, the line tables at boot.
-_SESSION_ONLY = ("spit.notation",)
+# The session files' naming and rotation (Logbook.start): dropped after a session start.
+_SESSION_ONLY = ("referee.logfiles",)
 
 
 def _unlocked():
@@ -112,6 +112,7 @@ class App:
     rules: "Ruleset"
     cards: "CardMap"
     counts: list
+    header: str           # the session log's first line
     ring: InputRing
     deb: "Debouncer"
     corr: "Corrections"
@@ -186,7 +187,7 @@ class App:
         startup.selftest(self)
         del startup
         _drop_modules(_BOOT_ONLY)
-        self.new_session()   # (drops _SESSION_ONLY)
+        self.new_session()
         gc.collect()
         while self.slog.echo_some(8):   # the session's first verdicts, before the loop starts
             pass
@@ -202,11 +203,8 @@ class App:
         self.intents = LedIntents()
         self.slog.start(self.book, self.rules.reorder_us)
         if self.book is not None:
-            from spit.notation import header_line
-            extra = {"board": self.board["name"], "firmware": spit.__version__}
-            self.book.start(header_line(self.rules, self.counts, extra))
-            del header_line
-        _drop_modules(_SESSION_ONLY)   # (loaded again at the next session start)
+            self.book.start(self.header)   # (made at boot: referee/startup.py)
+            _drop_modules(_SESSION_ONLY)
         for r in self.readers:
             r.clear_pile()
         self.clock.start()

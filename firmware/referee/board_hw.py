@@ -24,46 +24,50 @@ def _input_pin(spec):
     return Pin(spec["pin"], Pin.IN)
 
 
-def _add(out, spec, source, ring, both_edges):
-    from machine import Pin
-    from drivers.edge_input import EdgeInput
-
-    low = spec["active"] == "low"
-    if both_edges:
-        trig = Pin.IRQ_FALLING | Pin.IRQ_RISING
-    else:
-        trig = Pin.IRQ_FALLING if low else Pin.IRQ_RISING
-    out.append(EdgeInput(_input_pin(spec), source, ring, trig, active_low=low, mark_release=both_edges))
-
-
-def build_inputs(board, ring, reader_irqs=True):
-    """EdgeInputs for every touch sensor, STUCK button, slap pad (and PN532 IRQ line).
-
-    Keep the returned list alive for as long as the IRQs should fire.  Touch sensors and slap
-    pads trigger on their active edge only; STUCK buttons on both edges (releases carry
-    ``sources.RELEASE``) for the long-press correction gesture.  With ``reader_irqs`` the
-    PN532 IRQ lines (active low) are timestamped too (``sources.reader(pile)``); the
-    PN532 driver then only reads ``irq.value()`` and must not attach its own handler.
-    """
+def _specs(board):
+    """``(source, spec, both_edges)`` of every touch sensor, STUCK button and slap pad (STUCK
+    buttons report both edges: their releases carry ``sources.RELEASE``)."""
     out = []
     for p in range(board["piles"]):
         t = board["touch"][p]
         if t is not None:
-            _add(out, t, sources.touch(p), ring, False)
+            out.append((sources.touch(p), t, False))
     for q in range(2):
         pl = board["players"][q]
-        _add(out, pl["stuck"], sources.stuck(q), ring, True)
+        out.append((sources.stuck(q), pl["stuck"], True))
         for p in range(board["piles"]):
             s = pl["slap"][p]
             if s is not None:
-                _add(out, s, sources.slap(q, p), ring, False)
-    if reader_irqs:
-        from machine import Pin
-        from drivers.edge_input import EdgeInput
+                out.append((sources.slap(q, p), s, False))
+    return out
 
-        for p, r in enumerate(board["nfc"]["readers"]):
-            pin = Pin(r["irq"], Pin.IN, Pin.PULL_UP)
-            out.append(EdgeInput(pin, sources.reader(p), ring, Pin.IRQ_FALLING))
+
+def build_inputs(board, ring, reader_irqs=None):
+    """EdgeInputs for every touch sensor, STUCK button, slap pad (and PN532 IRQ line).
+
+    Keep the returned list alive for as long as the IRQs should fire.  Touch sensors and slap
+    pads trigger on their active edge only; STUCK buttons on both edges (releases carry
+    ``sources.RELEASE``) for the long-press correction gesture.  ``reader_irqs``: the PN532
+    IRQ lines are timestamped too, on their falling edge (``sources.reader(pile)``): None (or
+    True) for the board's IRQ pins made here, or the pins by pile (``build_nfc``'s, shared with
+    the drivers), or False for none; the PN532 drivers then only read ``irq.value()`` and must not attach
+    their own handler.
+    """
+    from machine import Pin
+    from drivers.edge_input import EdgeInput
+
+    out = []
+    for source, spec, both in _specs(board):
+        low = spec["active"] == "low"
+        if both:
+            trig = Pin.IRQ_FALLING | Pin.IRQ_RISING
+        else:
+            trig = Pin.IRQ_FALLING if low else Pin.IRQ_RISING
+        out.append(EdgeInput(_input_pin(spec), source, ring, trig, active_low=low, mark_release=both))
+    if reader_irqs is None or reader_irqs is True:
+        reader_irqs = [Pin(r["irq"], Pin.IN, Pin.PULL_UP) for r in board["nfc"]["readers"]]
+    for p, pin in enumerate(reader_irqs or ()):
+        out.append(EdgeInput(pin, sources.reader(p), ring, Pin.IRQ_FALLING))
     return out
 
 
@@ -74,34 +78,18 @@ def build_debouncer(board, inputs=()):
     from drivers.debouncer import Debouncer
 
     deb = Debouncer(sources.N_SOURCES, board["debounce_ms"] * 1000)
-    for e in inputs:
-        spec = _spec_of(board, e.source)
-        if spec is not None and spec.get("stable_ms"):
-            deb.set_stable(e.source, spec["stable_ms"] * 1000, e.is_active)
     for p in range(board["piles"]):
         deb.set_window(sources.reader(p), 0)
-        t = board["touch"][p]
-        if t is not None and t["debounce_ms"] is not None:
-            deb.set_window(sources.touch(p), t["debounce_ms"] * 1000)
-    for q in range(2):
-        pl = board["players"][q]
-        if pl["stuck"]["debounce_ms"] is not None:
-            deb.set_window(sources.stuck(q), pl["stuck"]["debounce_ms"] * 1000)
-        for p in range(board["piles"]):
-            s = pl["slap"][p]
-            if s is not None and s["debounce_ms"] is not None:
-                deb.set_window(sources.slap(q, p), s["debounce_ms"] * 1000)
+    stable = {}
+    for source, spec, _ in _specs(board):
+        if spec["debounce_ms"] is not None:
+            deb.set_window(source, spec["debounce_ms"] * 1000)
+        if spec.get("stable_ms"):
+            stable[source] = spec["stable_ms"] * 1000
+    for e in inputs:
+        if e.source in stable:
+            deb.set_stable(e.source, stable[e.source], e.is_active)
     return deb
-
-
-def _spec_of(board, source):
-    """The board's input spec behind ``source`` (STUCK button or slap pad), else None."""
-    k = sources.kind(source)
-    if k == sources.KIND_STUCK:
-        return board["players"][sources.player_of(source)]["stuck"]
-    if k == sources.KIND_SLAP:
-        return board["players"][sources.player_of(source)]["slap"][sources.pile_of(source)]
-    return None
 
 
 def build_pn532(board, pile, bus, cs, irq):

@@ -18,6 +18,12 @@ and their checks, not installed on the board) and writes it marked ``"checked": 
 ``spit.legal.Ruleset`` once each is there and an integer.  An unchecked file is resolved in
 full where ``spit.rules`` is present, and otherwise refused with one line saying to run
 ``spit flash``.  Its errors are ``BoardError`` with code ``ERR_RULESET``.
+
+The card map likewise: ``spit flash --cards`` checks ``cards.json`` on the PC
+(``spit.cardfile``, not installed) and writes it packed to ``cards.bin``; ``load_cards`` takes
+its arrays (errors: ``ERR_CARDS``).  The log's words likewise: ``spit flash`` builds the log line tables and the session header's
+template on the PC (``spit.logtables``, not installed) and writes them to ``logtables.bin``;
+``load_log_tables`` reads them (errors: ``ERR_LOG_TABLES``).
 """
 
 import json
@@ -34,6 +40,8 @@ ERR_JSON = const(3)  # not valid JSON
 ERR_INVALID = const(4)  # valid JSON, wrong content
 ERR_HARDWARE = const(5)  # board valid but a device failed at init (set by the caller)
 ERR_RULESET = const(6)  # ruleset.json missing or invalid
+ERR_CARDS = const(7)  # cards.bin missing or damaged
+ERR_LOG_TABLES = const(9)  # logtables.bin missing, or not the one of this firmware
 
 # What the firmware reads from a checked board (referee/board.py ``validate`` writes them all).
 _KEYS = ("name", "piles", "debounce_ms", "stable_ms", "reorder_us", "status_led", "loop_pin", "nfc",
@@ -107,6 +115,79 @@ def load_ruleset(path, reorder_us=None, name="ruleset.json"):
         return from_config(d, reorder_us)
     except ValueError as e:
         raise BoardError("%s: %s" % (name, e), ERR_RULESET)
+
+
+_TABLES_MAGIC = b"spit log tables 1\n"   # (spit.logtables writes the file: TABLES_MAGIC)
+_TABLES_SECTIONS = const(14)
+
+
+def load_log_tables(path, version, header_values, name="logtables.bin"):
+    """``(header line, tables)`` from the log tables file ``spit flash`` writes
+    (``spit.logtables.tables_file``): the session header with ``header_values`` (ruleset,
+    options, counts, board, firmware) in its template as JSON, and the line tables as
+    ``referee.logline.LineFormat`` takes them.  The file must be the one of firmware
+    ``version``.  Raises BoardError (code ERR_LOG_TABLES) naming the file and what to do."""
+    data = _read_bytes(path, "%s: missing (spit flash writes it)" % name, ERR_LOG_TABLES)
+    p = len(_TABLES_MAGIC)
+    parts = []
+    if data[:p] == _TABLES_MAGIC:
+        while p + 2 <= len(data):
+            n = data[p] | data[p + 1] << 8
+            p += 2 + n
+            parts.append(data[p - n:p])
+    if p != len(data) or len(parts) != _TABLES_SECTIONS or len(parts[4]) != 5 or len(parts[5]) != 4:
+        raise BoardError("%s: damaged or not a log tables file (run `spit flash` again)" % name,
+                         ERR_LOG_TABLES)
+    if parts[0] != version.encode():
+        raise BoardError("%s: written for another firmware than this one, %s (run `spit flash` again)"
+                         % (name, version), ERR_LOG_TABLES)
+    try:
+        header = parts[1].decode() % tuple(json.dumps(v) for v in header_values)
+    except (TypeError, ValueError):
+        raise BoardError("%s: damaged header template (run `spit flash` again)" % name, ERR_LOG_TABLES)
+    s = parts[4]
+    from array import array
+    return header, (parts[2], array("H", parts[3]), s[0], parts[5], s[1], s[2], s[3], s[4]) + tuple(parts[6:])
+
+
+def load_cards(path, name="cards.bin"):
+    """The ``spit.cardmap.CardMap`` in the packed card map ``spit flash --cards`` writes
+    (``spit.cardfile.pack``: the map's arrays, built and checked on the PC, taken as they are).
+    Raises BoardError (code ERR_CARDS) naming the file and what to do."""
+    from spit.cardmap import CardMap, PACKED_MAGIC, SLOT_BYTES
+    data = _read_bytes(path, "%s: missing (enroll the cards: `spit enroll`, then `spit flash --cards "
+                       "cards.json`; or `spit enroll --board-port PORT`)" % name, ERR_CARDS)
+    m = len(PACKED_MAGIC) + 1
+    n = data[m - 1] if len(data) >= m else 0
+    at = m + n * (SLOT_BYTES + 1)   # the index
+    size = len(data) - at
+    ok = data[:m - 1] == PACKED_MAGIC and size >= 16 and size >= 2 * n and not size & (size - 1)
+    uids = bytearray(data[m:m + n * SLOT_BYTES])
+    index = bytearray(data[at:])
+    for i in range(0, n * SLOT_BYTES if ok else 0, SLOT_BYTES):
+        ok = ok and uids[i] in (4, 7, 10)   # (a UID's length)
+    if not ok or max(index) > n:   # (an index entry names slot + 1)
+        raise BoardError("%s: damaged or not a packed card map (run `spit flash --cards cards.json` again)"
+                         % name, ERR_CARDS)
+    cm = CardMap(0)   # (its arrays, as spit.cardfile.pack wrote them)
+    cm._uids = uids
+    cm._values = bytearray(data[m + n * SLOT_BYTES:at])
+    cm._index = index
+    cm._mask = size - 1
+    cm.count = n
+    return cm
+
+
+def _read_bytes(path, missing, code):
+    """The bytes in ``path``; BoardError(``missing``, ``code``) if it cannot be read."""
+    try:
+        f = open(path, "rb")
+    except OSError:
+        raise BoardError(missing, code)
+    try:
+        return f.read()
+    finally:
+        f.close()
 
 
 def read_json(path, name):

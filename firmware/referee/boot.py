@@ -1,9 +1,10 @@
 """Spit referee: boot and run (``/main.py`` on the board is a stub that calls ``run()``).
 
 Prints ``spit-referee <version> board=<name>``, self-tests and runs the referee loop.  A
-missing or bad ``board.json``, ``ruleset.json`` or ``cards.json`` prints one line naming the
-file and the key, then blinks the status LED (2 missing, 3 bad JSON, 4 bad content, 5 a
-device failed, 6 ruleset, 7 card map, 8 firmware bug) until reset: never a traceback loop.
+missing or bad ``board.json``, ``ruleset.json``, ``cards.bin`` or ``logtables.bin`` prints one
+line naming the file and the key, then blinks the status LED (2 missing, 3 bad JSON, 4 bad
+content, 5 a device failed, 6 ruleset, 7 card map, 8 firmware bug, 9 log tables) until reset:
+never a traceback loop.
 Ctrl-C (mpremote) stops it as usual.
 
 Off the device (``host_tools/vboard/runner.py``) ``main.py`` is imported as a module: the

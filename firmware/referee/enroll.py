@@ -1,7 +1,9 @@
 """Enrollment mode on the board: tap the cards on pile 0's reader to build ``/cards.json``.
 
 A bring-up script, not installed by ``spit flash`` (it costs the board no flash): ``spit enroll
---board-port PORT`` sends it with ``mpremote run`` followed by its call:
+--board-port PORT`` sends it with ``mpremote run`` followed by its call, then copies
+``/cards.json`` to the PC, checks and packs it there and writes the packed map to the board's
+``/cards.bin``, the file the referee reads at boot (docs/architecture.md, "Card map"):
 
     run()                                             # the 52 cards
     run(deck=1)                                       # a second deck for own-deck games: "QH@1"

@@ -16,88 +16,38 @@ directory, so it keeps increasing across reboots.  Before a session starts, the 
 session files are deleted until the rest total less than ``max_total_bytes`` and at most
 ``max_files`` remain with the new one.  A file system error never raises out of
 ``start/append/flush/close``: the lines concerned are counted in ``dropped_lines`` and the
-exception is kept in ``last_error``.
+exception is kept in ``last_error``.  Naming, listing and rotating the session files (code
+run at a session start, or at a pause when the logs outgrew their room) is
+``referee/logfiles.py``: the firmware drops it again after a session start (``App``), so its
+code does not hold heap during play.
 
 Reading a log back (dropping a torn last record) is ``referee/logread.py``: the firmware
 never reads logs, so that code stays out of the device's heap.
 
-File system access goes through ``fs`` (open/listdir/remove/stat/mkdir), ``os`` by default,
-so tests can inject failures such as a power cut in the middle of a write.
+File system access goes through ``fs`` (open/listdir/remove/stat/mkdir), ``os`` and the
+builtin ``open`` by default, so tests can inject failures such as a power cut in the middle of
+a write.
 """
 
-import os
 import time
 
 from micropython import const
 
 _NL = const(10)
-_PREFIX = "session-"
-_SUFFIX = ".spitlog"
 _DEFAULT_BUFFER = const(4096)
 _DEFAULT_MAX_TOTAL = const(524288)  # 512 KB of the Pico's 1408 KB littlefs
 _DEFAULT_MAX_FILES = const(64)
 _EBADF = const(9)
 
 
-class OsFs:
-    """The real file system: ``os`` plus the builtin ``open``."""
-
-    def open(self, path, mode):
-        return open(path, mode)
-
-    def listdir(self, path):
-        return os.listdir(path)
-
-    def remove(self, path):
-        os.remove(path)
-
-    def stat(self, path):
-        return os.stat(path)
-
-    def mkdir(self, path):
-        os.mkdir(path)
-
-
-_OS_FS = OsFs()
 _NOT_OPEN = OSError(_EBADF, "no session file open")  # last_error when lines arrive with no session file open
 
 
-def _join(directory, name):
-    if not directory:
-        return name
-    if directory[-1] == "/":
-        return directory + name
-    return directory + "/" + name
-
-
-def session_number(name):
-    """The NNNN of ``session-NNNN.spitlog``, or -1 for any other file name."""
-    if not (name.startswith(_PREFIX) and name.endswith(_SUFFIX)):
-        return -1
-    digits = name[len(_PREFIX):len(name) - len(_SUFFIX)]
-    if not digits or not digits.isdigit():
-        return -1
-    return int(digits)
-
-
-def session_name(number):
-    return "%s%04d%s" % (_PREFIX, number, _SUFFIX)
-
-
-def list_sessions(directory="logs", fs=None):
-    """Sorted ``[(number, path), ...]`` of the session files in ``directory`` (none if missing)."""
-    fs = fs or _OS_FS
-    try:
-        names = fs.listdir(directory)
-    except OSError:
-        return []
-    out = []
-    for name in names:
-        n = session_number(name)
-        if n >= 0:
-            out.append((n, _join(directory, name)))
-    out.sort()
-    return out
+def __getattr__(name):
+    # The session files' names and listing (list_sessions, session_name, session_number) are in
+    # referee/logfiles.py, loaded at a session start only; importing them from here still works.
+    from referee import logfiles
+    return getattr(logfiles, name)
 
 
 class Logbook:
@@ -117,7 +67,7 @@ class Logbook:
         self.directory = directory
         self.max_total_bytes = max_total_bytes
         self.max_files = max_files
-        self._fs = fs or _OS_FS
+        self._fs = fs             # (None: ``os``; used by referee/logfiles.py)
         # ``buf``: a buffer allocated early at boot, before the heap fragments (on the
         # RP2040 a 4 KB block can be missing after the firmware's modules are loaded).
         self._buf = buf if buf is not None and len(buf) == buffer_bytes else bytearray(buffer_bytes)
@@ -154,72 +104,15 @@ class Logbook:
         """Close any open session, rotate, open the next session file and write the header.
 
         Returns the new file's path (also ``self.path``)."""
-        if self._f is not None or self._n:
-            self.close()
-        fs = self._fs
-        try:
-            names = fs.listdir(self.directory)
-        except OSError:
-            names = []
-            if self.directory:
-                try:
-                    fs.mkdir(self.directory)
-                except OSError as e:
-                    self.last_error = e
-        top = 0
-        for name in names:
-            n = session_number(name)
-            if n > top:
-                top = n
-        self.number = top + 1
-        self.path = _join(self.directory, session_name(self.number))
-        self.bytes_written = 0
-        self.lines_written = 0
-        self._torn = False
-        self.rotate()
-        try:
-            self._f = fs.open(self.path, "wb")
-        except OSError as e:
-            self._f = None
-            self.last_error = e
-        self.append(header_line)
-        self.flush()
-        return self.path
+        from referee.logfiles import start   # (session start only: App drops it again)
+        return start(self, header_line)
 
     def rotate(self):
         """Delete the oldest session files, never the current one (``self.path``), until the
         others plus the current one total less than ``max_total_bytes`` and at most
         ``max_files`` files remain counting the current one.  Returns how many were deleted."""
-        fs = self._fs
-        files = []
-        total = 0
-        for n, path in list_sessions(self.directory, fs):
-            if path == self.path:
-                continue
-            try:
-                size = fs.stat(path)[6]
-            except OSError as e:
-                self.last_error = e
-                size = 0
-            files.append((path, size))
-            total += size
-        own = self.bytes_written + self._n
-        keep = self.max_files - (0 if self.path is None else 1)
-        deleted = 0
-        i = 0
-        while i < len(files) and (len(files) - i > keep or total + own >= self.max_total_bytes):
-            path, size = files[i]
-            i += 1
-            try:
-                fs.remove(path)
-            except OSError as e:
-                self.last_error = e
-                continue
-            total -= size
-            deleted += 1
-        self._others_bytes = total
-        self.deleted += deleted
-        return deleted
+        from referee.logfiles import rotate
+        return rotate(self)
 
     def close(self):
         """Flush, sync and close the session file.  Never raises."""

@@ -1,6 +1,7 @@
 """Session log lines written into a bytearray without allocating (docs/log-format.md).
 
-    fmt = LineFormat()                       # tables built once, at boot
+    fmt = LineFormat()                       # the tables: from spit.logtables (the PC), or
+    fmt.use(tables)                          # the board's logtables.bin (read at boot)
     end = fmt.event(buf, p, kind, ms, us, a, b, c)
     end = fmt.verdict(buf, p, code, ms, us, a, b, c, d, uid)
     sys.stdout.write(buf, p, end - p)        # MicroPython streams take (buf, off, len)
@@ -8,14 +9,12 @@
 Each call writes one JSON line ending in ``\\n`` at ``buf[p:]`` and returns its end; the
 caller keeps ``MAX_LINE`` bytes free.  The text is the one ``spit.words`` gives
 (``event_items`` / ``verdict_items``, keys in that order, fields holding -1 left out), built
-from the same tables of ``spit.notation`` (``spit.logtables``): their text is copied once into one blob, and a
-line is only byte stores into ``buf`` (pieces copied by ``drivers.byteloops.copy_into``), so
-the firmware can echo and log lines in the middle of play with no garbage and no GC pause.
+from the same tables of ``spit.notation`` (``spit.logtables``, run on the PC: the board gets
+them in ``logtables.bin``): their text is in one blob, and a line is only byte stores into
+``buf`` (pieces copied by ``drivers.byteloops.copy_into``), so the firmware can echo and log lines in the middle of play with no garbage and no GC pause.
 ``t`` is written from the session time pair ``(ms, us)`` as ``ms`` then ``us`` on three
 digits: ``ms * 1000 + us`` would be a big int on the RP2040 after 17.9 minutes.
 """
-
-from array import array
 
 from micropython import const
 
@@ -71,15 +70,26 @@ class LineFormat:
     """Every piece of text a line can hold (``, "pile": ``, ``"accept"``, a rank ...) is kept
     once in one ``bytes`` blob, piece ``k`` at ``_at[k]:_at[k + 1]`` (copied into the line by
     ``copy_into``: no slice object, no heap), and the verdict and event layouts are small
-    byte arrays of piece ids: about 1.5 KB of heap for every table (a memoryview per piece
-    took 3.5 KB more), built at boot by ``spit.logtables.line_tables`` (which does not stay
-    loaded: nor does its code).  The field kinds below are that function's."""
+    byte strings of piece ids: about 1.5 KB of heap for every table (a memoryview per piece
+    took 3.5 KB more).  ``spit.logtables.line_tables`` builds them from ``spit.notation``:
+    on the PC here, for the board at flash time (``spit flash`` writes them to
+    ``logtables.bin``, which the boot reads: ``referee.boardfile.load_log_tables``, then
+    ``use``), so neither module is on the board.  The field kinds below are that function's."""
 
-    def __init__(self):
-        from spit.logtables import line_tables   # (boot only: dropped after boot)
+    def __init__(self, tables=None):
+        if tables is None:
+            try:
+                from spit.logtables import line_tables   # (the PC)
+            except ImportError:
+                return   # (the board: the boot gives them, use)
+            tables = line_tables()
+        self.use(tables)
+
+    def use(self, tables):
+        """Take the tables (``spit.logtables.line_tables``' tuple)."""
         (self._text, self._at, self._rank, self._suits, self._joker, self._card_key, self._uid_key,
          self._start_text, self._vhead, self._vkey, self._vkind, self._vbase, self._ehead,
-         self._ekey, self._ekind, self._not_card) = line_tables()
+         self._ekey, self._ekind, self._not_card) = tables
 
     # ---- pieces -------------------------------------------------------------------------
     def _piece(self, buf, p, k):

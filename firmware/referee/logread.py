@@ -3,17 +3,15 @@
 A torn last record is dropped (a last line without its newline, or a last line that is not
 JSON) and reported; everything before it is returned.  MicroPython-compatible, but the
 firmware itself never reads logs (``referee/logbook.py`` writes them), so it is not imported
-on the board.  File system access goes through ``fs`` (``open``), ``os`` by default.
+on the board.  File system access goes through ``fs`` (``open``), the builtin ``open`` by
+default.
 """
 
 import json
 
 from micropython import const
 
-from referee.logbook import OsFs
-
 _READ_CHUNK = const(512)
-_OS_FS = OsFs()
 
 
 class LogLines:
@@ -26,7 +24,7 @@ class LogLines:
 
     def __init__(self, path, fs=None, chunk=_READ_CHUNK):
         self.path = path
-        self._fs = fs or _OS_FS
+        self._open = fs.open if fs is not None else open
         self._chunk = chunk
         self.dropped_bytes = 0
         self.dropped_lines = 0
@@ -38,7 +36,7 @@ class LogLines:
         self.dropped_lines = 0
         self.bad_lines = 0
         self.lines = 0
-        f = self._fs.open(self.path, "rb")
+        f = self._open(self.path, "rb")
         try:
             pending = bytearray()
             held = None  # the newest complete line: yielded once another one follows it

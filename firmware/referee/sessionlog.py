@@ -85,7 +85,7 @@ class SessionLog:
         self._rec = records[0]
         self._short = records[1]
         self._side = {}               # {record index: (a, b, c, d)} (flag _SIDE)
-        self._fmt = LineFormat()
+        self.line_format = LineFormat()
         self._line = bytearray(RECORD_BYTES)   # the lines of one record, for the echo
         self.start(book, reorder_us)
 
@@ -146,7 +146,7 @@ class SessionLog:
             b = y
             c = v
             d = z
-        fmt = self._fmt
+        fmt = self.line_format
         if k & _TICK_FIRST:
             p = fmt.event(buf, p, EV_TICK, d, (w >> 18) & 0x3FF, 0, 0, 0)
         if k & _VERDICT:

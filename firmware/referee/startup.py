@@ -8,17 +8,15 @@ import time
 
 from micropython import const
 
-from spit.cardmap import CardMapError
+import spit
 from spit.clock import SessionClock
 from spit.legal import MODE_OWN_DECK
 from drivers.input_ring import InputRing
-from referee import sources
-from referee.boardfile import load as load_board, load_ruleset, BoardError, ERR_HARDWARE, ERR_RULESET
+from referee import board_hw, sources
+from referee.boardfile import (load as load_board, load_ruleset, load_cards, load_log_tables, BoardError,
+                               ERR_HARDWARE, ERR_RULESET, ERR_CARDS)  # noqa: F401 - (ERR_CARDS: blink 7)
 from referee.corrections import Corrections
 from referee.rejected import RejectedUids
-
-ERR_CARDS = const(7)       # blink code: /cards.json missing or invalid
-
 
 class BootError(Exception):
     """A configuration or hardware problem found at boot: ``what``, ``msg``, blink ``code``."""
@@ -39,65 +37,52 @@ _RING = const(64)
 _LOG_BUFFER = const(2048)  # Logbook RAM buffer when boot.py gave none (lines formatted at pauses pass through it)
 
 
+# What a BoardError's blink code is about, by code (referee/boardfile.py's ERR_ constants).
+_WHAT = (None, None, "board", "board", "board", "board", "ruleset", "card map", None, "log tables")
+
+
 def load_configs(app):
     root = app.root
+    led = None   # (the status LED: the board's, once its file is read)
     try:
         app.board = load_board(root + "board.json", "board.json")
-    except BoardError as e:
-        raise BootError("board", e.msg, e.code, status_led(None))
-    led = status_led(app.board)
-    try:
+        led = board_hw.status_led(app.board)
         app.rules = load_ruleset(root + "ruleset.json", app.board.get("reorder_us"))
+        if app.rules.piles != app.board["piles"]:
+            raise BoardError("ruleset.json: the ruleset plays on %d piles, board %s has %d"
+                             % (app.rules.piles, app.board["name"], app.board["piles"]), ERR_RULESET)
+        app.cards = load_cards(root + "cards.bin")   # (cards.json checked and packed by spit flash)
+        app.counts = app.rules.default_counts()
+        app.own_deck = app.rules.mode == MODE_OWN_DECK
+        # The log's words, made on the PC by spit flash: the line tables and the session
+        # header (the same for every session of this boot).
+        app.header, tables = load_log_tables(
+            root + "logtables.bin", spit.__version__,
+            (app.rules.name, app.rules.options, app.counts, app.board["name"], spit.__version__))
     except BoardError as e:
-        raise BootError("ruleset", e.msg, e.code, led)
-    if app.rules.piles != app.board["piles"]:
-        raise BootError("ruleset", "ruleset.json: the ruleset plays on %d piles, board %s has %d"
-                        % (app.rules.piles, app.board["name"], app.board["piles"]), ERR_RULESET, led)
-    try:
-        from spit.cardfile import read_cardmap
-        app.cards = read_cardmap(root + "cards.json")
-    except CardMapError as e:
-        raise BootError("card map", "%s (enroll the cards: `spit enroll`, or on the board "
-                        "`import referee.enroll as e; e.run()`)" % e, ERR_CARDS, led)
-    finally:
-        # Boot-only: the card file's reader and checks (the map is in spit.cardmap), and the
-        # log line tables' builder (App() ran it: referee/logline.py).
-        from referee.app import _drop_modules
-        _drop_modules(("spit.cardfile", "spit.logtables"))
-    app.counts = app.rules.default_counts()
-    app.own_deck = app.rules.mode == MODE_OWN_DECK
-
-
-def status_led(board):
-    try:
-        from referee.board_hw import status_led
-        return status_led(board)
-    except Exception:  # noqa: BLE001 - no LED is no reason to hide the real error
-        return None
+        raise BootError(_WHAT[e.code], e.msg, e.code, led if led is not None else board_hw.status_led(None))
+    app.slog.line_format.use(tables)
 
 
 def build(app):
     """Build inputs, readers, LEDs and buzzer (BootError code 5 if a device fails)."""
-    from referee import board_hw
     board = app.board
-    app.status = status_led(board)
+    app.status = board_hw.status_led(board)
     try:
-        from machine import Pin
-        from drivers.edge_input import EdgeInput
         from drivers.nfc_reader import NfcReader
         app.ring = InputRing(_RING)
-        app.inputs = board_hw.build_inputs(board, app.ring, reader_irqs=False)
+        nfc = board_hw.build_nfc(board)
+        # The readers' IRQ lines are timestamped like every other input; the PN532 drivers
+        # only read irq.value().  One Pin object per GPIO, shared by both.
+        app.inputs = board_hw.build_inputs(board, app.ring, [irq for _, _, irq in nfc])
         for e in app.inputs:
             if sources.kind(e.source) == sources.KIND_STUCK:
                 app.stuck_inputs[sources.player_of(e.source)] = e
         app.deb = board_hw.build_debouncer(board, app.inputs)
         app.pn532 = []
         app.readers = []
-        for p, (bus, cs, irq) in enumerate(board_hw.build_nfc(board)):
+        for p, (bus, cs, irq) in enumerate(nfc):
             app.pn532.append(board_hw.build_pn532(board, p, bus, cs, irq))
-            # The reader's IRQ line is timestamped like every other input; the driver
-            # only reads irq.value().  One Pin object per GPIO, shared by both.
-            app.inputs.append(EdgeInput(irq, sources.reader(p), app.ring, Pin.IRQ_FALLING))
             # passive_retries 0xFF: the PN532 waits for a card itself (IRQ when one
             # answers), so a quiet pile costs no bus traffic; re-listed every 500 ms.
             app.readers.append(NfcReader(app.pn532[p], p, on_card=app._on_card,
@@ -117,16 +102,10 @@ def build(app):
 
 
 def _make_logbook(app):
-    try:
-        from referee.logbook import Logbook
-    except ImportError:
-        app.out("spit-referee: no referee/logbook module: sessions are not logged")
-        return None
-    buf = app._log_buffer   # allocated first thing at boot (referee/boot.py start)
+    from referee.logbook import Logbook
+    buf = app._log_buffer   # allocated first thing at boot (referee/boot.py start; else made here)
     app._log_buffer = None
-    if buf is not None:
-        return Logbook(app.root + "logs", buffer_bytes=len(buf), buf=buf)
-    return Logbook(app.root + "logs", buffer_bytes=_LOG_BUFFER)
+    return Logbook(app.root + "logs", buffer_bytes=_LOG_BUFFER, buf=buf)
 
 
 def selftest(app):
@@ -153,6 +132,7 @@ def selftest(app):
         app.leds.off()
     if app.buzzer is not None:
         app.buzzer.play(app.buzzer.READY)
-    # The last boot step: play reads only the board's name (the session log's header); the
-    # rest of the board dict (2-3 KB of heap) goes now that every device is built.
+    # The last boot step: play needs nothing of the board file (the session log's header was
+    # made with its name: load_configs), so all but the name (2-3 KB of heap) goes now that
+    # every device is built.
     app.board = {"name": app.board["name"]}

@@ -1,8 +1,8 @@
 """Run the real firmware (``firmware/main.py``, unchanged) on the virtual board.
 
 ``VirtualTable`` builds a board file system in a directory (``board.json`` from boards/,
-``ruleset.json``, ``cards.json``), installs the fakes (``machine``, ``rp2``, ``time`` on a
-``VirtualClock``), attaches one ``PN532Emulator`` per pile to the buses the firmware builds,
+``ruleset.json``, ``cards.json`` and ``cards.bin``, ``logtables.bin``), installs the fakes (``machine``, ``rp2``,
+``time`` on a ``VirtualClock``), attaches one ``PN532Emulator`` per pile to the buses the firmware builds,
 boots the firmware through ``main.start()`` and then steps ``App.step()`` itself while the
 virtual clock advances.  Works under CPython and the MicroPython unix port.
 
@@ -26,7 +26,8 @@ Constructor options:
     board           a name in boards/ ("pico", "pico_3pile", "pico_i2c"), or a dict
     ruleset/options the ruleset.json content
     cards           {uid_hex: "QH"} card map; default: one tag per card (two decks for own-deck)
-    files           {"board.json": text-or-None, ...}: override (None = leave the file out)
+    files           {"board.json": text-or-None, ...}: override (None = leave the file out);
+                    cards.bin is packed from the cards.json written (none if it is left out or bad)
     start_us        the virtual clock's start (e.g. just below a 2**30 wrap)
     loop_us         virtual time between two firmware steps (default 1000)
     emulator        PN532Emulator options (dict) for every pile, or a list of dicts per pile
@@ -149,7 +150,7 @@ class _Machine:
 
 
 def _write(path, text):
-    f = open(path, "w")
+    f = open(path, "wb" if isinstance(text, bytes) else "w")
     try:
         f.write(text)
     finally:
@@ -162,6 +163,18 @@ def _read(path):
         return f.read()
     finally:
         f.close()
+
+
+def _packed_cards(text):
+    """The board's cards.bin for the cards.json ``text`` as ``spit flash --cards`` packs it, or None
+    (no cards.bin: the board then reports its card map missing) for no file or one it refuses."""
+    from spit.cardfile import CardMapError, load_cardmap, pack
+    if text is None:
+        return None
+    try:
+        return pack(load_cardmap(text))
+    except CardMapError:
+        return None
 
 
 def _make_root():
@@ -201,8 +214,10 @@ class VirtualTable:
     def __init__(self, board="pico", ruleset="classic", options=None, cards=None, files=None,
                  start_us=0, loop_us=1000, emulator=None, boot=True, root=None, lock_heap=False,
                  console=False):
+        from spit import __version__
         from spit.rules import make_ruleset
         from spit.cards import full_deck, format_card
+        from spit.logtables import tables_file
         self.loop_us = loop_us
         self.lock_heap = lock_heap
         self.console = bytearray() if console else None   # the live log echoed by the firmware
@@ -248,9 +263,12 @@ class VirtualTable:
                                                           for i in range(0, len(hexuid), 2))
         contents = {"board.json": board_text,
                     "ruleset.json": json.dumps({"ruleset": ruleset, "options": options or {}}),
-                    "cards.json": json.dumps({"cardmap": 1, "cards": cards})}
+                    "cards.json": json.dumps({"cardmap": 1, "cards": cards}),
+                    "logtables.bin": tables_file(__version__)}   # (as spit flash writes it)
         for name in (files or {}):
             contents[name] = files[name]
+        if "cards.bin" not in contents:   # (unless given: packed from cards.json, as spit flash does)
+            contents["cards.bin"] = _packed_cards(contents["cards.json"])
         for name in contents:
             path = root + name
             if contents[name] is None:

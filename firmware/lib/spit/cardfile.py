@@ -3,14 +3,16 @@
     {"cardmap": 1, "cards": {"04A1B2C3D4E5F6": "QH", "04A1B2C3D4E5F7": "QH@1"}}
 
 Every entry is checked (UID: 4, 7 or 10 bytes of hex; card code; ``@0``/``@1`` owner) and a
-bad one raises ``CardMapError`` naming the UID.  The device needs this only at boot: the
-referee drops it from ``sys.modules`` once the map is built (referee/startup.py).
+bad one raises ``CardMapError`` naming the UID.  This runs on the PC: ``spit flash --cards``
+(and ``spit enroll --board-port``) write the checked map to the board packed (``pack``:
+``cards.bin``), which the device reads at boot without parsing JSON
+(``referee.boardfile.load_cards``); this module is not on the board.
 """
 
 import json
 
 from spit.cards import parse_card, CardError
-from spit.cardmap import CardMap, CardMapError
+from spit.cardmap import CardMap, CardMapError, MAX_CARDS, PACKED_MAGIC, SLOT_BYTES, _hash, uid_hex
 
 
 def add(cm, uid_text, value):
@@ -41,7 +43,7 @@ def add(cm, uid_text, value):
         card = parse_card(code)
     except CardError as e:
         raise CardMapError("UID %s: %s" % (u, e))
-    cm.put(raw, card, owner)   # (a UID already there: CardMapError naming it)
+    put(cm, raw, card, owner)   # (a UID already there: CardMapError naming it)
 
 
 def load_cardmap(obj):
@@ -70,3 +72,59 @@ def read_cardmap(path):
         return load_cardmap(text)
     except CardMapError as e:
         raise CardMapError("%s: %s" % (path, e))
+
+
+# ---- the map's arrays (spit/cardmap.py ``CardMap``), built here: the board only looks up ----
+
+def _free(cm, raw, n):
+    h = _hash(raw, n) & cm._mask
+    while cm._index[h]:
+        h = (h + 1) & cm._mask
+    return h
+
+
+def _reindex(cm, cards):
+    """An index with room for ``cards`` at most half full, holding the slots so far."""
+    size = 16
+    while size < 2 * cards:
+        size *= 2
+    cm._index = bytearray(size)
+    cm._mask = size - 1
+    uids = cm._uids
+    for i in range(cm.count):
+        base = i * SLOT_BYTES
+        cm._index[_free(cm, uids[base + 1:base + 1 + uids[base]], uids[base])] = i + 1
+
+
+def put(cm, raw, card, owner=-1):
+    """Add the UID ``raw`` (4, 7 or 10 bytes) of ``card`` (owner 0, 1 or -1: none) to the
+    CardMap ``cm``; raises CardMapError for a UID already in the map, or past 255 cards."""
+    n = len(raw)
+    if cm.lookup(raw, n):
+        raise CardMapError("UID %s is in the card map twice" % uid_hex(raw))
+    i = cm.count
+    if i == MAX_CARDS:
+        raise CardMapError("more than %d cards" % MAX_CARDS)
+    if i == len(cm._values):   # past the capacity given: grow
+        cm._uids.extend(bytes(SLOT_BYTES))
+        cm._values.append(0)
+    base = i * SLOT_BYTES
+    cm._uids[base] = n
+    cm._uids[base + 1:base + 1 + n] = raw
+    cm._values[i] = card | (owner + 1) << 6
+    cm.count = i + 1
+    if 2 * cm.count > len(cm._index):
+        _reindex(cm, 2 * cm.count)
+    else:
+        cm._index[_free(cm, raw, n)] = i + 1
+
+
+def pack(cm):
+    """The board's ``cards.bin`` for the CardMap ``cm``: ``PACKED_MAGIC``, the number of cards (a
+    byte), every card's UID slot (``SLOT_BYTES``: its length byte, the UID, zero padding), every
+    card's value byte (``card | (owner + 1) << 6``), then the hash index (a power of two of at
+    least 16 bytes): the map's own arrays, which ``referee.boardfile.load_cards`` takes back as
+    they are."""
+    n = cm.count
+    return (PACKED_MAGIC + bytes((n,)) + bytes(cm._uids[:n * SLOT_BYTES]) + bytes(cm._values[:n])
+            + bytes(cm._index))

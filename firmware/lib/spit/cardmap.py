@@ -6,8 +6,11 @@ File format (docs/architecture.md)::
 
 UIDs are upper-case hex (4, 7 or 10 bytes).  ``CardMap.lookup(uid_bytes, n)`` is what the
 firmware calls per read: it finds the raw UID bytes without building a hex string.  Reading
-and checking the file is ``spit.cardfile`` (boot only on the device: dropped once the map is
-built).
+and checking the file, and building the map, is ``spit.cardfile``, on the PC: the board gets
+the checked map packed (``cards.bin``: ``PACKED_MAGIC``, the number of cards, every card's UID
+slot of ``SLOT_BYTES``, every card's value byte, then the hash index), written by
+``spit.cardfile.pack`` and read at boot by ``referee.boardfile.load_cards`` straight into the
+map's arrays.
 """
 
 try:
@@ -30,9 +33,14 @@ def uid_hex(uid, n=-1):
 
 _SLOT = const(11)   # one card's UID: its length byte, then up to 10 bytes (zero padded)
 _MAX_CARDS = const(255)   # slot numbers + 1 fit the index's bytes
+SLOT_BYTES = _SLOT
+MAX_CARDS = _MAX_CARDS
+PACKED_MAGIC = b"spit cards 1\n"   # the first bytes of the board's cards.bin
 
 
 def _hash(uid, n):
+    """The index's hash of a UID (spit.cardfile builds the index with it; ``CardMap.lookup``
+    computes it inline)."""
     # Serial-number bytes from both ends (byte 0 is the maker's code of a 7- or 10-byte UID,
     # the last byte of many tags' UIDs is a constant, and tags from one batch may differ only
     # in a few bytes: bytes 1-3 alone put a whole deck of such tags in one chain), mixed.
@@ -46,7 +54,11 @@ class CardMap:
     hash table of slot numbers + 1 (0: empty), at most half full.  A lookup copies the UID
     behind its length byte into a needle (a slice store: C code, no heap), hashes five of its
     bytes, and compares the needle with the slots the table names by ``bytearray.find`` over
-    exactly that slot (C code): no per-byte loop in Python, nothing allocated."""
+    exactly that slot (C code): no per-byte loop in Python, nothing allocated.
+
+    The map is built on the PC (``spit.cardfile``: ``put`` adds a card, checked, and keeps the
+    index); the board takes the three arrays as they are (``cards.bin``:
+    ``referee.boardfile.load_cards``), so only the lookup is on the board."""
 
     def __init__(self, capacity=0):
         self._uids = bytearray(capacity * _SLOT)
@@ -57,47 +69,13 @@ class CardMap:
         self.count = 0
         self.card = -1       # results of the last lookup
         self.owner = -1
-        self._reindex(capacity)
-
-    def _reindex(self, cards):
-        """An index with room for ``cards`` at most half full, holding the slots so far."""
-        size = 16
-        while size < 2 * cards:
-            size *= 2
-        self._index = bytearray(size)
-        self._mask = size - 1
-        uids = self._uids
-        for i in range(self.count):
-            base = i * _SLOT
-            self._index[self._free(uids[base + 1:base + 1 + uids[base]], uids[base])] = i + 1
-
-    def _free(self, raw, n):
-        h = _hash(raw, n) & self._mask
-        while self._index[h]:
-            h = (h + 1) & self._mask
-        return h
+        self._index = bytearray(16)   # (spit.cardfile sizes it as cards are put)
+        self._mask = 15
 
     def put(self, raw, card, owner=-1):
-        """Add the UID ``raw`` (4, 7 or 10 bytes) of ``card`` (owner 0, 1 or -1: none); raises
-        CardMapError for a UID already in the map, or past 255 cards."""
-        n = len(raw)
-        if self.lookup(raw, n):
-            raise CardMapError("UID %s is in the card map twice" % uid_hex(raw))
-        i = self.count
-        if i == _MAX_CARDS:
-            raise CardMapError("more than %d cards" % _MAX_CARDS)
-        if i == len(self._values):   # past the capacity given: grow (boot only)
-            self._uids.extend(bytes(_SLOT))
-            self._values.append(0)
-        base = i * _SLOT
-        self._uids[base] = n
-        self._uids[base + 1:base + 1 + n] = raw
-        self._values[i] = card | (owner + 1) << 6
-        self.count = i + 1
-        if 2 * self.count > len(self._index):
-            self._reindex(2 * self.count)
-        else:
-            self._index[self._free(raw, n)] = i + 1
+        """Add a card: ``spit.cardfile.put`` (maps are built on the PC)."""
+        from spit.cardfile import put
+        put(self, raw, card, owner)
 
     def lookup(self, uid, n):
         """Find the first n bytes of ``uid``; sets ``card``/``owner`` and returns True if known.

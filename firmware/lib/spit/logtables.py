@@ -1,7 +1,8 @@
 """The log's words as the device's line writer keeps them (``referee.logline.LineFormat``).
 
-Built once at boot from the tables of ``spit.notation``; the firmware drops this module (and
-``spit.notation``) afterwards, so neither its code nor the tables' source stay in the heap.
+Built from the tables of ``spit.notation`` on the PC: ``spit flash`` writes them, with the
+session header's template, to the board's ``logtables.bin`` (``tables_file``), which the
+device reads at boot (``referee.boardfile.load_log_tables``); neither module is on the board.
 """
 
 from array import array
@@ -121,3 +122,42 @@ def line_tables():
         at[k + 1] = at[k] + len(pieces[k].encode())
     return (text, at, rank, suits, joker, card_key, uid_key, start_text, vhead, vkey, vkind, vbase,
             ehead, ekey, ekind, not_card)
+
+
+# --- the tables file (``logtables.bin``): spit flash writes it, the device reads it ---------
+
+# The file: this magic line, then sections, each a 2-byte little-endian length and its bytes,
+# in this order (referee/boardfile.py ``load_log_tables`` reads them back):
+#   the firmware version the file was written for (the device refuses another one),
+#   the session header's template (``header_template``), then the tables of ``line_tables``:
+#   text, at (16-bit little-endian), the scalars (rank, joker, card_key, uid_key, start_text:
+#   a byte each), suits, vhead, vkey, vkind, vbase, ehead, ekey, ekind, not_card (a byte each).
+TABLES_MAGIC = b"spit log tables 1\n"
+TABLES_SECTIONS = const(14)
+
+
+def header_template():
+    """``spit.notation.header_line``'s text with each value read at boot a ``%s`` (filled with
+    JSON text in this order: ruleset, options, counts, board, firmware; referee/startup.py)."""
+    from spit.notation import LOG_VERSION
+    keys = ("ruleset", "options", "counts", "board", "firmware")
+    return '{"spitlog": %d' % LOG_VERSION + "".join(', "%s": %%s' % k for k in keys) + "}"
+
+
+def tables_file(version):
+    """The bytes of ``logtables.bin`` for firmware ``version`` (``spit.__version__``)."""
+    (text, at, rank, suits, joker, card_key, uid_key, start_text, vhead, vkey, vkind, vbase,
+     ehead, ekey, ekind, not_card) = line_tables()
+    at_bytes = bytearray(2 * len(at))
+    for k in range(len(at)):
+        at_bytes[2 * k] = at[k] & 255
+        at_bytes[2 * k + 1] = at[k] >> 8
+    sections = (version.encode(), header_template().encode(), text, at_bytes,
+                bytes((rank, joker, card_key, uid_key, start_text)), suits, vhead, vkey, vkind,
+                vbase, ehead, ekey, ekind, bytes(not_card))
+    out = bytearray(TABLES_MAGIC)
+    for s in sections:
+        out.append(len(s) & 255)
+        out.append(len(s) >> 8)
+        out.extend(s)
+    return bytes(out)

@@ -1,9 +1,9 @@
 """The log's words: the names of verdicts, reasons and input events and their fields
 (docs/log-format.md), and the log header.
 
-Like python-chess's notation, this imports the core and the core never imports it.  On the
-device it is loaded only to build the log line tables at boot (``spit.logtables``) and to
-write the header at a session start.  A verdict or event as ordered ``(key, value)`` items
+Like python-chess's notation, this imports the core and the core never imports it.  It is
+not on the device: ``spit flash`` builds the log line tables and the header's template from it
+(``spit.logtables``) and writes them to the board's ``logtables.bin``.  A verdict or event as ordered ``(key, value)`` items
 and their JSON text are ``spit.words`` (host side, like reading and re-judging logs in
 ``spit.log``).
 """
