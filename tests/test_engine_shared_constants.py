@@ -67,3 +67,15 @@ def test_log_line_field_kinds_agree():
     from referee import logline
     for name in ("_INT", "_CARD", "_NAME", "_ERR_VALUE", "_KEEP", "_OPTIONAL"):
         assert getattr(logtables, "_LINE" + name) == getattr(logline, name), name
+
+
+def test_the_apps_copy_of_the_input_source_layout_agrees():
+    # referee/app.py decodes source ids itself (referee.sources is dropped after boot).
+    from referee import app, sources
+    assert (app._READER0, app._STUCK0, app._SLAP0, app._SLAP_END, app._RELEASE) == (
+        sources.reader(0), sources.stuck(0), sources.slap(0, 0), sources.N_SOURCES, sources.RELEASE)
+    assert sources.kind(app._READER0 - 1) == sources.KIND_TOUCH
+    assert sources.kind(app._STUCK0 - 1) == sources.KIND_READER
+    assert sources.kind(app._STUCK0 + 1) == sources.KIND_STUCK
+    assert sources.kind(app._STUCK0 + 2) == sources.KIND_UNKNOWN
+    assert sources.slap(1, 3) == app._SLAP0 + 4 + 3 < app._SLAP_END

@@ -49,7 +49,6 @@ from spit.intake import EV_TOUCH, EV_STUCK, EV_SLAP
 from spit.intents import LedIntents, ALL_ZONES
 from spit.referee import Referee, PH_OVER
 from drivers.input_ring import InputRing
-from referee import sources
 from referee.rejected import RejectedUids
 from referee.stalls import FlashStalls
 from referee.sessionlog import SessionLog
@@ -70,13 +69,21 @@ _V_ROUND_START = const(15)
 _E_DUPLICATE = const(5)
 _E_READER = const(11)
 
+# Private copies of the input source id layout of referee/sources.py (which only the boot's
+# builders need: it is dropped after boot; the shared-constants test checks the copies).
+_READER0 = const(4)      # touch sensors 0..3, reader IRQ lines 4..7
+_STUCK0 = const(8)       # STUCK buttons 8..9
+_SLAP0 = const(16)       # slap pads 16 + 4 * player + pile
+_SLAP_END = const(24)
+_RELEASE = const(0x8000)
+
 _REREPORT_MS = const(10000)
 
 
-# Modules only the boot needs (the board-file and ruleset loader, device builders, boot
-# steps; referee/startup.py drops the card file's reader itself):
-# dropped after boot so their code does not hold heap during play (imported again if needed).
-_BOOT_ONLY = ("referee.startup", "referee.board_hw", "referee.boardfile")
+# Modules only the boot needs (the board file, ruleset, card map and log tables loaders, the
+# device builders and their input source ids, the boot steps): dropped after boot so their
+# code does not hold heap during play (imported again if needed).
+_BOOT_ONLY = ("referee.startup", "referee.board_hw", "referee.boardfile", "referee.sources")
 # The session files' naming and rotation (Logbook.start): dropped after a session start.
 _SESSION_ONLY = ("referee.logfiles",)
 
@@ -255,25 +262,24 @@ class App:
         book = self.book
         if st.watch_ms >= 0 or (book is not None and book.flushes != st.seen):
             ticks = st.stamp(ticks, book, self.clock.ms, self.paused)
-        k = sources.kind(src)
-        if k == sources.KIND_READER:
-            if self.readers[src & 3].note_irq(ticks):
-                self._replied = src & 3
+        s = src & 0x7FFF   # (the id without its RELEASE flag; layout: referee/sources.py)
+        if _READER0 <= s < _STUCK0:
+            if self.readers[s & 3].note_irq(ticks):
+                self._replied = s & 3
             return
         clock = self.clock
         clock.convert(ticks)
         ms = clock.ev_ms
         us = clock.ev_us
-        if k == sources.KIND_TOUCH:
-            pile = src & 3
-            if pile < len(self.readers) and self.rejected.pending[pile]:
-                self._forget_now(pile)
-            self.feed(EV_TOUCH, ms, us, pile, 0, 0)
-        elif k == sources.KIND_STUCK:
-            self.corr.stuck_edge(sources.player_of(src), not sources.is_release(src), ms, us)
-        elif k == sources.KIND_SLAP:
-            player = sources.player_of(src)
-            pile = sources.pile_of(src)
+        if s < _READER0:   # a touch sensor
+            if s < len(self.readers) and self.rejected.pending[s]:
+                self._forget_now(s)
+            self.feed(EV_TOUCH, ms, us, s, 0, 0)
+        elif s < _STUCK0 + 2:   # a STUCK button (its release too)
+            self.corr.stuck_edge(s - _STUCK0, not (src & _RELEASE), ms, us)
+        elif _SLAP0 <= s < _SLAP_END:   # a slap pad
+            player = (s - _SLAP0) >> 2
+            pile = s & 3
             if not self.corr.slap(player, pile, ms, us):
                 self.feed(EV_SLAP, ms, us, player, pile, 0)
             elif self.corr.resync == pile and pile < len(self.readers):

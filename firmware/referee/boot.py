@@ -13,16 +13,21 @@ runner calls ``start()`` and steps ``App.step()`` itself.
 
 import sys
 
+from micropython import const
+
+LOG_BUFFER_BYTES = const(1024)   # the Logbook's RAM buffer (referee/startup.py makes it if boot did not)
+
 
 def start(root="", echo=None):
     """Boot the referee and return the ``App`` (raises ``referee.startup.BootError``).
     ``echo(buf, off, n)`` also gets every session log line (the live log on the console:
     ``sys.stdout.write``, which on MicroPython writes ``n`` bytes of ``buf`` from ``off``)."""
     # The session log's RAM buffers first, while the heap is still in one piece: its records
-    # (7 KB) and the Logbook's line buffer (the lines are formatted at pauses, 2 KB at a time).
+    # (7 KB) and the Logbook's line buffer (the lines are formatted at pauses, 1 KB at a time:
+    # one flash write per pause step either way, so a bigger buffer would only hold heap).
     from referee.sessionlog import make_records
     log_records = make_records()
-    log_buffer = bytearray(2048)
+    log_buffer = bytearray(LOG_BUFFER_BYTES)
     from referee.app import App
 
     app = App(root, echo=echo, log_buffer=log_buffer, log_records=log_records)

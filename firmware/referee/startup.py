@@ -15,6 +15,7 @@ from drivers.input_ring import InputRing
 from referee import board_hw, sources
 from referee.boardfile import (load as load_board, load_ruleset, load_cards, load_log_tables, BoardError,
                                ERR_HARDWARE, ERR_RULESET, ERR_CARDS)  # noqa: F401 - (ERR_CARDS: blink 7)
+from referee.boot import LOG_BUFFER_BYTES
 from referee.corrections import Corrections
 from referee.rejected import RejectedUids
 
@@ -34,7 +35,6 @@ class BootError(Exception):
 
 _PASSIVE_RETRIES = const(0xFF)   # PN532 MxRtyPassiveActivation: wait for a card
 _RING = const(64)
-_LOG_BUFFER = const(2048)  # Logbook RAM buffer when boot.py gave none (lines formatted at pauses pass through it)
 
 
 # What a BoardError's blink code is about, by code (referee/boardfile.py's ERR_ constants).
@@ -105,7 +105,7 @@ def _make_logbook(app):
     from referee.logbook import Logbook
     buf = app._log_buffer   # allocated first thing at boot (referee/boot.py start; else made here)
     app._log_buffer = None
-    return Logbook(app.root + "logs", buffer_bytes=_LOG_BUFFER, buf=buf)
+    return Logbook(app.root + "logs", buffer_bytes=LOG_BUFFER_BYTES, buf=buf)
 
 
 def selftest(app):
