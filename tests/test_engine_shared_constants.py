@@ -61,6 +61,12 @@ def test_private_copies_of_codes_agree_with_their_modules():
     assert referee._HIST_MASK == referee._HIST - 1 and referee._HIST & referee._HIST_MASK == 0
 
 
+def test_log_lines_joker_agrees():
+    from spit import cards
+    from referee import logline
+    assert logline._JOKER == cards.JOKER
+
+
 def test_log_line_field_kinds_agree():
     # spit.logtables writes the field kinds referee/logline.py reads (consts in both).
     from spit import logtables

@@ -87,6 +87,13 @@ def test_every_verdict_line_is_the_notation_text(code):
             assert verdict_line(code, ms, us, a, b, c, d) == reference(items, ms * 1000 + us)
 
 
+def test_an_error_value_is_written_as_a_card_exactly_when_it_is_a_card_code():
+    # (logline decides it itself: spit.cards is not loaded on the board)
+    for value in range(-20, 100):
+        items = verdict_items(V.V_ERROR, 0, 0, V.E_DUPLICATE, 1, value, 0)
+        assert verdict_line(V.V_ERROR, 3, 250, V.E_DUPLICATE, 1, value, 0) == reference(items, 3250), value
+
+
 def test_unknown_uid_error_carries_the_uid():
     items = verdict_items(V.V_ERROR, 0, 0, V.E_UNKNOWN_UID, 0, -1, -1)
     line = verdict_line(V.V_ERROR, 2, 500, V.E_UNKNOWN_UID, 0, -1, -1, "04DEADBEEF0001")

@@ -18,13 +18,12 @@ digits: ``ms * 1000 + us`` would be a big int on the RP2040 after 17.9 minutes.
 
 from micropython import const
 
-from spit.cards import JOKER, is_card
-
 try:   # a piece's bytes copied into the line (viper: ~0.2 us a byte on the RP2040)
     from drivers.byteloops import copy_into
 except (ValueError, SyntaxError):   # native code for another CPU (a unix-port board), or
     from drivers.byteloops_py import copy_into   # a PC's micropython package (no viper)
 
+_JOKER = const(0)   # (spit.cards' JOKER, copied: spit.cards need not be loaded on the board)
 MAX_LINE = const(200)   # longest line (an error verdict with a card and a 10-byte UID: ~150)
 
 _INT = const(0)        # field kinds (the low 3 bits; spit.logtables writes them)
@@ -110,7 +109,7 @@ class LineFormat:
         return _put_int(buf, p, us)
 
     def _card(self, buf, p, card):
-        if card == JOKER:
+        if card == _JOKER:
             return self._piece(buf, p, self._joker)
         buf[p] = _QUOTE
         p = self._piece(buf, p + 1, self._rank + (card & 15))
@@ -153,7 +152,8 @@ class LineFormat:
                 continue
             k &= 7
             if k == _ERR_VALUE:
-                if a not in self._not_card and is_card(v):
+                if a not in self._not_card and (v == _JOKER or (1 <= (v & 15) <= 13 and 0 <= v <= 63)):
+                    # (a card code: spit.cards.is_card)
                     p = self._piece(buf, p, self._card_key)
                     p = self._card(buf, p, v)
                     continue

@@ -119,6 +119,18 @@ def test_top_on_a_pile_waiting_for_its_spit_card_is_the_spit_card():
     assert t.ref.need_spit[0] == 0 and t.ref.spit_left == [9, 10]
 
 
+def test_top_takes_exactly_the_card_codes():
+    # A ``top`` event whose value is no card code (spit.cards.is_card) is refused.
+    from spit.cards import is_card
+    from spit.intake import EV_TOP
+    for code in (-17, -1, 14, 15, 16, 29, 30, 31, 63, 64, 65, 77, 200):
+        t = Table().begin()
+        t.touch(0, 3000).advance(3500)
+        t.ref.feed(EV_TOP, t._at(3600), 0, 0, code, 0)
+        t.flush()
+        assert (t.last()["verdict"] == "resync") == is_card(code), code
+
+
 def test_top_during_a_countdown_is_unexpected():
     t = Table()
     t.top(0, "8H", 500).flush()

@@ -11,7 +11,6 @@ except ImportError:  # CPython
     def const(x):
         return x
 
-from spit.cards import is_card
 
 TYPE_CHECKING = const(False)   # (mpy-cross drops the block below: pyright reads it)
 if TYPE_CHECKING:
@@ -21,6 +20,7 @@ _HIST = const(16)        # cards remembered per pile (as in referee.py)
 _SPIT_BIT = const(64)     # a history entry's spit-card flag (as in referee.py)
 _RANK_SHIFT = const(9)    # ... and where its rank starts (as in referee.py)
 _PH_PLAY = const(1)
+_JOKER = const(0)   # (spit.cards' JOKER: spit.cards need not be loaded on the board)
 # Private copies of other modules' codes (const() is inlined per module only); tests/
 # test_engine_shared_constants.py checks they agree with spit.verdicts and spit.legal.
 _V_ERROR = const(11)
@@ -107,7 +107,9 @@ class Corrections:
 
     def _on_top(self, ms, us, pile, card):
         """Correction: the pile's top card is ``card`` (a landing the readers missed)."""
-        if not (0 <= pile < self.npiles) or not is_card(card) or self.phase != _PH_PLAY:
+        # (a card code's check as in referee._on_card: spit.cards.is_card)
+        if (not (0 <= pile < self.npiles) or self.phase != _PH_PLAY
+                or card < 0 or card > 63 or (card != _JOKER and not 1 <= (card & 15) <= 13)):
             self._emit(_V_ERROR, ms, us, _E_UNEXPECTED, pile, card, -1)
             return
         spit = self.need_spit[pile]
