@@ -94,7 +94,11 @@ def run_all(directory, keyword, heap, host_heap="1m"):
     names.sort()
     passed = 0
     failed = 0
-    result_path = "/tmp/mp_runner_%d.txt" % os.getpid() if hasattr(os, "getpid") else "/tmp/mp_runner.txt"
+    if hasattr(os, "getpid"):
+        result_path = "/tmp/mp_runner_%d.txt" % os.getpid()
+    else:   # (the unix port has no getpid: a random name, so runs at the same time do not share it)
+        import random
+        result_path = "/tmp/mp_runner_r%d.txt" % random.getrandbits(30)
     for modname in names:
         try:
             os.remove(result_path)
@@ -127,6 +131,10 @@ def run_all(directory, keyword, heap, host_heap="1m"):
             failed += 1
             print("  %-28s CRASHED (exit status %d): out of memory or import error  (%s)" % (
                 modname, status, note))
+    try:
+        os.remove(result_path)
+    except OSError:
+        pass
     print("micropython: %d passed, %d failed" % (passed, failed))
     return failed
 
