@@ -31,6 +31,7 @@ DEVICE_ONLY_ERRORS = ("unknown_uid", "reader_down", "overflow")
 CARD_FIELDS = ("card", "top", "winner")
 HORIZON_US = 60 * 1000000   # a verdict this far behind the newest event is settled
 SETTLE_EVERY = 2048         # lines between settling old times
+PRE_HEADER = 64             # JSON lines held while waiting for the header (as spit.log's _PRE_HEADER)
 TEXT_MEMO_MAX = 20000       # parsed event and verdict texts kept for reuse (a bounded cache)
 # Verdict fields that change from one verdict to the next (dt_us, a round number): position in
 # the referee's (a, b, c, d), see spit.notation._FIELDS.
@@ -201,6 +202,7 @@ class StreamJudge(Rejudge):
         self._texts = {}
         self._events = {}
         self.unterminated = None   # the log's last line, if it has no newline
+        self._held = []            # (line_no, JSON value) before the header
         self._next_settle = SETTLE_EVERY
         self._sink = self._make_sink()
 
@@ -282,10 +284,13 @@ class StreamJudge(Rejudge):
     def feed_line(self, line):
         if self.referee is None:
             self._feed_first(line)
-            if self.referee is not None and self.on_header is not None:
-                self.on_header(self.referee)
             return
         Rejudge.feed_line(self, line)
+
+    def _start(self, referee):
+        self.referee = referee
+        if self.on_header is not None:
+            self.on_header(referee)
 
     def feed_lines(self, lines, progress=None, every=20000):
         """Feed an iterable of lines (``feed_line`` for each, in one tight loop: the per-line
@@ -390,31 +395,65 @@ class StreamJudge(Rejudge):
         return event
 
     def _feed_first(self, line):
-        """Lines up to the header.  Text that is not JSON is a bad line; the first JSON line must
-        be the header, and if it is not, the log is re-judged with the classic rules and that line
-        is used as what it is (an event or a device verdict)."""
+        """Lines up to the header (docs/log-format.md): the header is the first JSON object with a
+        ``spitlog`` key.  Text that is not JSON is a bad line at once; other JSON lines are held
+        (at most PRE_HEADER) until the header comes: then the events among them are judged after
+        it and the rest (arrays, objects that are neither header nor event, verdict lines) are
+        ``error`` ``malformed`` and skipped.  A bad header is one ``error`` ``malformed`` and the
+        classic rules apply.  A log with no header in its first PRE_HEADER JSON lines is
+        re-judged with the classic rules and the held lines are used as what they are (events,
+        device verdicts)."""
         text = line.strip()
+        self.line_no += 1
         if not text:
-            self.line_no += 1
             return
         try:
             obj = json.loads(text)
-        except ValueError:
-            self.line_no += 1
+        except (ValueError, RecursionError):
             self._bad(V.E_MALFORMED, "not valid JSON: %s" % shown(text))
             return
-        try:
-            parse_header(obj)
-        except (LogError, RulesetError) as e:
-            self.line_no += 1
-            self.header_problem = "no valid header (%s): re-judged with the classic rules and 26 | 26 cards, " \
-                                  "so verdicts may differ from the device's" % e
-            self._bad(V.E_MALFORMED, self.header_problem)
-            self.referee = Referee(make_ruleset("classic"), None, self._sink)
-            if isinstance(obj, dict):
-                self.feed_line_obj(obj)
+        if not (isinstance(obj, dict) and "spitlog" in obj):
+            self._held.append((self.line_no, obj))
+            if len(self._held) >= PRE_HEADER:
+                self._headerless()
             return
-        Rejudge.feed_line(self, text)
+        problem = None
+        try:
+            rules, counts = parse_header(obj)
+        except (LogError, RulesetError) as e:
+            problem = "bad header (%s): re-judged with the classic rules and 26 | 26 cards, " \
+                      "so verdicts may differ from the device's" % e
+            rules, counts = make_ruleset("classic"), None
+        line_no = self.line_no
+        self._start(Referee(rules, counts, self._sink))
+        held, self._held = self._held, []
+        for n, held_obj in held:     # what came before the header: events wait for it, the rest is bad
+            self.line_no = n
+            if isinstance(held_obj, dict) and "ev" in held_obj and "verdict" not in held_obj:
+                self.feed_line_obj(held_obj)
+            else:
+                self._bad(V.E_MALFORMED, "before the header: not a header or event line (skipped): %s"
+                          % shown(json.dumps(held_obj)))
+        self.line_no = line_no
+        if problem is not None:
+            self.header_problem = problem
+            self._bad(V.E_MALFORMED, problem)
+
+    def _headerless(self):
+        """No header among the first lines: the classic rules, said once; the held lines are
+        used as what they are."""
+        held, self._held = self._held, []
+        line_no = self.line_no
+        self.line_no = held[0][0]
+        self.header_problem = "no valid header (the first line must be the header {\"spitlog\": 1, ...}): " \
+                              "re-judged with the classic rules and 26 | 26 cards, so verdicts may differ " \
+                              "from the device's"
+        self._bad(V.E_MALFORMED, self.header_problem)
+        self._start(Referee(make_ruleset("classic"), None, self._sink))
+        for n, obj in held:
+            self.line_no = n
+            self.feed_line_obj(obj)
+        self.line_no = line_no
 
     def feed_line_obj(self, obj):
         if isinstance(obj, dict):
@@ -438,6 +477,8 @@ class StreamJudge(Rejudge):
             self.matcher.settle(self.max_t - HORIZON_US)
 
     def finish(self):
+        if self.referee is None and self._held:
+            self._headerless()
         Rejudge.finish(self)
         if self.matcher is not None:
             self.matcher.settle(0, final=True)

@@ -1,0 +1,57 @@
+"""Bad input gets a clear one-line error and loses nothing: each case as a user meets it."""
+
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+for _p in (ROOT, os.path.join(ROOT, "firmware", "lib")):
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
+
+from host_tools import replay  # noqa: E402
+from test_replay import run  # noqa: E402  (the CLI in-process: exit code, stdout, stderr)
+
+SAMPLE = os.path.join(ROOT, "examples", "sample.spitlog")
+
+
+def sample_bytes():
+    with open(SAMPLE, "rb") as f:
+        return f.read()
+
+
+def sample_lines():
+    return sample_bytes().decode("utf-8").splitlines()
+
+
+# --- spit replay: lines before the header (docs/log-format.md) ---
+
+def test_replay_keeps_the_real_header_after_json_lines_that_are_no_header(tmp_path):
+    lines = sample_lines()
+    path = tmp_path / "pre.spitlog"
+    path.write_text("\n".join(["[1, 2]", '{"note": "table 3"}'] + lines) + "\n")
+    code, out, err = run(["replay", "--quiet", str(path)])
+    assert code == replay.EXIT_BAD_LINES
+    assert "line 1: before the header: not a header or event line (skipped): [1, 2]" in err
+    assert "line 2: before the header" in err
+    assert "no valid header" not in err and "classic rules" not in err
+    assert ", 0 mismatches" in out    # the header's options (tie window, reorder) were used
+
+
+def test_replay_judges_event_lines_before_the_header_after_it():
+    lines = sample_lines()
+    first_event = next(i for i, line in enumerate(lines) if '"ev"' in line)
+    moved = [lines[first_event], lines[0]] + lines[1:first_event] + lines[first_event + 1:]
+    rep = replay.replay_lines([line + "\n" for line in moved])
+    assert rep.header_problem is None and rep.n_problems == 0 and rep.n_mismatches == 0
+
+
+def test_replay_of_a_bad_header_says_it_once_and_judges_with_classic_rules(tmp_path):
+    lines = sample_lines()
+    path = tmp_path / "v2.spitlog"
+    path.write_text("\n".join([lines[0].replace('"spitlog": 1', '"spitlog": 2')] + lines[1:]) + "\n")
+    code, out, err = run(["replay", "--json", str(path)])
+    problems = [line for line in err.splitlines() if ": line " in line]
+    assert len(problems) == 1 and "line 1: bad header (unsupported spitlog version 2" in problems[0]
+    assert "unknown event" not in err
+    errors = [line for line in out.splitlines() if '"verdict": "error"' in line]
+    assert len(errors) == 1 and '"reason": "malformed"' in errors[0] and '"line": 1' in errors[0]
