@@ -193,21 +193,27 @@ def open_log(path):
         if path != "-":
             raw.close()
         raise ReplayError("%s: not a session log: %s" % (path, why))
-    return io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="\n")
+    # utf-8-sig: a byte order mark (a log saved by a Windows editor) is not part of the header line
+    return io.TextIOWrapper(raw, encoding="utf-8-sig", errors="replace", newline="\n")
 
 
 def binary_reason(head):
-    """Why ``head`` (the file's first bytes) is not a text log, or None."""
-    if b"\0" in head or any(b < 32 and b not in (9, 10, 12, 13) for b in head[:512]):
+    """Why ``head`` (the file's first bytes) is not a text log, or None.  Only the first line
+    decides: a log whose header line is text is a log, and a later line with a bad byte (a NUL,
+    an erased flash byte 0xff, a non-UTF-8 character) is one bad line, reported and skipped like
+    any other (the good lines are kept)."""
+    end = head.find(b"\n")
+    first = head if end < 0 else head[:end + 1]
+    if b"\0" in first or any(b < 32 and b not in (9, 10, 12, 13) for b in first[:512]):
         kind = "binary data"
     else:
         try:
-            head.decode("utf-8")
+            first.decode("utf-8")
             return None
         except UnicodeDecodeError as e:
-            if e.start >= len(head) - 3 and e.reason == "unexpected end of data":
+            if e.start >= len(first) - 3 and e.reason == "unexpected end of data":
                 return None   # a character cut by the probe's end
-            kind = "not UTF-8 text (byte 0x%02x at offset %d)" % (head[e.start], e.start)
+            kind = "not UTF-8 text (byte 0x%02x at offset %d)" % (first[e.start], e.start)
     magic = {b"PK\x03\x04": "a zip archive", b"\x1f\x8b": "gzip data", b"\x89PNG": "a PNG image",
              b"\x7fELF": "a program", b"%PDF": "a PDF document", b"M\xceb": "MicroPython bytecode (.mpy)"}
     what = next((name for m, name in magic.items() if head.startswith(m)), None)
@@ -217,6 +223,11 @@ def binary_reason(head):
 
 
 # --- the command ---
+
+def printable(text):
+    """``text`` with control characters escaped (a bad line's NUL bytes are not sent to the terminal)."""
+    return "".join(c if c >= " " and c != "\x7f" else "\\x%02x" % ord(c) for c in text)
+
 
 def check_writable(path):
     """None if ``path`` can be written, else why not (one line): checked before a long replay."""
@@ -271,7 +282,7 @@ def run(args, out=None, err=None):
         if held is not None and not header_seen:
             held.append((line, message))
             return
-        err.write("%s: line %d: %s\n" % (args.log, line, message))
+        err.write("%s: line %d: %s\n" % (args.log, line, printable(message)))
 
     header_seen = []
 

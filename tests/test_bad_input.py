@@ -55,3 +55,35 @@ def test_replay_of_a_bad_header_says_it_once_and_judges_with_classic_rules(tmp_p
     assert "unknown event" not in err
     errors = [line for line in out.splitlines() if '"verdict": "error"' in line]
     assert len(errors) == 1 and '"reason": "malformed"' in errors[0] and '"line": 1' in errors[0]
+
+
+# --- spit replay / spit stats: bad bytes in one line are one bad line, not a binary file ---
+
+def test_replay_reports_a_non_utf8_line_near_the_start_and_keeps_the_rest(tmp_path):
+    data = sample_bytes().split(b"\n")
+    data.insert(3, b'{"t": 5, "ev": "card", "pile": 0, "card": "7\xe9"}')
+    data.insert(4, b"\x00\x00\xff\xff")     # erased or zeroed flash
+    path = tmp_path / "bytes.spitlog"
+    path.write_bytes(b"\n".join(data))
+    code, out, err = run(["replay", "--quiet", str(path)])
+    assert code == replay.EXIT_BAD_LINES
+    assert "line 4: unknown card code" in err
+    assert "line 5: not valid JSON: \\x00\\x00" in err and "\x00" not in err
+    assert ", 0 mismatches" in out
+    code, out, err = run(["stats", str(path)])
+    assert code == 0 and "2 bad lines skipped" in err and "player 0" in out
+
+
+def test_replay_still_refuses_a_file_whose_first_line_is_binary(tmp_path):
+    path = tmp_path / "blob.spitlog"
+    path.write_bytes(b"\xff\xfe\x00{\n" + sample_bytes())
+    code, out, err = run(["replay", str(path)])
+    assert (code, out) == (1, "")
+    assert err.startswith("spit replay: %s: not a session log: it is binary data" % path)
+
+
+def test_replay_reads_a_log_saved_with_a_byte_order_mark(tmp_path):
+    path = tmp_path / "bom.spitlog"
+    path.write_bytes(b"\xef\xbb\xbf" + sample_bytes())
+    code, out, err = run(["replay", "--quiet", str(path)])
+    assert code == replay.EXIT_OK and err == ""
