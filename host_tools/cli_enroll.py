@@ -7,7 +7,6 @@ subcommand on its own.
 
 import argparse
 import os
-import re
 import sys
 
 DESCRIPTION = """\
@@ -40,7 +39,7 @@ def configure_parser(parser):
     source.add_argument("--board-port", metavar="PORT",
                         help="serial port of a Spit referee board: run its enrollment mode via mpremote")
     parser.add_argument("--out", default="cards.json", help="card map file to create or resume (default: %(default)s)")
-    parser.add_argument("--deck", metavar="P", help="deck owner for own-deck games: codes become e.g. QH@P")
+    parser.add_argument("--deck", metavar="P", help="deck owner for own-deck games, player 0 or 1: codes become e.g. QH@P")
     parser.add_argument("--write-tags", action="store_true",
                         help="also write the card code into each tag (NTAG pages 4..) and verify it")
     parser.add_argument("--jokers", action="store_true", help="enroll two jokers (JK) after the 52 cards")
@@ -64,8 +63,9 @@ def run_enroll(args, commands=None, echo=print):
     """Run ``spit enroll`` for parsed ``args``; returns the exit code. ``commands``: typed-line source."""
     from host_tools import enroll
     try:
-        if args.deck is not None and not re.fullmatch(r"[A-Za-z0-9]{1,8}", args.deck):
-            raise enroll.EnrollError("--deck must be 1-8 letters or digits, got %r" % args.deck)
+        if args.deck is not None and args.deck not in ("0", "1"):
+            raise enroll.EnrollError("--deck must be 0 or 1 (the player who owns the deck in own-deck games), "
+                                     "got %r" % args.deck)
         if args.timeout < 0:
             raise enroll.EnrollError("--timeout must be >= 0")
         if args.board_port:

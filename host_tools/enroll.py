@@ -2,7 +2,7 @@
 
 The card map (docs/architecture.md) is ``{"cardmap": 1, "cards": {"04A1B2C3D4E5F6": "QH", ...}}`` with
 upper-case hex UIDs; with ``--deck P`` every code gets the deck owner's suffix, ``"QH@P"``, so two decks
-enrolled with ``--deck 1`` and ``--deck 2`` can share one file.
+enrolled with ``--deck 0`` and ``--deck 1`` (the player who owns each, R-OWN-1) can share one file.
 
 Session rules:
 
@@ -110,6 +110,8 @@ def load_card_map(path):
             raise EnrollError("%s: bad UID %r (upper-case hex, 4, 7 or 10 bytes)" % (path, uid))
         if not isinstance(code, str) or _split_code(code)[0] not in card_order(jokers=True):
             raise EnrollError("%s: UID %s has a bad card code %r" % (path, uid, code))
+        if "@" in code and _split_code(code)[1] not in ("0", "1"):
+            raise EnrollError("%s: UID %s: deck owner in %r must be @0 or @1" % (path, uid, code))
     return dict(cards)
 
 

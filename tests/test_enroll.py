@@ -218,7 +218,7 @@ def test_resume_after_an_interrupted_session(emulator, tmp_path, capsys):
 
 def test_write_tags_stores_and_verifies_the_code(emulator, tmp_path):
     out = tmp_path / "cards.json"
-    prefill(out, 52, deck="2")
+    prefill(out, 52, deck="1")
 
     class ReadOnlyTag(NtagTag):
         def write(self, page, data):
@@ -227,29 +227,32 @@ def test_write_tags_stores_and_verifies_the_code(emulator, tmp_path):
     stubborn = ReadOnlyTag("04BAD0000000BA")
     joker_one, joker_two = make_tags(2)
     emulator.script_taps([stubborn, joker_one, joker_two])
-    code, lines = run_cli(["--port", emulator.port, "--out", str(out), "--deck", "2", "--jokers",
+    code, lines = run_cli(["--port", emulator.port, "--out", str(out), "--deck", "1", "--jokers",
                            "--write-tags", "--timeout", "5"])
     assert code == 0, lines
     cards = read_map(out)
-    assert cards[joker_one.uid_hex] == "JK@2" and cards[joker_two.uid_hex] == "JK@2"
+    assert cards[joker_one.uid_hex] == "JK@1" and cards[joker_two.uid_hex] == "JK@1"
     assert stubborn.uid_hex not in cards
     assert any("failed: the tag refused page 4" in line for line in lines)
     assert "Tap the second Joker (54/54)  [u = undo, q = quit]" in lines
-    assert enroll.decode_tag_payload(joker_one.memory[16:32]) == "JK@2"
-    assert bytes(joker_one.memory[16:28]) == b"SPIT\x01\x04JK@2\x00\x00"
+    assert enroll.decode_tag_payload(joker_one.memory[16:32]) == "JK@1"
+    assert bytes(joker_one.memory[16:28]) == b"SPIT\x01\x04JK@1\x00\x00"
 
 
 def test_another_deck_shares_the_file_and_sees_duplicates(emulator, tmp_path):
     out = tmp_path / "cards.json"
-    first_deck = prefill(out, 52, deck="1")
+    first_deck = prefill(out, 52, deck="0")
     reused = NtagTag(list(first_deck)[5])
     new = make_tags(1)[0]
     emulator.script_taps([reused, new])
-    code, lines = run_cli(["--port", emulator.port, "--out", str(out), "--deck", "2", "--timeout", "0.5"])
+    code, lines = run_cli(["--port", emulator.port, "--out", str(out), "--deck", "1", "--timeout", "0.5"])
     assert code == 1                                     # times out on the 2nd card, after one success
     cards = read_map(out)
-    assert cards[new.uid_hex] == "AC@2" and len(cards) == 53
-    assert "already enrolled as 6C@1" in lines[2]
+    assert cards[new.uid_hex] == "AC@1" and len(cards) == 53
+    assert "already enrolled as 6C@0" in lines[2]
+    # what spit enroll writes, spit flash takes (its card map check allows owners 0 and 1 only)
+    from spit import cardfile
+    assert len(cardfile.pack(cardfile.load_cardmap({"cardmap": 1, "cards": cards}))) > 0
 
 
 # ----- errors -------------------------------------------------------------------------------------------
@@ -279,6 +282,20 @@ def test_missing_port_and_bad_file_errors(tmp_path, capsys):
         assert code == 1 and message in err and len(err.strip().splitlines()) == 1, err
     code, _ = run_cli(["--port", "/dev/null", "--deck", "a b"])
     assert code == 1 and "--deck" in capsys.readouterr().err
+
+
+def test_deck_other_than_player_0_or_1_is_refused_before_enrolling(tmp_path, capsys):
+    # spit flash accepts owners @0 and @1 only (R-OWN-1): a deck enrolled as @2 would be refused there
+    for deck in ("2", "a", "01"):
+        code, _ = run_cli(["--port", "/dev/null", "--out", str(tmp_path / "c.json"), "--deck", deck])
+        err = capsys.readouterr().err
+        assert code == 1 and "--deck must be 0 or 1" in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "c.json").exists()
+    bad = tmp_path / "two.json"
+    bad.write_text('{"cardmap": 1, "cards": {"04A1B2C3D4E5F6": "QH@2"}}')
+    code, _ = run_cli(["--port", "/dev/null", "--out", str(bad)])
+    err = capsys.readouterr().err
+    assert code == 1 and "deck owner in 'QH@2' must be @0 or @1" in err and len(err.strip().splitlines()) == 1
 
 
 def test_typed_commands_from_stdin_in_a_real_process(emulator, tmp_path):
