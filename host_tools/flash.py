@@ -123,12 +123,20 @@ def board_name(board_path, board_data):
     return str(name) if name else os.path.splitext(os.path.basename(board_path))[0]
 
 
+# Keys of a ruleset file: the two a user writes, and the two spit flash adds to the board's copy.
+RULESET_KEYS = ("ruleset", "options", "checked", "values")
+
+
 def ruleset_config(ruleset):
     """``--ruleset NAME`` -> ``{"ruleset": NAME, "options": {}}``; ``--ruleset file.json`` -> its content."""
     if ruleset.endswith(".json") or os.sep in ruleset:
         data = read_json(ruleset, "ruleset file")
         if not isinstance(data, dict) or not isinstance(data.get("ruleset"), str):
             raise FlashError('ruleset file %s: expected {"ruleset": NAME, "options": {...}}' % ruleset)
+        unknown = sorted(k for k in data if k not in RULESET_KEYS and not k.startswith("_"))
+        if unknown:
+            raise FlashError('ruleset file %s: unknown key %s (a ruleset file has "ruleset" and "options"; '
+                             'keys starting with _ are comments)' % (ruleset, ", ".join(map(repr, unknown))))
         data.setdefault("options", {})
         return data
     if not re.match(r"^[A-Za-z0-9_-]+$", ruleset):

@@ -87,3 +87,21 @@ def test_replay_reads_a_log_saved_with_a_byte_order_mark(tmp_path):
     path.write_bytes(b"\xef\xbb\xbf" + sample_bytes())
     code, out, err = run(["replay", "--quiet", str(path)])
     assert code == replay.EXIT_OK and err == ""
+
+
+# --- spit flash: a ruleset file with a misspelt key ---
+
+def test_flash_refuses_a_ruleset_file_with_an_unknown_key(tmp_path):
+    path = tmp_path / "house.json"
+    path.write_text('{"ruleset": "classic", "optoins": {"wrap": "ace_only"}}')
+    code, out, err = run(["flash", "--dry-run", "--build-dir", str(tmp_path / "b"), "--ruleset", str(path)])
+    assert code == 1 and out == ""
+    assert err == ("spit flash: error: ruleset file %s: unknown key 'optoins' (a ruleset file has \"ruleset\" "
+                   "and \"options\"; keys starting with _ are comments)\n" % path)
+
+
+def test_flash_takes_a_ruleset_file_with_comment_keys(tmp_path):
+    from host_tools import flash
+    path = tmp_path / "house.json"
+    path.write_text('{"_why": "Friday club", "ruleset": "tableau", "options": {"wrap": "none"}}')
+    assert flash.ruleset_config(str(path))["options"] == {"wrap": "none"}
