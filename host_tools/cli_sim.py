@@ -185,6 +185,10 @@ def run(args, out=None, err=None):
     if args.games is not None and args.games < 1:
         err.write("spit sim: --games must be at least 1\n")
         return 2
+    if args.seconds is not None and not (0 < args.seconds < float("inf")):
+        err.write("spit sim: --seconds must be a number of seconds above 0, got %s (leave it out to play the "
+                  "game out)\n" % args.seconds)
+        return 2
     if not _check_outputs(args, err):
         return 1
     from host_tools.sim.ports import SensorModel
@@ -223,7 +227,8 @@ def _batch(args, rules, options, skills, sensors, factory, progress, out):
     quiet_firmware = io.StringIO()
     with contextlib.redirect_stdout(quiet_firmware):   # firmware mode: no boot banner per game in the table
         summary = run_batch(rules, None, args.games, seed=args.seed, skills=skills, sensors=sensors,
-                            port_factory=factory, progress=progress.games, on_result=keep)
+                            port_factory=factory, progress=progress.games, on_result=keep,
+                            max_minutes=args.seconds / 60.0 if args.seconds else 90)
     progress.done()
     opts = ", ".join("%s=%s" % (k, options[k]) for k in sorted(options)) or "none"
     out.write("spit sim: %d games, ruleset %s, options: %s, seeds %d..%d, %s mode\n" % (

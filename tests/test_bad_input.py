@@ -105,3 +105,19 @@ def test_flash_takes_a_ruleset_file_with_comment_keys(tmp_path):
     path = tmp_path / "house.json"
     path.write_text('{"_why": "Friday club", "ruleset": "tableau", "options": {"wrap": "none"}}')
     assert flash.ruleset_config(str(path))["options"] == {"wrap": "none"}
+
+
+# --- spit sim: a wrong option value ---
+
+def test_sim_refuses_seconds_that_are_not_above_zero(tmp_path):
+    for value in ("-1", "0", "nan", "inf"):
+        code, out, err = run(["sim", "--seconds", value, "--log", str(tmp_path / "x.spitlog")])
+        assert (code, out) == (2, "")
+        assert err.startswith("spit sim: --seconds must be a number of seconds above 0") and err.count("\n") == 1
+    assert not (tmp_path / "x.spitlog").exists()
+
+
+def test_sim_games_stop_each_game_after_seconds_and_count_no_disagreement_for_it():
+    code, out, err = run(["sim", "--games", "2", "--seconds", "5", "--quiet"])
+    assert code == 0
+    assert "unfinished 2" in out and "table/referee disagreements: 0" in out

@@ -48,7 +48,8 @@ class Summary:
             self.reasons[result.reason] = self.reasons.get(result.reason, 0) + 1
         for name in result.errors:
             self.errors[name] = self.errors.get(name, 0) + result.errors[name]
-        self.notes += len(result.notes)
+        # (an unfinished game is counted in the winner split, as `spit sim` says of one game)
+        self.notes += sum(1 for n in result.notes if not n.startswith("unfinished"))
 
     def mean(self, key):
         v = self.values[key]
