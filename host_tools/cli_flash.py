@@ -42,6 +42,8 @@ def run_flash(args):
     from host_tools import flash
     try:
         check_ruleset(args.ruleset)
+        if not args.dry_run:
+            flash.check_port(args.port)     # before the build: a wrong port is said at once
         flash.flash(args)
     except flash.FlashError as e:
         return _fail("flash", e)
@@ -51,6 +53,7 @@ def run_flash(args):
 def run_logs_pull(args):
     from host_tools import board_logs, flash
     try:
+        flash.check_port(args.port)
         board_logs.pull_logs(args.port, args.dest)
     except flash.FlashError as e:
         return _fail("logs pull", e)
@@ -60,6 +63,7 @@ def run_logs_pull(args):
 def run_console(args):
     from host_tools import board_logs, flash
     try:
+        flash.check_port(args.port)
         board_logs.console(args.port)
     except flash.FlashError as e:
         return _fail("console", e)

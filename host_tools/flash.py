@@ -476,6 +476,14 @@ def detect_port():
     return ports[0].device
 
 
+def check_port(port):
+    """FlashError if ``port`` is a device path that does not exist (mpremote would only say it "may be
+    in use by another program"); ``None``/``auto`` and names such as COM5 pass."""
+    if port and port != "auto" and os.sep in port and not os.path.exists(port):
+        raise FlashError("no device at %s: is the board plugged in? (without --port, spit finds a connected "
+                         "Pico by itself)" % port)
+
+
 def mpremote_argv(port, actions):
     return [sys.executable, "-u", "-m", "mpremote", "connect", port] + actions
 

@@ -121,3 +121,16 @@ def test_sim_games_stop_each_game_after_seconds_and_count_no_disagreement_for_it
     code, out, err = run(["sim", "--games", "2", "--seconds", "5", "--quiet"])
     assert code == 0
     assert "unfinished 2" in out and "table/referee disagreements: 0" in out
+
+
+# --- board commands: a port that does not exist ---
+
+def test_board_commands_say_a_missing_port_is_no_device_before_building(tmp_path):
+    port = str(tmp_path / "ttyACM9")
+    for argv in (["flash", "--build-dir", str(tmp_path / "b")], ["logs", "pull", "--dest", str(tmp_path / "l")],
+                 ["console"]):
+        code, out, err = run(argv + ["--port", port])
+        assert (code, out) == (1, "")
+        assert err == ("spit %s: error: no device at %s: is the board plugged in? (without --port, spit finds "
+                       "a connected Pico by itself)\n" % (" ".join(argv[:2] if argv[0] == "logs" else argv[:1]), port))
+    assert not (tmp_path / "b").exists()

@@ -237,6 +237,7 @@ def test_no_board_found(firmware, boards, tmp_path, capsys, monkeypatch):
 
 def test_unreachable_port_reports_mpremote_failure(firmware, boards, tmp_path, capsys):
     port = str(tmp_path / "ttyNOPE")
+    open(port, "w").close()    # a path that exists but is no serial device (a missing one is said before mpremote runs)
     code, _, err = run_cli(capsys, "flash", "--port", port, "--firmware-dir", firmware, "--boards-dir", boards,
                            "--build-dir", str(tmp_path / "build"))
     assert code == 1
@@ -325,6 +326,7 @@ def test_console_execs_mpremote_repl(monkeypatch, capsys):
     from host_tools import board_logs
     calls = []
     monkeypatch.setattr(board_logs.os, "execv", lambda path, argv: calls.append(argv))
+    monkeypatch.setattr(flash, "check_port", lambda port: None)    # (no /dev/ttyACM3 on this machine)
     assert cli_flash.main(["console", "--port", "/dev/ttyACM3"]) == 0
     assert calls == [[sys.executable, "-m", "mpremote", "connect", "/dev/ttyACM3", "repl"]]
 
