@@ -19,7 +19,7 @@ from collections import deque
 
 from spit import verdicts as V
 from spit.cards import parse_card, format_card, CardError
-from spit.log import Rejudge, parse_header, parse_event, LogError
+from spit.log import Rejudge, parse_header, parse_event, LogError, _MAX_LINE, _too_deep
 from spit.intake import EV_TICK
 from spit.referee import Referee
 from spit.rules import make_ruleset, RulesetError
@@ -31,6 +31,9 @@ DEVICE_ONLY_ERRORS = ("unknown_uid", "reader_down", "overflow")
 CARD_FIELDS = ("card", "top", "winner")
 HORIZON_US = 60 * 1000000   # a verdict this far behind the newest event is settled
 SETTLE_EVERY = 2048         # lines between settling old times
+# A tail longer than this may make a line longer than spit.log's limit (_MAX_LINE): such lines take the
+# slow path, which checks the exact length ('{"t": ' + 13 digits + ', ' is at most 21 characters).
+_LONG_TAIL = _MAX_LINE - 21
 PRE_HEADER = 64             # JSON lines held while waiting for the header (as spit.log's _PRE_HEADER)
 TEXT_MEMO_MAX = 20000       # parsed event and verdict texts kept for reuse (a bounded cache)
 # Verdict fields that change from one verdict to the next (dt_us, a round number): position in
@@ -342,10 +345,12 @@ class StreamJudge(Rejudge):
                             if t > matcher.last_device_t:
                                 matcher.last_device_t = t
                             continue
-                    self.line_no = n
-                    device(t, n, tail)
-                    continue
-                event = events.get(tail)
+                    if len(tail) <= _LONG_TAIL and not _too_deep("{" + tail):
+                        self.line_no = n
+                        device(t, n, tail)
+                        continue
+                    # (too long or too deep: the slow path says it is malformed, as spit.log does)
+                event = events.get(tail) if not is_verdict else False
                 if event is None:
                     event = learn(tail)
                 if event:   # Rejudge.feed_line_obj for a line parsed before
@@ -378,6 +383,8 @@ class StreamJudge(Rejudge):
         """The parsed event for a line's text after ``t``, or False if only the slow path can
         say what is wrong with it (or it needs the whole object)."""
         event = False
+        if len(tail) > _LONG_TAIL or _too_deep("{" + tail):
+            return False   # the slow path (spit.log's checks) says what is wrong: not memoised
         try:
             obj = json.loads('{"t": 0, ' + tail)
         except ValueError:

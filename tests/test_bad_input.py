@@ -134,3 +134,26 @@ def test_board_commands_say_a_missing_port_is_no_device_before_building(tmp_path
         assert err == ("spit %s: error: no device at %s: is the board plugged in? (without --port, spit finds "
                        "a connected Pico by itself)\n" % (" ".join(argv[:2] if argv[0] == "logs" else argv[:1]), port))
     assert not (tmp_path / "b").exists()
+
+
+# --- spit replay: the log's line limits (docs/log-format.md) hold on its fast path too ---
+
+def test_replay_says_too_long_and_too_deep_lines_are_malformed_as_the_engine_does():
+    from spit.log import rejudge
+    lines = sample_lines()
+    t = 1700000
+
+    def nested(k):      # a tick whose line nests 1 + k deep
+        return '{"t": %d, "ev": "tick", "x": %s%s}' % (t, "[" * k, "]" * k)
+
+    def long_line(n):   # a tick line of exactly n characters
+        head = '{"t": %d, "ev": "tick", "pad": "' % t
+        return head + "x" * (n - len(head) - 2) + '"}'
+
+    extra = [nested(7), nested(8), long_line(4096), long_line(4097),
+             '{"t": %d, "verdict": "error", "reason": "malformed", "x": %s%s}' % (t, "[" * 8, "]" * 8)]
+    assert [len(line) for line in extra[2:4]] == [4096, 4097]
+    mixed = lines[:5] + extra + lines[5:]
+    engine = sorted(n for n, _ in rejudge(mixed).problems)
+    rep = replay.replay_lines([line + "\n" for line in mixed])
+    assert sorted(n for n, _ in rep.problems) == engine == [7, 9, 10]
