@@ -95,9 +95,15 @@ def load_card_map(path):
     """The ``cards`` dict of an existing card map file (insertion order = enrollment order), {} if absent."""
     if not os.path.exists(path):
         return {}
+    def unique(pairs):
+        keys = [key for key, _value in pairs]
+        twice = [key for key in keys if keys.count(key) > 1]
+        if twice:   # saving the map again would drop one of them
+            raise EnrollError("%s: key %r appears twice in one object (keep one)" % (path, twice[0]))
+        return dict(pairs)
     try:
         with open(path, encoding="utf-8") as handle:
-            document = json.load(handle)
+            document = json.load(handle, object_pairs_hook=unique)
     except (OSError, ValueError) as exc:
         raise EnrollError("%s is not a readable card map: %s" % (path, exc))
     if not isinstance(document, dict) or document.get("cardmap") != 1:

@@ -108,9 +108,16 @@ def resolve_board_file(board, boards_dir):
 
 
 def read_json(path, what):
+    def unique(pairs):
+        seen = set()
+        for key, _value in pairs:
+            if key in seen:    # json would keep the last silently: a card, a pin or an option lost
+                raise FlashError("%s %s: key %r appears twice in one object (keep one)" % (what, path, key))
+            seen.add(key)
+        return dict(pairs)
     try:
         with open(path, encoding="utf-8") as f:
-            return json.load(f)
+            return json.load(f, object_pairs_hook=unique)
     except OSError as e:
         raise FlashError("cannot read %s %s: %s" % (what, path, e.strerror or e))
     except ValueError as e:

@@ -157,3 +157,31 @@ def test_replay_says_too_long_and_too_deep_lines_are_malformed_as_the_engine_doe
     engine = sorted(n for n, _ in rejudge(mixed).problems)
     rep = replay.replay_lines([line + "\n" for line in mixed])
     assert sorted(n for n, _ in rep.problems) == engine == [7, 9, 10]
+
+
+# --- config files: a key written twice (json would keep the last one silently) ---
+
+def test_flash_refuses_a_card_map_with_a_uid_written_twice(tmp_path):
+    path = tmp_path / "cards.json"
+    path.write_text('{"cardmap": 1, "cards": {"04A1B2C3D4E5F6": "QH", "04A1B2C3D4E5F6": "KS"}}')
+    code, out, err = run(["flash", "--dry-run", "--build-dir", str(tmp_path / "b"), "--cards", str(path)])
+    assert (code, out) == (1, "")
+    assert err == "spit flash: error: card map %s: key '04A1B2C3D4E5F6' appears twice in one object (keep one)\n" % path
+
+
+def test_flash_refuses_a_ruleset_file_with_an_option_written_twice(tmp_path):
+    path = tmp_path / "house.json"
+    path.write_text('{"ruleset": "classic", "options": {"wrap": "none", "wrap": "both"}}')
+    code, out, err = run(["flash", "--dry-run", "--build-dir", str(tmp_path / "b"), "--ruleset", str(path)])
+    assert code == 1 and "ruleset file %s: key 'wrap' appears twice" % path in err
+
+
+def test_enroll_refuses_to_resume_a_card_map_with_a_uid_written_twice(tmp_path, capsys):
+    from host_tools import cli
+    path = tmp_path / "cards.json"
+    text = '{"cardmap": 1, "cards": {"04A1B2C3D4E5F6": "AC", "04A1B2C3D4E5F6": "2C"}}'
+    path.write_text(text)
+    assert cli.main(["enroll", "--port", "/dev/null", "--out", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err == "spit enroll: error: %s: key '04A1B2C3D4E5F6' appears twice in one object (keep one)\n" % path
+    assert path.read_text() == text    # nothing lost
