@@ -116,10 +116,19 @@ def read_json(path, what):
             seen.add(key)
         return dict(pairs)
     try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f, object_pairs_hook=unique)
+        with open(path, "rb") as f:
+            raw = f.read()
     except OSError as e:
         raise FlashError("cannot read %s %s: %s" % (what, path, e.strerror or e))
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise FlashError("%s %s is not UTF-8 text (byte 0x%02x at offset %d): is it the right file?"
+                         % (what, path, raw[e.start], e.start))
+    if not text.strip():
+        raise FlashError("%s %s is empty" % (what, path))
+    try:
+        return json.loads(text, object_pairs_hook=unique)
     except ValueError as e:
         raise FlashError("%s %s is not valid JSON: %s" % (what, path, e))
 

@@ -185,3 +185,16 @@ def test_enroll_refuses_to_resume_a_card_map_with_a_uid_written_twice(tmp_path, 
     err = capsys.readouterr().err
     assert err == "spit enroll: error: %s: key '04A1B2C3D4E5F6' appears twice in one object (keep one)\n" % path
     assert path.read_text() == text    # nothing lost
+
+
+def test_flash_says_an_empty_or_non_utf8_config_file_in_words(tmp_path):
+    empty, blob = tmp_path / "empty.json", tmp_path / "blob.json"
+    empty.write_text("  \n")
+    blob.write_bytes(b"\xff\xfe{\x00")
+    cases = [(["--board", str(empty)], "board file %s is empty" % empty),
+             (["--ruleset", str(empty)], "ruleset file %s is empty" % empty),
+             (["--cards", str(empty)], "card map %s is empty" % empty),
+             (["--board", str(blob)], "board file %s is not UTF-8 text (byte 0xff at offset 0)" % blob)]
+    for args, message in cases:
+        code, out, err = run(["flash", "--dry-run", "--build-dir", str(tmp_path / "b")] + args)
+        assert (code, out) == (1, "") and err.startswith("spit flash: error: " + message) and err.count("\n") == 1
