@@ -34,6 +34,7 @@ SETTLE_EVERY = 2048         # lines between settling old times
 # A tail longer than this may make a line longer than spit.log's limit (_MAX_LINE): such lines take the
 # slow path, which checks the exact length ('{"t": ' + 13 digits + ', ' is at most 21 characters).
 _LONG_TAIL = _MAX_LINE - 21
+_SAID = object()            # a held line before the header that was not JSON (already reported)
 PRE_HEADER = 64             # JSON lines held while waiting for the header (as spit.log's _PRE_HEADER)
 TEXT_MEMO_MAX = 20000       # parsed event and verdict texts kept for reuse (a bounded cache)
 # Verdict fields that change from one verdict to the next (dt_us, a round number): position in
@@ -205,7 +206,8 @@ class StreamJudge(Rejudge):
         self._texts = {}
         self._events = {}
         self.unterminated = None   # the log's last line, if it has no newline
-        self._held = []            # (line_no, JSON value) before the header
+        self._held = []            # (line_no, JSON value or _SAID: a bad line) before the header
+        self._held_json = 0        # how many of them are JSON
         self._next_settle = SETTLE_EVERY
         self._sink = self._make_sink()
 
@@ -263,16 +265,14 @@ class StreamJudge(Rejudge):
     def _bad(self, reason, message, pile=-1, value=-1):
         if self.unterminated is not None and self.unterminated.strip():
             message = "truncated last line (the log ends mid-line): %s" % shown(self.unterminated.strip())
+        if self.on_problem is not None and message is not None:
+            self.on_problem(self.line_no, message)
         if self.referee is None:   # before the header: only a problem (this may be no log at all)
-            if self.on_problem is not None:
-                self.on_problem(self.line_no, message)
             return
         items = [("t", self.last_t), ("verdict", "error"), ("reason", ERROR_NAMES[reason])]
         if pile >= 0:
             items.append(("pile", pile))
         items.append(("line", self.line_no))
-        if self.on_problem is not None:
-            self.on_problem(self.line_no, message)
         if self.on_verdict is not None:
             self.on_verdict(self.line_no, self.last_t, V.V_ERROR, reason, pile, -1, -1)
         if self.on_items is not None:
@@ -414,14 +414,22 @@ class StreamJudge(Rejudge):
         self.line_no += 1
         if not text:
             return
-        try:
-            obj = json.loads(text)
-        except (ValueError, RecursionError):
-            self._bad(V.E_MALFORMED, "not valid JSON: %s" % shown(text))
+        if len(text) > _MAX_LINE or _too_deep(text):
+            message = "not a log line (%d characters): %s" % (len(text), shown(text))
+        else:
+            try:
+                obj = json.loads(text)
+                message = None
+            except ValueError:
+                message = "not valid JSON: %s" % shown(text)
+        if message is not None:
+            self._bad(V.E_MALFORMED, message)   # said now; its error verdict comes once the rules are known
+            self._held.append((self.line_no, _SAID))
             return
         if not (isinstance(obj, dict) and "spitlog" in obj):
             self._held.append((self.line_no, obj))
-            if len(self._held) >= PRE_HEADER:
+            self._held_json += 1
+            if self._held_json >= PRE_HEADER:
                 self._headerless()
             return
         problem = None
@@ -433,10 +441,12 @@ class StreamJudge(Rejudge):
             rules, counts = make_ruleset("classic"), None
         line_no = self.line_no
         self._start(Referee(rules, counts, self._sink))
-        held, self._held = self._held, []
+        held, self._held, self._held_json = self._held, [], 0
         for n, held_obj in held:     # what came before the header: events wait for it, the rest is bad
             self.line_no = n
-            if isinstance(held_obj, dict) and "ev" in held_obj and "verdict" not in held_obj:
+            if held_obj is _SAID:
+                self._bad(V.E_MALFORMED, None)
+            elif isinstance(held_obj, dict) and "ev" in held_obj and "verdict" not in held_obj:
                 self.feed_line_obj(held_obj)
             else:
                 self._bad(V.E_MALFORMED, "before the header: not a header or event line (skipped): %s"
@@ -449,17 +459,20 @@ class StreamJudge(Rejudge):
     def _headerless(self):
         """No header among the first lines: the classic rules, said once; the held lines are
         used as what they are."""
-        held, self._held = self._held, []
+        held, self._held, self._held_json = self._held, [], 0
         line_no = self.line_no
-        self.line_no = held[0][0]
+        self.line_no = next(n for n, obj in held if obj is not _SAID)
         self.header_problem = "no valid header (the first line must be the header {\"spitlog\": 1, ...}): " \
                               "re-judged with the classic rules and 26 | 26 cards, so verdicts may differ " \
                               "from the device's"
-        self._bad(V.E_MALFORMED, self.header_problem)
         self._start(Referee(make_ruleset("classic"), None, self._sink))
+        self._bad(V.E_MALFORMED, self.header_problem)    # said once, one error (as spit.log does)
         for n, obj in held:
             self.line_no = n
-            self.feed_line_obj(obj)
+            if obj is _SAID:
+                self._bad(V.E_MALFORMED, None)
+            else:
+                self.feed_line_obj(obj)
         self.line_no = line_no
 
     def feed_line_obj(self, obj):
@@ -484,7 +497,7 @@ class StreamJudge(Rejudge):
             self.matcher.settle(self.max_t - HORIZON_US)
 
     def finish(self):
-        if self.referee is None and self._held:
+        if self.referee is None and self._held_json:
             self._headerless()
         Rejudge.finish(self)
         if self.matcher is not None:

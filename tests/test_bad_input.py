@@ -198,3 +198,25 @@ def test_flash_says_an_empty_or_non_utf8_config_file_in_words(tmp_path):
     for args, message in cases:
         code, out, err = run(["flash", "--dry-run", "--build-dir", str(tmp_path / "b")] + args)
         assert (code, out) == (1, "") and err.startswith("spit flash: error: " + message) and err.count("\n") == 1
+
+
+def test_replay_gives_the_engine_s_error_verdicts_for_bad_lines_before_the_header():
+    from spit.log import rejudge
+    lines = sample_lines()
+    deep = '{"t": 0, "ev": "tick", "x": %s%s}' % ("[" * 8, "]" * 8)
+    for before in (["junk"], ["[1, 2]", "junk", deep], [deep, '{"t": 0, "verdict": "accept"}']):
+        mixed = before + lines
+
+        def errors(verdicts):
+            return [(n, dict(items)["reason"]) for n, items in verdicts if dict(items)["verdict"] == "error"]
+        rep = replay.replay_lines([line + "\n" for line in mixed], keep=True)
+        assert errors(rep.verdicts) == errors(rejudge(mixed).verdicts) and len(errors(rep.verdicts)) == len(before)
+        assert rep.n_mismatches == 0
+
+
+def test_replay_of_a_log_without_header_says_it_once_with_one_error():
+    lines = sample_lines()[1:]
+    rep = replay.replay_lines([line + "\n" for line in lines], keep=True)
+    errors = [dict(items) for _n, items in rep.verdicts if dict(items)["verdict"] == "error"]
+    assert len(errors) == 1 and errors[0]["reason"] == "malformed"
+    assert rep.n_problems == 1 and "no valid header" in rep.problems[0][1]
