@@ -494,8 +494,8 @@ def detect_port():
 
 def check_port(port):
     """FlashError if ``port`` is a device path that does not exist (mpremote would only say it "may be
-    in use by another program"); ``None``/``auto`` and names such as COM5 pass."""
-    if port and port != "auto" and os.sep in port and not os.path.exists(port):
+    in use by another program"); ``None``/``auto``, names such as COM5 and URLs pass."""
+    if port and os.sep in port and "://" not in port and not os.path.exists(port):   # (URLs: rfc2217://)
         raise FlashError("no device at %s: is the board plugged in? (without --port, spit finds a connected "
                          "Pico by itself)" % port)
 

@@ -136,6 +136,12 @@ def test_board_commands_say_a_missing_port_is_no_device_before_building(tmp_path
     assert not (tmp_path / "b").exists()
 
 
+def test_port_check_lets_mpremote_urls_and_short_names_through():
+    from host_tools import flash
+    for port in ("rfc2217://localhost:2217", "socket://192.168.1.5:23", "COM5", "a0", "auto", None):
+        assert flash.check_port(port) is None
+
+
 # --- spit replay: the log's line limits (docs/log-format.md) hold on its fast path too ---
 
 def test_replay_says_too_long_and_too_deep_lines_are_malformed_as_the_engine_does():
