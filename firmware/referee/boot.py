@@ -4,7 +4,9 @@ Prints ``spit-referee <version> board=<name>``, self-tests and runs the referee 
 missing or bad ``board.json``, ``ruleset.json``, ``cards.bin`` or ``logtables.bin`` prints one
 line naming the file and the key, then blinks the status LED (2 missing, 3 bad JSON, 4 bad
 content, 5 a device failed, 6 ruleset, 7 card map, 8 firmware bug, 9 log tables) until reset:
-never a traceback loop.
+never a traceback loop.  An error in the loop (a firmware bug) is printed with its traceback
+and the same game goes on; only errors that keep coming start a new game, then stop the
+referee with blink code 8 (``run``).
 Ctrl-C (mpremote) stops it as usual.
 
 Off the device (``host_tools/vboard/runner.py``) ``main.py`` is imported as a module: the
@@ -12,10 +14,16 @@ runner calls ``start()`` and steps ``App.step()`` itself.
 """
 
 import sys
+import time
 
 from micropython import const
 
 LOG_BUFFER_BYTES = const(1024)   # the Logbook's RAM buffer (referee/startup.py makes it if boot did not)
+# A loop error (a firmware bug) is printed and the same game goes on.  Errors that follow each
+# other (each within _ERROR_WINDOW_MS of the last) escalate: the _ERRORS_TO_RESTART-th starts
+# a new game (the game state may be the cause), twice as many stop the referee (blink code 8).
+_ERRORS_TO_RESTART = const(3)
+_ERROR_WINDOW_MS = const(10000)
 
 
 def start(root="", echo=None):
@@ -68,18 +76,32 @@ def run(root="", error_cycles=-1, echo=True):
         print("spit-referee: firmware error at boot (blink code 8): %s: %s" % (type(e).__name__, e))
         _print_exception(e)
         return _blink(None, 8, error_cycles)
-    crashes = 0
+    errors = 0       # loop errors, each within _ERROR_WINDOW_MS of the one before
+    last_ms = 0
     while True:
         try:
             app.run_forever()
         except KeyboardInterrupt:
             app.close()
             raise
-        except Exception as e:  # noqa: BLE001 - keep refereeing: a new session after a bug
-            crashes += 1
-            print("spit-referee: loop error %d: %s: %s" % (crashes, type(e).__name__, e))
+        except Exception as e:  # noqa: BLE001 - a firmware bug must not end the game
+            now = time.ticks_ms()
+            if errors and time.ticks_diff(now, last_ms) > _ERROR_WINDOW_MS:
+                errors = 0   # (an isolated error long after the last one)
+            errors += 1
+            last_ms = now
+            stop = errors >= 2 * _ERRORS_TO_RESTART
+            restart = errors == _ERRORS_TO_RESTART
+            print("spit-referee: loop error %d: %s: %s (%s)" % (errors, type(e).__name__, e, (
+                "stopped: blink code 8" if stop else "a new game" if restart else "the game goes on")))
             _print_exception(e)
-            if crashes >= 3:
-                app.close()
+            try:
+                if stop:
+                    app.close()
+                elif restart:
+                    app.new_session()
+            except Exception as e2:  # noqa: BLE001 - the recovery failed too: stop
+                _print_exception(e2)
+                stop = True
+            if stop:
                 return _blink(app.status, 8, error_cycles)
-            app.new_session()
