@@ -176,6 +176,25 @@ def packed_card_map(firmware_dir, path):
         raise FlashError("card map %s: %s" % (path, e))
 
 
+def card_map_warnings(path):
+    """What is legal in a card map but likely a mistake, one line each: no cards at all, or one card
+    (of one deck owner) on two tags, e.g. a replacement tag enrolled while the old one is still in
+    the map (both would play as that card: the referee flags the second in the center as a
+    duplicate)."""
+    data = read_json(path, "card map")
+    cards = data.get("cards") if isinstance(data, dict) else None
+    if not isinstance(cards, dict):
+        return []
+    if not cards:
+        return ["card map %s has no cards: every tag will be an unknown tag (enroll them: spit enroll)" % path]
+    tags = {}
+    for uid, code in cards.items():
+        if isinstance(code, str):
+            tags.setdefault(code.upper(), []).append(uid)
+    return ["card map %s: %s is on %d tags (%s): remove the ones not in the deck"
+            % (path, code, len(uids), ", ".join(uids)) for code, uids in sorted(tags.items()) if len(uids) > 1]
+
+
 def _pc_checker(firmware_dir, rel):
     """The firmware module ``rel`` (one of PC_CHECKED) imported from ``firmware_dir``, or None for a
     firmware tree without it."""
@@ -558,6 +577,8 @@ def flash(options, err=None, out=None):
     firmware_files, skipped = board_manifest(firmware_dir, board_data)
     ruleset = checked_ruleset(firmware_dir, ruleset_config(options.ruleset), board_checked or board_data)
     cards = packed_card_map(firmware_dir, options.cards) if options.cards else None
+    for line in card_map_warnings(options.cards) if options.cards else ():
+        err.write("spit flash: warning: %s\n" % line)
     log_tables = log_tables_file(firmware_dir, version)
 
     uploads = plan_uploads(firmware_files, options.source)

@@ -226,3 +226,27 @@ def test_replay_of_a_log_without_header_says_it_once_with_one_error():
     errors = [dict(items) for _n, items in rep.verdicts if dict(items)["verdict"] == "error"]
     assert len(errors) == 1 and errors[0]["reason"] == "malformed"
     assert rep.n_problems == 1 and "no valid header" in rep.problems[0][1]
+
+
+# --- spit flash --cards: legal but likely mistakes are warned about ---
+
+def test_flash_warns_about_an_empty_card_map_and_a_card_on_two_tags(tmp_path):
+    from host_tools import flash
+    empty = tmp_path / "empty.json"
+    empty.write_text('{"cardmap": 1, "cards": {}}')
+    assert flash.card_map_warnings(str(empty)) == [
+        "card map %s has no cards: every tag will be an unknown tag (enroll them: spit enroll)" % empty]
+    twice = tmp_path / "twice.json"
+    twice.write_text('{"cardmap": 1, "cards": {"04A1B2C3": "QH", "04A1B2C4": "QH", "04A1B2C5": "QH@1", '
+                     '"04A1B2C6": "KS"}}')
+    assert flash.card_map_warnings(str(twice)) == [
+        "card map %s: QH is on 2 tags (04A1B2C3, 04A1B2C4): remove the ones not in the deck" % twice]
+
+
+def test_flash_dry_run_prints_the_card_map_warning(tmp_path):
+    cards = tmp_path / "cards.json"
+    cards.write_text('{"cardmap": 1, "cards": {"04A1B2C3": "QH", "04A1B2C4": "QH"}}')
+    code, out, err = run(["flash", "--dry-run", "--port", "/dev/ttyACM7", "--cards", str(cards),
+                          "--build-dir", str(tmp_path / "b")])
+    assert code == 0, err
+    assert "spit flash: warning: card map %s: QH is on 2 tags (04A1B2C3, 04A1B2C4)" % cards in err
