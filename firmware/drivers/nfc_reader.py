@@ -34,7 +34,7 @@ from micropython import const
 import time
 
 from drivers import tag_scan
-from drivers.pn532 import MAX_UID_LEN, PN532Timeout, prefix_views
+from drivers.pn532 import PN532Timeout, prefix_views
 from drivers.pn532_setup import ChipSetup
 from drivers.uid_memory import LandingGroup, UidMemory, copy_into, keep_uid, same_uid
 
@@ -56,6 +56,7 @@ _SETUP = const(8)
 _HALT_NEXT = const(9)   # a listed tag was delivered: halt it in the next step
 _DETECT_NEXT = const(10)   # its pile reported quiet: list (or poll) again in the next step
 
+_MAX_UID_LEN = const(10)   # pn532.MAX_UID_LEN
 _RETRY_FOREVER = const(0xFF)   # MxRtyPassiveActivation: the chip itself waits for a card
 _MAX_SHIFT = const(12)
 _RELISTS_FOR_WUPA = const(2)
@@ -64,10 +65,10 @@ _HANDOFF_US = const(20000)   # a collision handed to a listing is resolved withi
 # Buffers shared by every reader (the loop services one reader at a time, and these are used
 # within one step): the UID handed to on_card, with a view of each length made once (a slice
 # per card would allocate); a listing's first UID; a held card of a group being reported.
-_UID = bytearray(MAX_UID_LEN)
+_UID = bytearray(_MAX_UID_LEN)
 _UID_VIEWS = prefix_views(_UID)
-_LISTED = bytearray(MAX_UID_LEN)
-_HELD = bytearray(MAX_UID_LEN)
+_LISTED = bytearray(_MAX_UID_LEN)
+_HELD = bytearray(_MAX_UID_LEN)
 
 
 class NfcReader:
@@ -110,7 +111,7 @@ class NfcReader:
         # Learned: the chip's listing wakes halted tags (it sends WUPA).
         self.wakes_halted = False
         self._relists = 0
-        self._relisted_uid = bytearray(1 + MAX_UID_LEN)   # length + the UID re-listed last
+        self._relisted_uid = bytearray(1 + _MAX_UID_LEN)   # length + the UID re-listed last
         self._state = _IDLE
         self._since_us = 0
         self._retry_at_us = 0
@@ -124,7 +125,7 @@ class NfcReader:
         self._handoff = False       # the listing resolves a scan's collision
         self._acked = False         # the listing's ACK has been read (at _acked_us)
         self._acked_us = 0
-        self._last_found = bytearray(1 + MAX_UID_LEN)   # the scan's last tag (length + UID)
+        self._last_found = bytearray(1 + _MAX_UID_LEN)   # the scan's last tag (length + UID)
         self._needs_setup = False
 
     # ---- called by the firmware loop ------------------------------------------------------

@@ -18,9 +18,12 @@ frame; ``reply_ready()`` reads the ACK once it is there (a NACK or no ACK within
 ``finish_*()`` reads it.  Frames are read length first: the 6-byte header, then exactly the
 rest.
 
-Raw ISO14443A exchanges (InCommunicateThru, WriteRegister): ``PN532Raw`` in
-``drivers/pn532_raw.py``, the base of the transports.  Halting a read tag: InDeselect (0x44)
-or InRelease (0x52, the default) both send HLTA.  Errors are ``PN532Error`` subclasses whose
+Raw ISO14443A exchanges: InCommunicateThru (0x42) sends bytes to the tag exactly as given;
+WriteRegister (0x08) sets the CIU registers that frame them (user manual 8.6, the PN512 core):
+CIU_TxMode/CIU_RxMode bit 7 (CRC on send/receive: off, the host appends CRC_A itself) and
+CIU_BitFraming (RxAlign << 4 | TxLastBits) for the 7-bit REQA and partial anticollision bytes
+(``drivers/tag_scan.py`` builds REQA, anticollision, SELECT and HLTA on these).  Halting a read
+tag: InDeselect (0x44) or InRelease (0x52, the default) both send HLTA.  Errors are ``PN532Error`` subclasses whose
 ``kind`` names them for the reader's ``last_error``.
 
 Allocation: every buffer is made once; a command, an ACK, a reply and a listed UID allocate
@@ -41,7 +44,7 @@ try:   # the per-byte loops (viper), re-exported for the transports and the read
 except ValueError:   # their native code is for another CPU (a unix-port board): plain Python
     from drivers.byteloops_py import copy_into, reverse_into
 
-HEADER_SIZE = const(6)   # 00 00 FF LEN LCS + one byte: a whole ACK/NACK, or TFI of a frame
+_HEADER_SIZE = const(6)   # 00 00 FF LEN LCS + one byte: a whole ACK/NACK, or TFI of a frame
 
 
 class PN532Error(Exception):
@@ -80,9 +83,9 @@ def frame_size(header):
     length = header[3]
     lcs = header[4]
     if (length == 0x00 and lcs == 0xFF) or (length == 0xFF and lcs == 0x00):
-        return HEADER_SIZE   # ACK / NACK
+        return _HEADER_SIZE   # ACK / NACK
     if (length + lcs) & 0xFF:
-        return HEADER_SIZE   # bad length checksum: _finish reports it
+        return _HEADER_SIZE   # bad length checksum: _finish reports it
     return length + 7
 
 
@@ -100,13 +103,19 @@ _TFI_HOST = const(0xD4)
 _TFI_CHIP = const(0xD5)
 _TFI_ERROR = const(0x7F)
 
+_CMD_WRITE_REGISTER = const(0x08)
 _CMD_RF_CONFIGURATION = const(0x32)
+_CMD_IN_COMMUNICATE_THRU = const(0x42)
 _CMD_IN_LIST_PASSIVE_TARGET = const(0x4A)
 _RF_ITEM_FIELD = const(0x01)
+# WriteRegister parameters: CIU_TxMode (0x6302, bit 7 TxCRCEn; 0x00 = 106 kbps type A, no
+# CRC) and CIU_RxMode (0x6303, bit 7 RxCRCEn) cleared, then CIU_BitFraming (0x633D: RxAlign
+# bits 6-4, TxLastBits bits 2-0), whose value the caller appends.
+_RAW_MODE = const(b"\x63\x02\x00\x63\x03\x00\x63\x3d")
 
 # The setup commands, step 0..3, six bytes each: command code, parameter count, parameters
 # (PN532 user manual 7.2.10 SAMConfiguration, 7.3.1 RFConfiguration, 7.2.2 GetFirmwareVersion).
-_SETUP = (
+_SETUP = const(
     # SAMConfiguration: normal mode, virtual-card timeout 20 x 50 ms, P70_IRQ used
     b"\x14\x03\x01\x14\x01\x00"
     # RFConfiguration item 5: MxRtyATR 0xFF and MxRtyPSL 1 (the defaults), then
@@ -119,32 +128,32 @@ _SETUP = (
     # GetFirmwareVersion
     b"\x02\x00\x00\x00\x00\x00"
 )
-_ACK = b"\x00\x00\xff\x00\xff\x00"   # sent by the host, it cancels the command in progress
+_ACK = const(b"\x00\x00\xff\x00\xff\x00")   # sent by the host, it cancels the command in progress
 
-TX_SIZE = const(24)    # largest command frame: WriteRegister with 3 registers (18 bytes)
+_TX_SIZE = const(24)    # largest command frame: WriteRegister with 3 registers (18 bytes)
 # Largest reply we accept: two listed targets with 10-byte UIDs fit, or one with an ATS.
-RX_SIZE = const(64)
+_RX_SIZE = const(64)
 _POLL_US = const(200)
 _BOOT_TIMEOUT_MS = const(100)
-ACK_TIMEOUT_MS = const(30)
+_ACK_TIMEOUT_MS = const(30)
 
 HALT_DESELECT = const(0x44)
-HALT_RELEASE = const(0x52)
+_HALT_RELEASE = const(0x52)
 # UID buffers handed to finish_list() need this many bytes (triple-size ISO14443A UID).
 MAX_UID_LEN = const(10)
-SETUP_STEPS = const(4)   # start_setup_step / finish_setup_step 0..3
+_SETUP_STEPS = const(4)   # start_setup_step / finish_setup_step 0..3
 
 # The frame buffers shared by every PN532 (see "Allocation" above), and the parameters of
 # the command being built.
-TX = bytearray(TX_SIZE)
-RX = bytearray(RX_SIZE)
+TX = bytearray(_TX_SIZE)
+RX = bytearray(_RX_SIZE)
 PARAMS = bytearray(9)
 
 
 class PN532:
-    """Protocol core.  Use a transport: ``PN532_SPI`` or ``PN532_I2C`` (via ``PN532Raw``)."""
+    """Protocol core and raw exchanges.  Use a transport: ``PN532_SPI`` or ``PN532_I2C``."""
 
-    def __init__(self, irq=None, ack_timeout_ms=ACK_TIMEOUT_MS, halt_command=HALT_RELEASE,
+    def __init__(self, irq=None, ack_timeout_ms=_ACK_TIMEOUT_MS, halt_command=_HALT_RELEASE,
                  reset=None):
         # irq: optional machine.Pin wired to the PN532's P70_IRQ (low = reply ready).
         # reset: optional output Pin on RSTPD_N (low = reset / power down).
@@ -233,7 +242,7 @@ class PN532:
             raise PN532ChecksumError("bad length checksum")
         if length < 2 and not (length == 1 and rx[5] == _TFI_ERROR):
             raise PN532Error("frame too short")
-        if length + 7 > RX_SIZE:
+        if length + 7 > _RX_SIZE:
             raise PN532Error("frame too long")
         if total & 0xFF:
             raise PN532ChecksumError("bad data checksum")
@@ -337,9 +346,47 @@ class PN532:
     def finish_field(self):
         self._finish(_CMD_RF_CONFIGURATION)
 
+    # ---- raw ISO14443A exchanges (drivers/tag_scan.py) ------------------------------------
+    def start_raw_mode(self, bit_framing):
+        """WriteRegister: CRC off for transmit and receive, CIU_BitFraming = ``bit_framing``.
+
+        The chip's own commands (InListPassiveTarget...) set these registers again, so call
+        this before each run of raw exchanges."""
+        copy_into(PARAMS, 0, _RAW_MODE, 0, 8)
+        PARAMS[8] = bit_framing
+        self._send(_CMD_WRITE_REGISTER, PARAMS, 9)
+
+    def start_bit_framing(self, bit_framing):
+        """WriteRegister CIU_BitFraming: RxAlign << 4 | TxLastBits (0 = whole last byte)."""
+        copy_into(PARAMS, 0, _RAW_MODE, 6, 2)
+        PARAMS[2] = bit_framing
+        self._send(_CMD_WRITE_REGISTER, PARAMS, 3)
+
+    def finish_write_register(self):
+        self._finish(_CMD_WRITE_REGISTER)
+
+    def start_thru(self, data, n):
+        """InCommunicateThru: send ``data[:n]`` to the tag as it is (no CRC added)."""
+        self._send(_CMD_IN_COMMUNICATE_THRU, data, n)
+
+    def finish_thru(self, out):
+        """Read the InCommunicateThru reply: the tag's bytes into ``out``; returns their
+        count.  ``thru_status`` holds the status (low 6 bits: 0x00 ok, 0x01 timeout = the tag
+        did not answer within fRetryTimeout, else an RF error such as a collision)."""
+        n = self._finish(_CMD_IN_COMMUNICATE_THRU)
+        if n < 1:
+            raise PN532Error("short InCommunicateThru reply")
+        rx = RX
+        self.thru_status = rx[7] & 0x3F
+        n -= 1
+        if n > len(out):
+            n = len(out)
+        copy_into(out, 0, rx, 8, n)
+        return n
+
     # ---- setup in non-blocking steps (drivers/pn532_setup.py) ------------------------------
     def start_setup_step(self, step, passive_retries):
-        """Send setup command ``step`` (0..SETUP_STEPS-1, ``_SETUP``); the caller wakes the
+        """Send setup command ``step`` (0..3, ``_SETUP``); the caller wakes the
         chip first."""
         base = 6 * step
         copy_into(PARAMS, 0, _SETUP, base + 2, 4)
@@ -351,7 +398,7 @@ class PN532:
         """Read the reply of setup ``step``; the last one returns the firmware version
         ``(ic, version, revision, support)``, e.g. (0x32, 1, 6, 7)."""
         n = self._finish(_SETUP[6 * step])
-        if step < SETUP_STEPS - 1:
+        if step < _SETUP_STEPS - 1:
             return None
         if n < 4:
             raise PN532Error("short firmware version")
@@ -395,6 +442,6 @@ class PN532:
         self.awaiting_ack = False
         self.wake()
         version = None
-        for step in range(SETUP_STEPS):
+        for step in range(_SETUP_STEPS):
             version = self._blocking_step(step, passive_retries, timeout_ms)
         return version

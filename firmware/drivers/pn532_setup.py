@@ -12,8 +12,9 @@ NACK ...) like any other command; the caller backs off and begins again.
 from micropython import const
 import time
 
-from drivers.pn532 import SETUP_STEPS, PN532Timeout
+from drivers.pn532 import PN532Timeout
 
+_SETUP_STEPS = const(4)   # pn532: start_setup_step / finish_setup_step 0..3
 _RESET_LOW = const(1)
 _RESET_BOOT = const(2)
 _WAKE_SETTLE = const(3)
@@ -83,7 +84,7 @@ class ChipSetup:
                 return False
             result = pn.finish_setup_step(self._step)
             self._step += 1
-            if self._step < SETUP_STEPS:
+            if self._step < _SETUP_STEPS:
                 self._send(now_us)
                 return False
             self.version = result

@@ -26,12 +26,16 @@ Nothing is allocated after ``__init__``.
 
 from micropython import const
 
-from drivers.pn532 import MAX_UID_LEN, PN532Error
-from drivers.pn532_raw import THRU_OK, THRU_TIMEOUT
+from drivers.pn532 import PN532Error
 
 BUSY = const(0)
 FOUND = const(1)
 QUIET = const(2)
+
+_MAX_UID_LEN = const(10)   # pn532.MAX_UID_LEN
+# InCommunicateThru status (pn532's thru_status): the tag answered / stayed silent.
+_THRU_OK = const(0x00)
+_THRU_TIMEOUT = const(0x01)
 
 _REQA = const(0x26)
 _HLTA = const(0x50)
@@ -70,7 +74,7 @@ def crc_a(buf, n):
 class TagScan:
     def __init__(self, pn532):
         self.pn532 = pn532
-        self.uid = bytearray(MAX_UID_LEN)
+        self.uid = bytearray(_MAX_UID_LEN)
         self.uid_len = 0
         self.sak = 0
         self.probes = 0          # anticollision frames sent (collision resolution cost)
@@ -139,10 +143,10 @@ class TagScan:
         n = pn.finish_thru(_REPLY)
         status = pn.thru_status
         if state == _S_REQA:
-            if status == THRU_TIMEOUT:
+            if status == _THRU_TIMEOUT:
                 self._state = _S_IDLE
                 return QUIET
-            if status != THRU_OK:
+            if status != _THRU_OK:
                 self.collided = True   # different ATQAs: two kinds of tag at once
             self._level = 0
             self.uid_len = 0
@@ -216,7 +220,7 @@ class TagScan:
 
     def _anticollision_reply(self, status, n):
         known = self._known
-        if status == THRU_OK:
+        if status == _THRU_OK:
             whole = known >> 3
             if n != 5 - whole:
                 return self._restart()
@@ -229,7 +233,7 @@ class TagScan:
             if cl[0] ^ cl[1] ^ cl[2] ^ cl[3] != cl[4]:
                 return self._restart()
             self._complete = True
-        elif status == THRU_TIMEOUT:
+        elif status == _THRU_TIMEOUT:
             if known == 0 or known >= 32:
                 # Every tag that answered has gone: start again with a REQA.
                 return self._restart()
@@ -250,14 +254,14 @@ class TagScan:
 
     def _select_reply(self, status, n):
         reply = _REPLY
-        if status != THRU_OK or n != 3 or crc_a(reply, 1) != (reply[1] | (reply[2] << 8)):
+        if status != _THRU_OK or n != 3 or crc_a(reply, 1) != (reply[1] | (reply[2] << 8)):
             # The tag went away (or a garbled SAK): start again with a REQA.
             return self._restart()
         sak = reply[0]
         cl = self._cl
         first = 1 if (sak & _SAK_CASCADE and cl[0] == _CASCADE_TAG) else 0
         for i in range(first, 4):
-            if self.uid_len < MAX_UID_LEN:
+            if self.uid_len < _MAX_UID_LEN:
                 self.uid[self.uid_len] = cl[i]
                 self.uid_len += 1
         if sak & _SAK_CASCADE and self._level < 2:
