@@ -37,10 +37,9 @@ _MAX_UID_LEN = const(10)   # pn532.MAX_UID_LEN
 _THRU_OK = const(0x00)
 _THRU_TIMEOUT = const(0x01)
 
-_REQA = const(0x26)
-_HLTA = const(0x50)
+_REQA = const(b"\x26")                 # 7 bits
+_HLTA = const(b"\x50\x00\x57\xcd")     # 50 00 and its CRC_A (0xCD57, low byte first)
 _CASCADE_TAG = const(0x88)
-_NVB_SELECT = const(0x70)
 _SAK_CASCADE = const(0x04)
 _FRAMING_REQA = const(0x07)     # TxLastBits = 7
 
@@ -165,8 +164,7 @@ class TagScan:
 
     # ---- frames ----------------------------------------------------------------------
     def _send_reqa(self):
-        _FRAME[0] = _REQA
-        self.pn532.start_thru(_FRAME, 1)
+        self.pn532.start_thru(_REQA, 1)
         self._state = _S_REQA
 
     def _begin_level(self):
@@ -188,17 +186,8 @@ class TagScan:
         frame = _FRAME
         cl = self._cl
         frame[0] = 0x93 + 2 * self._level
-        known = self._known
-        if self._complete:
-            frame[1] = _NVB_SELECT
-            for i in range(5):
-                frame[2 + i] = cl[i]
-            crc = crc_a(frame, 7)
-            frame[7] = crc & 0xFF
-            frame[8] = crc >> 8
-            self.pn532.start_thru(frame, 9)
-            self._state = _S_SELECT
-            return
+        # SELECT sends all 40 bits of CLn: its NVB (bytes sent << 4 | bits) is 0x70.
+        known = 40 if self._complete else self._known
         whole = known >> 3
         bits = known & 7
         frame[1] = ((2 + whole) << 4) | bits
@@ -207,24 +196,24 @@ class TagScan:
             frame[2 + i] = cl[i]
         if bits:
             frame[1 + nbytes] &= (1 << bits) - 1
-        self.pn532.start_thru(frame, 2 + nbytes)
-        self.probes += 1
-        self._state = _S_ANTICOLL
-
-    def _set_bit(self, k, value):
-        mask = 1 << (k & 7)
-        if value:
-            self._cl[k >> 3] |= mask
+        if self._complete:
+            crc = crc_a(frame, 7)
+            frame[7] = crc & 0xFF
+            frame[8] = crc >> 8
+            self.pn532.start_thru(frame, 9)
+            self._state = _S_SELECT
         else:
-            self._cl[k >> 3] &= ~mask & 0xFF
+            self.pn532.start_thru(frame, 2 + nbytes)
+            self.probes += 1
+            self._state = _S_ANTICOLL
 
     def _anticollision_reply(self, status, n):
         known = self._known
+        cl = self._cl
         if status == _THRU_OK:
             whole = known >> 3
             if n != 5 - whole:
                 return self._restart()
-            cl = self._cl
             low = (1 << (known & 7)) - 1
             reply = _REPLY
             cl[whole] = (cl[whole] & low) | (reply[0] & ~low & 0xFF)
@@ -233,21 +222,21 @@ class TagScan:
             if cl[0] ^ cl[1] ^ cl[2] ^ cl[3] != cl[4]:
                 return self._restart()
             self._complete = True
-        elif status == _THRU_TIMEOUT:
-            if known == 0 or known >= 32:
-                # Every tag that answered has gone: start again with a REQA.
-                return self._restart()
-            # Nobody has a 1 there, so every answering tag has a 0; they still collide
-            # further on (unless they left: then silence goes on to bit 32 and restarts),
-            # so go straight on with a 1 in the next bit.
-            self._set_bit(known - 1, 0)
-            self._set_bit(known, 1)
-            self._known = known + 1
         else:
-            # Two or more tags differ in a bit after the known ones: try a 1 next.
-            self.collisions += 1
-            self.collided = True
-            self._set_bit(known, 1)
+            if status == _THRU_TIMEOUT:
+                if known == 0 or known >= 32:
+                    # Every tag that answered has gone: start again with a REQA.
+                    return self._restart()
+                # Nobody has a 1 there, so every answering tag has a 0; they still collide
+                # further on (unless they left: then silence goes on to bit 32 and
+                # restarts), so go straight on with a 1 in the next bit.
+                k = known - 1
+                cl[k >> 3] &= ~(1 << (k & 7)) & 0xFF
+            else:
+                # Two or more tags differ in a bit after the known ones: try a 1 next.
+                self.collisions += 1
+                self.collided = True
+            cl[known >> 3] |= 1 << (known & 7)
             self._known = known + 1
         self._next_frame()
         return BUSY
@@ -269,12 +258,6 @@ class TagScan:
             self._begin_level()
             return BUSY
         self.sak = sak
-        frame = _FRAME
-        frame[0] = _HLTA
-        frame[1] = 0x00
-        crc = crc_a(frame, 2)
-        frame[2] = crc & 0xFF
-        frame[3] = crc >> 8
-        self.pn532.start_thru(frame, 4)
+        self.pn532.start_thru(_HLTA, 4)
         self._state = _S_HLTA
         return BUSY
