@@ -39,6 +39,10 @@ are copied) and ``wake()``.
 from micropython import const
 import time
 
+_TYPE_CHECKING = const(False)   # (mpy-cross drops the block below: pyright reads it)
+if _TYPE_CHECKING:
+    from typing import Callable
+
 try:   # the per-byte loops (viper), re-exported for the transports and the reader
     from drivers.byteloops import copy_into, reverse_into
 except ValueError:   # their native code is for another CPU (a unix-port board): plain Python
@@ -175,18 +179,13 @@ class PN532:
         self.sens_res = 0
         self.sel_res = 0
 
-    # ---- transport hooks (PN532_SPI, PN532_I2C) ----------------------------------------
-    def _write_frame(self, n):
-        raise NotImplementedError
-
-    def _read_ready(self):
-        raise NotImplementedError
-
-    def _read_frame(self):
-        raise NotImplementedError
-
-    def wake(self, settle=True):
-        """Wake the chip from power-down.  ``settle=False`` skips the final ~2 ms wait."""
+    # ---- transport hooks: every transport defines these (see "Allocation" above); declared
+    # here for pyright only (an annotation compiles to nothing).
+    _write_frame: "Callable[[int], None]"
+    _read_ready: "Callable[[], bool]"
+    _read_frame: "Callable[[], int]"
+    # wake(settle=True): wake the chip from power-down; settle=False skips the final ~2 ms wait.
+    wake: "Callable[..., None]"
 
     def bus_clear(self):
         """Free a hung bus (I2C only); True if something was done."""
