@@ -216,24 +216,30 @@ class NfcReader:
 
     def _step(self, now_us):
         state = self._state
+        pn = self.pn532
+        if state == _BACKOFF:
+            if time.ticks_diff(now_us, self._retry_at_us) < 0:
+                return 0
+            self._state = _IDLE
+            if self.consecutive_failures >= self.setup_after:
+                # No abort first: the bus may be what is broken.
+                self.setup.begin(now_us, self.last_error == "bus")
+                self._state = _SETUP
+                return 0
+            pn.abort()
+            state = _IDLE   # and start as at first, now
+        elif state == _SETUP:
+            if not self.setup.step(now_us):
+                return 0
+            self._ok()
+            self.scan.invalidate()
+            state = _IDLE   # the chip is set up: start as at first, now
         if state == _IDLE:
             self._last_reset_us = now_us
             self._detect(now_us)
             return 0
-        if state == _BACKOFF:
-            if time.ticks_diff(now_us, self._retry_at_us) >= 0:
-                self._state = _IDLE
-                if self.consecutive_failures >= self.setup_after:
-                    # No abort first: the bus may be what is broken.
-                    self.setup.begin(now_us, self.last_error == "bus")
-                    self._state = _SETUP
-                    return 0
-                self.pn532.abort()
-                self._last_reset_us = now_us
-                self._detect(now_us)
-            return 0
         if state == _HALT_NEXT:
-            self.pn532.start_halt()
+            pn.start_halt()
             self._state = _HALTING
             self._since_us = now_us
             return 0
@@ -244,15 +250,7 @@ class NfcReader:
             if time.ticks_diff(now_us, self._since_us) >= self.poll_us:
                 self._start_scan(now_us)
             return 0
-        if state == _SETUP:
-            if self.setup.step(now_us):
-                self._ok()
-                self.scan.invalidate()
-                self._last_reset_us = now_us
-                self._detect(now_us)
-            return 0
         # A command's reply is awaited.
-        pn = self.pn532
         acking = pn.awaiting_ack
         ready = pn.reply_ready()
         if acking and not pn.awaiting_ack:
@@ -276,18 +274,16 @@ class NfcReader:
         if state == _SCANNING:
             return self._scan_step(now_us)
         if state == _HALTING:
-            self.pn532.finish_halt()
-            self._ok()
-            self._start_scan(now_us)   # a group the listing opened goes on in its scan
-        elif state == _FIELD_OFF:
-            self.pn532.finish_field()
-            self.pn532.start_field(True)
-            self._state = _FIELD_ON
-            self._since_us = now_us
-        elif state == _FIELD_ON:
-            self.pn532.finish_field()
-            self._ok()
-            self._start_scan(now_us)
+            pn.finish_halt()   # then a scan: a group the listing opened goes on in it
+        else:
+            pn.finish_field()
+            if state == _FIELD_OFF:
+                pn.start_field(True)
+                self._state = _FIELD_ON
+                self._since_us = now_us
+                return 0
+        self._ok()
+        self._start_scan(now_us)
         return 0
 
     def _listing_done(self, now_us):
@@ -339,23 +335,23 @@ class NfcReader:
         return delivered
 
     def _scan_step(self, now_us):
-        if self.scan.awaiting_reqa:
+        scan = self.scan
+        if scan.awaiting_reqa:
             self._activation_us = now_us
-        result = self.scan.step()
+        result = scan.step()
         self._since_us = now_us
         self._ok()
         if result == _BUSY:
-            if self.scan.collided and not self.wakes_halted:
+            if scan.collided and not self.wakes_halted:
                 # Two tags answered at once.  A chip whose listing leaves halted tags alone
                 # resolves that itself, in one command: list them.
                 self.pn532.abort()
-                self.scan.stop()
+                scan.stop()
                 self._start_listing()
                 self._handoff = True
             return 0
         if result == _QUIET:
             return self._scan_over(now_us)
-        scan = self.scan
         n = scan.uid_len
         if same_uid(self._last_found, scan.uid, n):
             # The same tag again right after its HLTA: it does not halt.  End this scan.
@@ -372,12 +368,12 @@ class NfcReader:
             # New tags that answered one REQA together: one time for all of them.
             if not group.open:
                 group.start(self._activation_us)
-            return self._deliver(scan.uid, n, True)
-        if group.open:
+        elif not group.open:
+            self._stamp_us = self._activation_us
+        else:
             # The last of the group answers alone.
             self._deliver(scan.uid, n, True)
             return self._close_group()
-        self._stamp_us = self._activation_us
         return self._deliver(scan.uid, n, True)
 
     def _scan_over(self, now_us):
