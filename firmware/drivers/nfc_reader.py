@@ -118,15 +118,13 @@ class NfcReader:
         self._since_us = 0
         self._retry_at_us = 0
         self._last_reset_us = 0
-        self._irq_us = 0
-        self._irq_seen = False
+        self._irq_us = None         # the listing's reply edge (None: not seen)
         self._stamp_us = 0          # time given to the cards being delivered
         self._activation_us = 0     # when the scan's current REQA was answered
         self._scan_started_us = 0
         self.group = LandingGroup()   # new cards that answered one activation together
         self._handoff = False       # the listing resolves a scan's collision
-        self._acked = False         # the listing's ACK has been read (at _acked_us)
-        self._acked_us = 0
+        self._acked_us = None       # when the listing's ACK was read (None: not yet)
         self._last_found = bytearray(1 + _MAX_UID_LEN)   # the scan's last tag (length + UID)
 
     # ---- called by the firmware loop ------------------------------------------------------
@@ -134,9 +132,9 @@ class NfcReader:
         """The reader's IRQ line fell at ``ticks_us`` (from the input ring buffer).  Only an
         edge after the listing's ACK was read is its reply (the ACK pulls the line low too):
         then True (the reply waits to be read: serve this reader first)."""
-        if self._state == _LISTING and self._acked and time.ticks_diff(ticks_us, self._acked_us) > 0:
+        acked_us = self._acked_us
+        if self._state == _LISTING and acked_us is not None and time.ticks_diff(ticks_us, acked_us) > 0:
             self._irq_us = ticks_us
-            self._irq_seen = True
             return True
         return False
 
@@ -195,8 +193,8 @@ class NfcReader:
         self.pn532.start_list(2)
         self._state = _LISTING
         self._since_us = time.ticks_us()
-        self._irq_seen = False
-        self._acked = False
+        self._irq_us = None
+        self._acked_us = None
 
     def _start_scan(self, now_us):
         self.scan.start()
@@ -255,9 +253,8 @@ class NfcReader:
         ready = pn.reply_ready()
         if acking and not pn.awaiting_ack:
             # The ACK was read just now: an IRQ edge noted so far was the ACK's.
-            self._acked = True
             self._acked_us = time.ticks_us()
-            self._irq_seen = False
+            self._irq_us = None
         if not ready:
             if time.ticks_diff(now_us, self._since_us) > self.reply_timeout_us:
                 if state == _LISTING and self.passive_retries == _RETRY_FOREVER:
@@ -295,7 +292,8 @@ class NfcReader:
         if group.open:
             self._stamp_us = group.stamp_us
         else:
-            self._stamp_us = self._irq_us if self._irq_seen else now_us
+            irq_us = self._irq_us
+            self._stamp_us = now_us if irq_us is None else irq_us
             if handoff and time.ticks_diff(self._stamp_us, self._since_us) <= _HANDOFF_US:
                 # Resolving a scan's collision: these tags answered that REQA.  (A listing
                 # that waited longer heard a tag that landed since: its own reply time.)
