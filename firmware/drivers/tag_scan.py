@@ -129,6 +129,8 @@ class TagScan:
         self._state = _S_IDLE
 
     def step(self):
+        """Read the reply to the scan's last command (REQA, anticollision, SELECT, HLTA)
+        and send the next one."""
         state = self._state
         pn = self.pn532
         if state == _S_REGS:
@@ -141,6 +143,8 @@ class TagScan:
             return BUSY
         n = pn.finish_thru(_REPLY)
         status = pn.thru_status
+        reply = _REPLY
+        cl = self._cl
         if state == _S_REQA:
             if status == _THRU_TIMEOUT:
                 self._state = _S_IDLE
@@ -150,17 +154,61 @@ class TagScan:
             self._level = 0
             self.uid_len = 0
             self._begin_level()
-            return BUSY
-        if state == _S_ANTICOLL:
-            return self._anticollision_reply(status, n)
-        if state == _S_SELECT:
-            return self._select_reply(status, n)
-        if state == _S_HLTA:
+        elif state == _S_ANTICOLL:
+            known = self._known
+            if status == _THRU_OK:
+                whole = known >> 3
+                if n != 5 - whole:
+                    return self._restart()
+                low = (1 << (known & 7)) - 1
+                cl[whole] = (cl[whole] & low) | (reply[0] & ~low & 0xFF)
+                for i in range(1, n):
+                    cl[whole + i] = reply[i]
+                if cl[0] ^ cl[1] ^ cl[2] ^ cl[3] != cl[4]:
+                    return self._restart()
+                self._complete = True
+            else:
+                if status == _THRU_TIMEOUT:
+                    if known == 0 or known >= 32:
+                        # Every tag that answered has gone: start again with a REQA.
+                        return self._restart()
+                    # Nobody has a 1 there, so every answering tag has a 0; they still
+                    # collide further on (unless they left: then silence goes on to bit 32
+                    # and restarts), so go straight on with a 1 in the next bit.
+                    k = known - 1
+                    cl[k >> 3] &= ~(1 << (k & 7)) & 0xFF
+                else:
+                    # Two or more tags differ in a bit after the known ones: try a 1 next.
+                    self.collisions += 1
+                    self.collided = True
+                cl[known >> 3] |= 1 << (known & 7)
+                self._known = known + 1
+            self._next_frame()
+        elif state == _S_SELECT:
+            if status != _THRU_OK or n != 3 or crc_a(reply, 1) != (reply[1] | (reply[2] << 8)):
+                # The tag went away (or a garbled SAK): start again with a REQA.
+                return self._restart()
+            sak = reply[0]
+            first = 1 if (sak & _SAK_CASCADE and cl[0] == _CASCADE_TAG) else 0
+            for i in range(first, 4):
+                if self.uid_len < _MAX_UID_LEN:
+                    self.uid[self.uid_len] = cl[i]
+                    self.uid_len += 1
+            if sak & _SAK_CASCADE and self._level < 2:
+                self._level += 1
+                self._begin_level()
+            else:
+                self.sak = sak
+                pn.start_thru(_HLTA, 4)
+                self._state = _S_HLTA
+        elif state == _S_HLTA:
             # HLTA is never answered: silence is success.  Go on with the next REQA.
             self.found_collided = self.collided
             self._next_reqa()
             return FOUND
-        raise PN532Error("scan not started")
+        else:
+            raise PN532Error("scan not started")
+        return BUSY
 
     # ---- frames ----------------------------------------------------------------------
     def _send_reqa(self):
@@ -206,58 +254,3 @@ class TagScan:
             self.pn532.start_thru(frame, 2 + nbytes)
             self.probes += 1
             self._state = _S_ANTICOLL
-
-    def _anticollision_reply(self, status, n):
-        known = self._known
-        cl = self._cl
-        if status == _THRU_OK:
-            whole = known >> 3
-            if n != 5 - whole:
-                return self._restart()
-            low = (1 << (known & 7)) - 1
-            reply = _REPLY
-            cl[whole] = (cl[whole] & low) | (reply[0] & ~low & 0xFF)
-            for i in range(1, n):
-                cl[whole + i] = reply[i]
-            if cl[0] ^ cl[1] ^ cl[2] ^ cl[3] != cl[4]:
-                return self._restart()
-            self._complete = True
-        else:
-            if status == _THRU_TIMEOUT:
-                if known == 0 or known >= 32:
-                    # Every tag that answered has gone: start again with a REQA.
-                    return self._restart()
-                # Nobody has a 1 there, so every answering tag has a 0; they still collide
-                # further on (unless they left: then silence goes on to bit 32 and
-                # restarts), so go straight on with a 1 in the next bit.
-                k = known - 1
-                cl[k >> 3] &= ~(1 << (k & 7)) & 0xFF
-            else:
-                # Two or more tags differ in a bit after the known ones: try a 1 next.
-                self.collisions += 1
-                self.collided = True
-            cl[known >> 3] |= 1 << (known & 7)
-            self._known = known + 1
-        self._next_frame()
-        return BUSY
-
-    def _select_reply(self, status, n):
-        reply = _REPLY
-        if status != _THRU_OK or n != 3 or crc_a(reply, 1) != (reply[1] | (reply[2] << 8)):
-            # The tag went away (or a garbled SAK): start again with a REQA.
-            return self._restart()
-        sak = reply[0]
-        cl = self._cl
-        first = 1 if (sak & _SAK_CASCADE and cl[0] == _CASCADE_TAG) else 0
-        for i in range(first, 4):
-            if self.uid_len < _MAX_UID_LEN:
-                self.uid[self.uid_len] = cl[i]
-                self.uid_len += 1
-        if sak & _SAK_CASCADE and self._level < 2:
-            self._level += 1
-            self._begin_level()
-            return BUSY
-        self.sak = sak
-        self.pn532.start_thru(_HLTA, 4)
-        self._state = _S_HLTA
-        return BUSY
