@@ -55,39 +55,40 @@ class ChipSetup:
         self._state = _WAKE_SETTLE
         self._since_us = now_us
 
-    def _send(self, now_us):
-        self.pn532.start_setup_step(self._step, self.passive_retries)
-        self._state = _COMMAND
-        self._since_us = now_us
-
     def step(self, now_us):
         """Advance; True once the chip is set up (``version`` holds its firmware version)."""
         waited = time.ticks_diff(now_us, self._since_us)
         state = self._state
+        pn = self.pn532
         if state == _RESET_LOW:
             if waited >= self.reset_low_us:
-                self.pn532.reset_pin.value(1)
+                pn.reset_pin.value(1)
                 self._state = _RESET_BOOT
                 self._since_us = now_us
-        elif state == _RESET_BOOT:
+            return False
+        if state == _RESET_BOOT:
             if waited >= self.reset_boot_us:
                 self._wake(now_us)
-        elif state == _WAKE_SETTLE:
-            if waited >= _WAKE_SETTLE_US:
-                self._step = 0
-                self._send(now_us)
+            return False
+        if state == _WAKE_SETTLE:
+            if waited < _WAKE_SETTLE_US:
+                return False
+            self._step = 0
         elif state == _COMMAND:
-            pn = self.pn532
             if not pn.reply_ready():
                 if waited > self.reply_timeout_us:
                     raise PN532Timeout("setup reply timeout")
                 return False
             result = pn.finish_setup_step(self._step)
             self._step += 1
-            if self._step < _SETUP_STEPS:
-                self._send(now_us)
-                return False
-            self.version = result
-            self._state = 0
-            return True
+            if self._step >= _SETUP_STEPS:
+                self.version = result
+                self._state = 0
+                return True
+        else:
+            return False
+        # The next setup command (the first once the chip has settled).
+        pn.start_setup_step(self._step, self.passive_retries)
+        self._state = _COMMAND
+        self._since_us = now_us
         return False
