@@ -257,27 +257,27 @@ class PN532:
 
         While the command's ACK is outstanding this reads it as soon as the chip has it, and
         raises ``PN532Timeout`` once ``ack_timeout_ms`` passed without one (``PN532Nack`` for
-        a NACK).  Each call costs at most one status poll and one ACK read.
+        a NACK).  Each call costs one status poll, or two around the ACK read.
         """
         irq = self.irq
-        if self.awaiting_ack:
-            if not (irq.value() == 0 if irq is not None else self._read_ready()):
-                if time.ticks_diff(time.ticks_ms(), self._sent_ms) >= self.ack_timeout_ms:
-                    self.awaiting_ack = False
-                    self.pending = 0
-                    raise PN532Timeout("no ACK")
-                return False
-            self.awaiting_ack = False
-            self._read_frame()
-            rx = RX
-            if rx[0] or rx[1] or rx[2] != 0xFF or rx[3] or rx[4] != 0xFF:
+        ready = irq.value() == 0 if irq is not None else self._read_ready()
+        if not self.awaiting_ack:
+            return ready
+        if not ready:
+            if time.ticks_diff(time.ticks_ms(), self._sent_ms) >= self.ack_timeout_ms:
+                self.awaiting_ack = False
                 self.pending = 0
-                if rx[3] == 0xFF and rx[4] == 0x00:
-                    raise PN532Nack("PN532 sent NACK")
-                raise PN532Error("PN532 sent no ACK")
-        if irq is not None:
-            return irq.value() == 0
-        return self._read_ready()
+                raise PN532Timeout("no ACK")
+            return False
+        self.awaiting_ack = False
+        self._read_frame()
+        rx = RX
+        if rx[0] or rx[1] or rx[2] != 0xFF or rx[3] or rx[4] != 0xFF:
+            self.pending = 0
+            if rx[3] == 0xFF and rx[4] == 0x00:
+                raise PN532Nack("PN532 sent NACK")
+            raise PN532Error("PN532 sent no ACK")
+        return self.reply_ready()   # the ACK is read: now whether the reply is there
 
     def abort(self):
         """Cancel the command in progress (the host sends an ACK frame)."""
