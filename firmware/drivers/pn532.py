@@ -85,11 +85,10 @@ def frame_size(header):
     if header[0] != 0x00 or header[1] != 0x00 or header[2] != 0xFF:
         return 0
     length = header[3]
-    lcs = header[4]
-    if (length == 0x00 and lcs == 0xFF) or (length == 0xFF and lcs == 0x00):
-        return _HEADER_SIZE   # ACK / NACK
-    if (length + lcs) & 0xFF:
-        return _HEADER_SIZE   # bad length checksum: _finish reports it
+    if (length + header[4]) & 0xFF:
+        # ACK (00 FF) and NACK (FF 00) end here too: 6 bytes.  Else a bad length checksum,
+        # which _finish reports.
+        return _HEADER_SIZE
     return length + 7
 
 
