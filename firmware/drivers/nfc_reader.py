@@ -163,8 +163,9 @@ class NfcReader:
             # PN532Error.kind; OSError from the bus; "memory" only where something allocated.
             self.last_error = getattr(error, "kind", "memory" if isinstance(error, MemoryError) else "bus")
             self._close_group()   # what was read stays read
-            self.scan.stop()
-            self.scan.invalidate()
+            scan = self.scan
+            scan.stop()
+            scan.invalidate()
             delay = self.backoff_us << min(failures - 1, _MAX_SHIFT)
             self._retry_at_us = time.ticks_add(now_us, min(delay, self.max_backoff_us))
             self._state = _BACKOFF
@@ -208,7 +209,6 @@ class NfcReader:
         """Wait for the next card: a listing in the chip, or the next poll."""
         if self.wakes_halted:
             self._state = _POLL_WAIT    # poll_us from the start of the last scan
-            self._since_us = self._scan_started_us
         else:
             self._start_listing()
 
@@ -245,7 +245,7 @@ class NfcReader:
             self._detect(now_us)
             return 0
         if state == _POLL_WAIT:
-            if time.ticks_diff(now_us, self._since_us) >= self.poll_us:
+            if time.ticks_diff(now_us, self._scan_started_us) >= self.poll_us:
                 self._start_scan(now_us)
             return 0
         # A command's reply is awaited.
