@@ -114,13 +114,16 @@ class TagScan:
         self._framing = -1
 
     def _next_reqa(self):
+        """REQA, once the registers are set for it (then REQA at once, as when they still
+        are from the last scan)."""
         self.collided = False
-        if self._framing == _FRAMING_REQA:
-            self._send_reqa()   # registers still set from the last scan: REQA at once
+        if self._framing != _FRAMING_REQA:
+            self.pn532.start_raw_mode(_FRAMING_REQA)
+            self._framing = _FRAMING_REQA
+            self._state = _S_REGS
             return
-        self.pn532.start_raw_mode(_FRAMING_REQA)
-        self._framing = _FRAMING_REQA
-        self._state = _S_REGS
+        self.pn532.start_thru(_REQA, 1)
+        self._state = _S_REQA
 
     def stop(self):
         """End the scan; a command of it may still be pending (abort it before reuse)."""
@@ -135,11 +138,11 @@ class TagScan:
         pn = self.pn532
         if state == _S_REGS:
             pn.finish_write_register()
-            self._send_reqa()
+            self._next_reqa()
             return BUSY
         if state == _S_FRAMING:
             pn.finish_write_register()
-            self._send_level_frame()
+            self._next_frame()
             return BUSY
         n = pn.finish_thru(_REPLY)
         status = pn.thru_status
@@ -211,31 +214,26 @@ class TagScan:
         return BUSY
 
     # ---- frames ----------------------------------------------------------------------
-    def _send_reqa(self):
-        self.pn532.start_thru(_REQA, 1)
-        self._state = _S_REQA
-
     def _begin_level(self):
         self._known = 0
         self._complete = False
         self._next_frame()
 
     def _next_frame(self):
-        """Anticollision (or SELECT once every bit is known), writing the framing first."""
-        want = 0 if self._complete else (self._known & 7) * 0x11
+        """Anticollision (or SELECT once every bit is known), writing the framing first
+        (then this again)."""
+        complete = self._complete
+        want = 0 if complete else (self._known & 7) * 0x11
         if want != self._framing:
             self.pn532.start_bit_framing(want)
             self._framing = want
             self._state = _S_FRAMING
-        else:
-            self._send_level_frame()
-
-    def _send_level_frame(self):
+            return
         frame = _FRAME
         cl = self._cl
         frame[0] = 0x93 + 2 * self._level
         # SELECT sends all 40 bits of CLn: its NVB (bytes sent << 4 | bits) is 0x70.
-        known = 40 if self._complete else self._known
+        known = 40 if complete else self._known
         whole = known >> 3
         bits = known & 7
         frame[1] = ((2 + whole) << 4) | bits
@@ -244,7 +242,7 @@ class TagScan:
             frame[2 + i] = cl[i]
         if bits:
             frame[1 + nbytes] &= (1 << bits) - 1
-        if self._complete:
+        if complete:
             crc = crc_a(frame, 7)
             frame[7] = crc & 0xFF
             frame[8] = crc >> 8
