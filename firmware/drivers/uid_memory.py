@@ -25,12 +25,14 @@ _KEY = bytearray(1)
 _SCRATCH = bytearray(_MAX_UID)
 
 
-def same_uid(slot, buf, n):
-    """Does ``slot`` (length byte + UID, as ``keep_uid`` writes it) hold ``buf[:n]``?"""
-    if slot[0] != n:
+def same_uid(slot, buf, n, base=0):
+    """Does the slot at ``slot[base]`` (length byte + UID, as ``keep_uid`` writes it) hold
+    ``buf[:n]``?"""
+    if slot[base] != n:
         return False
+    base += 1
     for i in range(n):
-        if slot[1 + i] != buf[i]:
+        if slot[base + i] != buf[i]:
             return False
     return True
 
@@ -65,13 +67,8 @@ class UidMemory:
         count = self.count
         slot = sums.find(key)
         while 0 <= slot < count:
-            base = slot * _SLOT
-            if seen[base] == n:
-                i = 0
-                while i < n and seen[base + 1 + i] == buf[i]:
-                    i += 1
-                if i == n:
-                    return slot
+            if same_uid(seen, buf, n, slot * _SLOT):
+                return slot
             slot = sums.find(key, slot + 1)
         return -1
 
