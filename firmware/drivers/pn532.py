@@ -191,26 +191,26 @@ class PN532:
         return False
 
     # ---- frames ------------------------------------------------------------------------
-    def _build_frame(self, command, params, nparams):
-        """The command frame into ``TX``; returns its size."""
+    def _build_frame(self, command, data, n):
+        """The frame of ``command`` with parameters ``data[:n]`` into ``TX``; returns its size."""
         tx = TX
         tx[0] = 0x00
         tx[1] = 0x00
         tx[2] = 0xFF
-        tx[3] = nparams + 2
-        tx[4] = (-2 - nparams) & 0xFF
+        tx[3] = n + 2
+        tx[4] = (-2 - n) & 0xFF
         tx[5] = _TFI_HOST
         tx[6] = command
-        total = _TFI_HOST + command + copy_into(tx, 7, params, 0, nparams) - nparams
-        tx[7 + nparams] = -total & 0xFF
-        tx[8 + nparams] = 0x00
-        return nparams + 9
+        total = _TFI_HOST + command + copy_into(tx, 7, data, 0, n) - n
+        tx[7 + n] = -total & 0xFF
+        tx[8 + n] = 0x00
+        return n + 9
 
-    def _send(self, command, params, nparams):
+    def _send(self, command, data, n):
         """Write a command frame.  Its ACK is read later by ``reply_ready()``."""
         if self.pending:
             self.abort()
-        self._write_frame(self._build_frame(command, params, nparams))
+        self._write_frame(self._build_frame(command, data, n))
         self.pending = command
         self.awaiting_ack = True
         self._sent_ms = time.ticks_ms()
