@@ -23,8 +23,8 @@ WriteRegister (0x08) sets the CIU registers that frame them (user manual 8.6, th
 CIU_TxMode/CIU_RxMode bit 7 (CRC on send/receive: off, the host appends CRC_A itself) and
 CIU_BitFraming (RxAlign << 4 | TxLastBits) for the 7-bit REQA and partial anticollision bytes
 (``drivers/tag_scan.py`` builds REQA, anticollision, SELECT and HLTA on these).  Halting a read
-tag: InDeselect (0x44) or InRelease (0x52, the default) both send HLTA.  Errors are ``PN532Error`` subclasses whose
-``kind`` names them for the reader's ``last_error``.
+tag: InDeselect (0x44) or InRelease (0x52, the default) both send HLTA.  Errors are
+``PN532Error`` subclasses whose ``kind`` names them for the reader's ``last_error``.
 
 Allocation: every buffer is made once; a command, an ACK, a reply and a listed UID allocate
 nothing (only a raised error does).  Every PN532 on the board shares one frame buffer pair

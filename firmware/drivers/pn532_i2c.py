@@ -24,7 +24,8 @@ re-initialises the same bus object and gives the pins back to the peripheral).
 from micropython import const
 import time
 
-from drivers.pn532 import PN532, PN532BusError, PN532Error, PN532Timeout, RX, TX, copy_into, frame_size, prefix_views
+from drivers.pn532 import (PN532, PN532BusError, PN532Error, PN532Timeout, RX, TX, copy_into, frame_size,
+                           prefix_views)
 
 _HEADER_SIZE = const(6)   # pn532's: 00 00 FF LEN LCS and one byte (an ACK, or a frame's TFI)
 _RX_SIZE = const(64)      # pn532's RX: the longest frame read
