@@ -134,6 +134,9 @@ class TagScan:
     def step(self):
         """Read the reply to the scan's last command (REQA, anticollision, SELECT, HLTA)
         and send the next one."""
+        # (Kept small, as _next_frame is: a function whose locals and stack pass 11 words
+        # gets its frame from the heap at every call; the level replies and the frame
+        # building have theirs.)
         state = self._state
         pn = self.pn532
         if state == _S_REGS:
@@ -142,12 +145,10 @@ class TagScan:
             return BUSY
         if state == _S_FRAMING:
             pn.finish_write_register()
-            self._next_frame()
+            self._send_level_frame()
             return BUSY
         n = pn.finish_thru(_REPLY)
         status = pn.thru_status
-        reply = _REPLY
-        cl = self._cl
         if state == _S_REQA:
             if status == _THRU_TIMEOUT:
                 self._state = _S_IDLE
@@ -157,7 +158,21 @@ class TagScan:
             self._level = 0
             self.uid_len = 0
             self._begin_level()
-        elif state == _S_ANTICOLL:
+            return BUSY
+        if state == _S_HLTA:
+            # HLTA is never answered: silence is success.  Go on with the next REQA.
+            self.found_collided = self.collided
+            self._next_reqa()
+            return FOUND
+        if state == _S_IDLE:
+            raise PN532Error("scan not started")
+        return self._level_reply(state, status, n)   # _S_ANTICOLL, _S_SELECT
+
+    def _level_reply(self, state, status, n):
+        """An anticollision or SELECT reply (``n`` bytes in ``_REPLY``)."""
+        reply = _REPLY
+        cl = self._cl
+        if state == _S_ANTICOLL:
             known = self._known
             if status == _THRU_OK:
                 whole = known >> 3
@@ -187,30 +202,24 @@ class TagScan:
                 cl[known >> 3] |= 1 << (known & 7)
                 self._known = known + 1
             self._next_frame()
-        elif state == _S_SELECT:
-            if status != _THRU_OK or n != 3 or crc_a(reply, 1) != (reply[1] | (reply[2] << 8)):
-                # The tag went away (or a garbled SAK): start again with a REQA.
-                return self._restart()
-            sak = reply[0]
-            first = 1 if (sak & _SAK_CASCADE and cl[0] == _CASCADE_TAG) else 0
-            for i in range(first, 4):
-                if self.uid_len < _MAX_UID_LEN:
-                    self.uid[self.uid_len] = cl[i]
-                    self.uid_len += 1
-            if sak & _SAK_CASCADE and self._level < 2:
-                self._level += 1
-                self._begin_level()
-            else:
-                self.sak = sak
-                pn.start_thru(_HLTA, 4)
-                self._state = _S_HLTA
-        elif state == _S_HLTA:
-            # HLTA is never answered: silence is success.  Go on with the next REQA.
-            self.found_collided = self.collided
-            self._next_reqa()
-            return FOUND
-        else:
-            raise PN532Error("scan not started")
+            return BUSY
+        # SELECT: the SAK and its CRC_A.
+        if status != _THRU_OK or n != 3 or crc_a(reply, 1) != (reply[1] | (reply[2] << 8)):
+            # The tag went away (or a garbled SAK): start again with a REQA.
+            return self._restart()
+        sak = reply[0]
+        first = 1 if (sak & _SAK_CASCADE and cl[0] == _CASCADE_TAG) else 0
+        for i in range(first, 4):
+            if self.uid_len < _MAX_UID_LEN:
+                self.uid[self.uid_len] = cl[i]
+                self.uid_len += 1
+        if sak & _SAK_CASCADE and self._level < 2:
+            self._level += 1
+            self._begin_level()
+            return BUSY
+        self.sak = sak
+        self.pn532.start_thru(_HLTA, 4)
+        self._state = _S_HLTA
         return BUSY
 
     # ---- frames ----------------------------------------------------------------------
@@ -220,17 +229,19 @@ class TagScan:
         self._next_frame()
 
     def _next_frame(self):
-        """Anticollision (or SELECT once every bit is known), writing the framing first
-        (then this again)."""
-        complete = self._complete
-        want = 0 if complete else (self._known & 7) * 0x11
+        """Anticollision (or SELECT once every bit is known), writing the framing first."""
+        want = 0 if self._complete else (self._known & 7) * 0x11
         if want != self._framing:
             self.pn532.start_bit_framing(want)
             self._framing = want
             self._state = _S_FRAMING
-            return
+        else:
+            self._send_level_frame()
+
+    def _send_level_frame(self):
         frame = _FRAME
         cl = self._cl
+        complete = self._complete
         frame[0] = 0x93 + 2 * self._level
         # SELECT sends all 40 bits of CLn: its NVB (bytes sent << 4 | bits) is 0x70.
         known = 40 if complete else self._known
