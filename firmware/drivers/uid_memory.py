@@ -60,16 +60,14 @@ class UidMemory:
     def _find(self, buf, n):
         if n > _MAX_UID:
             return -1
-        key = _KEY
-        key[0] = copy_into(_SCRATCH, 0, buf, 0, n) & 0xFF
+        # (Few locals: at most 11 words of locals and stack keep the frame off the heap.)
+        _KEY[0] = copy_into(_SCRATCH, 0, buf, 0, n) & 0xFF
         sums = self._sums
-        seen = self._seen
-        count = self.count
-        slot = sums.find(key)
-        while 0 <= slot < count:
-            if same_uid(seen, buf, n, slot * _SLOT):
+        slot = sums.find(_KEY)
+        while 0 <= slot < self.count:
+            if same_uid(self._seen, buf, n, slot * _SLOT):
                 return slot
-            slot = sums.find(key, slot + 1)
+            slot = sums.find(_KEY, slot + 1)
         return -1
 
     def known(self, buf, n):
