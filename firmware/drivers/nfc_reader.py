@@ -290,14 +290,16 @@ class NfcReader:
         handoff = self._handoff
         group = self.group
         if group.open:
-            self._stamp_us = group.stamp_us
+            stamp_us = group.stamp_us
         else:
-            irq_us = self._irq_us
-            self._stamp_us = now_us if irq_us is None else irq_us
-            if handoff and time.ticks_diff(self._stamp_us, self._since_us) <= _HANDOFF_US:
+            stamp_us = self._irq_us
+            if stamp_us is None:
+                stamp_us = now_us
+            if handoff and time.ticks_diff(stamp_us, self._since_us) <= _HANDOFF_US:
                 # Resolving a scan's collision: these tags answered that REQA.  (A listing
                 # that waited longer heard a tag that landed since: its own reply time.)
-                self._stamp_us = self._activation_us
+                stamp_us = self._activation_us
+        self._stamp_us = stamp_us
         if self.status:
             self._ok()
         if n == 0:
@@ -310,7 +312,7 @@ class NfcReader:
         if (new1 or new2) and (handoff or n2 or group.open):
             # Tags that answered together; more may follow in the scan: hold them.
             if not group.open:
-                group.start(self._stamp_us)
+                group.start(stamp_us)
         elif group.open:
             delivered = self._close_group()
         delivered += self._deliver(buf, n, new1)

@@ -157,7 +157,9 @@ class TagScan:
                 self.collided = True   # different ATQAs: two kinds of tag at once
             self._level = 0
             self.uid_len = 0
-            self._begin_level()
+            self._known = 0   # cascade level 1: no UID bit known yet
+            self._complete = False
+            self._next_frame()
             return BUSY
         if state == _S_HLTA:
             # HLTA is never answered: silence is success.  Go on with the next REQA.
@@ -214,8 +216,10 @@ class TagScan:
                 self.uid[self.uid_len] = cl[i]
                 self.uid_len += 1
         if sak & _SAK_CASCADE and self._level < 2:
-            self._level += 1
-            self._begin_level()
+            self._level += 1   # the next cascade level: no bit of it known yet
+            self._known = 0
+            self._complete = False
+            self._next_frame()
             return BUSY
         self.sak = sak
         self.pn532.start_thru(_HLTA, 4)
@@ -223,11 +227,6 @@ class TagScan:
         return BUSY
 
     # ---- frames ----------------------------------------------------------------------
-    def _begin_level(self):
-        self._known = 0
-        self._complete = False
-        self._next_frame()
-
     def _next_frame(self):
         """Anticollision (or SELECT once every bit is known), writing the framing first."""
         want = 0 if self._complete else (self._known & 7) * 0x11
