@@ -115,8 +115,7 @@ class NfcReader:
         self._relists = 0
         self._relisted_uid = bytearray(1 + _MAX_UID_LEN)   # length + the UID re-listed last
         self._state = _IDLE
-        self._since_us = 0
-        self._retry_at_us = 0
+        self._since_us = 0          # when the state's wait began (_BACKOFF: when it ends)
         self._last_reset_us = 0
         self._irq_us = None         # the listing's reply edge (None: not seen)
         self._stamp_us = 0          # time given to the cards being delivered
@@ -167,7 +166,7 @@ class NfcReader:
             scan.stop()
             scan.invalidate()
             delay = self.backoff_us << min(failures - 1, _MAX_SHIFT)
-            self._retry_at_us = time.ticks_add(now_us, min(delay, self.max_backoff_us))
+            self._since_us = time.ticks_add(now_us, min(delay, self.max_backoff_us))
             self._state = _BACKOFF
             if not self.status:
                 self.status = STATUS_FAILING
@@ -216,7 +215,7 @@ class NfcReader:
         state = self._state
         pn = self.pn532
         if state == _BACKOFF:
-            if time.ticks_diff(now_us, self._retry_at_us) < 0:
+            if time.ticks_diff(now_us, self._since_us) < 0:   # the retry time
                 return 0
             self._state = _IDLE
             if self.consecutive_failures >= self.setup_after:
