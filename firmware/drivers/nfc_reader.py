@@ -217,7 +217,6 @@ class NfcReader:
         if state == _BACKOFF:
             if time.ticks_diff(now_us, self._since_us) < 0:   # the retry time
                 return 0
-            self._state = _IDLE
             if self.consecutive_failures >= self.setup_after:
                 # No abort first: the bus may be what is broken.
                 self.setup.begin(now_us, self.last_error == "bus")
@@ -262,8 +261,7 @@ class NfcReader:
                     pn.abort()
                     self._start_listing()
                     return 0
-                self._state = _IDLE
-                raise PN532Timeout("reply timeout")
+                raise PN532Timeout("reply timeout")   # (service() then backs off)
             return 0
         if state == _LISTING:
             return self._listing_done(now_us)
@@ -309,9 +307,9 @@ class NfcReader:
         new2 = n2 > 0 and not memory.known(pn.uid2, n2)
         delivered = 0
         if (new1 or new2) and (handoff or n2 or group.open):
-            # Tags that answered together; more may follow in the scan: hold them.
-            if not group.open:
-                group.start(stamp_us)
+            # Tags that answered together; more may follow in the scan: hold them.  (An
+            # open group keeps its time: stamp_us is that time then.)
+            group.start(stamp_us)
         elif group.open:
             delivered = self._close_group()
         delivered += self._deliver(buf, n, new1)

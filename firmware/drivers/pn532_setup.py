@@ -23,8 +23,8 @@ _WAKE_SETTLE_US = const(2000)
 
 
 class ChipSetup:
-    def __init__(self, pn532, passive_retries, reset_low_us=10000, reset_boot_us=20000,
-                 reply_timeout_us=100000):
+    def __init__(self, pn532, passive_retries, reset_low_us, reset_boot_us, reply_timeout_us):
+        # (The times' defaults are NfcReader's, the only user.)
         self.pn532 = pn532
         self.passive_retries = passive_retries
         self.reset_low_us = reset_low_us
