@@ -17,13 +17,15 @@ def reverse_into(dst, start: int, src, n: int) -> int:
     d = ptr8(dst)
     s = ptr8(src)
     total = 0
-    for i in range(n):
+    i = 0
+    while i < n:   # (a while loop compiles to less native code than range() here)
         b = s[i]
         b = ((b & 0xF0) >> 4) | ((b & 0x0F) << 4)   # swap the nibbles, then the bit pairs,
         b = ((b & 0xCC) >> 2) | ((b & 0x33) << 2)   # then the bits of each pair
         b = ((b & 0xAA) >> 1) | ((b & 0x55) << 1)
         d[start + i] = b
         total += b
+        i += 1
     return total
 
 
@@ -34,8 +36,10 @@ def copy_into(dst, start: int, src, src_start: int, n: int) -> int:
     d = ptr8(dst)
     s = ptr8(src)
     total = n
-    for i in range(n):
+    i = 0
+    while i < n:
         b = s[src_start + i]
         d[start + i] = b
         total += b
+        i += 1
     return total

@@ -33,9 +33,9 @@ pulse, I2C bus clear, wake-up, configuration), none longer than the SPI wake-up'
 from micropython import const
 import time
 
-from drivers import tag_scan
-from drivers.pn532 import MAX_UID_LEN, PN532Timeout, prefix_views
+from drivers.pn532 import PN532Timeout, prefix_views
 from drivers.pn532_setup import ChipSetup
+from drivers.tag_scan import TagScan
 from drivers.uid_memory import LandingGroup, UidMemory, copy_into, keep_uid, same_uid
 
 STRATEGY_HALT = const(0)
@@ -56,6 +56,9 @@ _SETUP = const(8)
 _HALT_NEXT = const(9)   # a listed tag was delivered: halt it in the next step
 _DETECT_NEXT = const(10)   # its pile reported quiet: list (or poll) again in the next step
 
+_MAX_UID_LEN = const(10)   # pn532.MAX_UID_LEN
+_BUSY = const(0)    # tag_scan.BUSY / QUIET: what TagScan.step() returns (else FOUND)
+_QUIET = const(2)
 _RETRY_FOREVER = const(0xFF)   # MxRtyPassiveActivation: the chip itself waits for a card
 _MAX_SHIFT = const(12)
 _RELISTS_FOR_WUPA = const(2)
@@ -64,10 +67,10 @@ _HANDOFF_US = const(20000)   # a collision handed to a listing is resolved withi
 # Buffers shared by every reader (the loop services one reader at a time, and these are used
 # within one step): the UID handed to on_card, with a view of each length made once (a slice
 # per card would allocate); a listing's first UID; a held card of a group being reported.
-_UID = bytearray(MAX_UID_LEN)
+_UID = bytearray(_MAX_UID_LEN)
 _UID_VIEWS = prefix_views(_UID)
-_LISTED = bytearray(MAX_UID_LEN)
-_HELD = bytearray(MAX_UID_LEN)
+_LISTED = bytearray(_MAX_UID_LEN)
+_HELD = bytearray(_MAX_UID_LEN)
 
 
 class NfcReader:
@@ -95,7 +98,7 @@ class NfcReader:
         self.field_reset_us = field_reset_us
         self.poll_us = poll_us
         self.setup = ChipSetup(pn532, passive_retries, reset_low_us, reset_boot_us, reply_timeout_us)
-        self.scan = tag_scan.TagScan(pn532)
+        self.scan = TagScan(pn532)
         self.memory = UidMemory(memory)
         # Health and counters, for the status display, the log and the benches.
         self.status = STATUS_OK
@@ -110,31 +113,27 @@ class NfcReader:
         # Learned: the chip's listing wakes halted tags (it sends WUPA).
         self.wakes_halted = False
         self._relists = 0
-        self._relisted_uid = bytearray(1 + MAX_UID_LEN)   # length + the UID re-listed last
+        self._relisted_uid = bytearray(1 + _MAX_UID_LEN)   # length + the UID re-listed last
         self._state = _IDLE
-        self._since_us = 0
-        self._retry_at_us = 0
+        self._since_us = 0          # when the state's wait began (_BACKOFF: when it ends)
         self._last_reset_us = 0
-        self._irq_us = 0
-        self._irq_seen = False
+        self._irq_us = None         # the listing's reply edge (None: not seen)
         self._stamp_us = 0          # time given to the cards being delivered
         self._activation_us = 0     # when the scan's current REQA was answered
         self._scan_started_us = 0
         self.group = LandingGroup()   # new cards that answered one activation together
         self._handoff = False       # the listing resolves a scan's collision
-        self._acked = False         # the listing's ACK has been read (at _acked_us)
-        self._acked_us = 0
-        self._last_found = bytearray(1 + MAX_UID_LEN)   # the scan's last tag (length + UID)
-        self._needs_setup = False
+        self._acked_us = None       # when the listing's ACK was read (None: not yet)
+        self._last_found = bytearray(1 + _MAX_UID_LEN)   # the scan's last tag (length + UID)
 
     # ---- called by the firmware loop ------------------------------------------------------
     def note_irq(self, ticks_us):
         """The reader's IRQ line fell at ``ticks_us`` (from the input ring buffer).  Only an
         edge after the listing's ACK was read is its reply (the ACK pulls the line low too):
         then True (the reply waits to be read: serve this reader first)."""
-        if self._state == _LISTING and self._acked and time.ticks_diff(ticks_us, self._acked_us) > 0:
+        acked_us = self._acked_us
+        if self._state == _LISTING and acked_us is not None and time.ticks_diff(ticks_us, acked_us) > 0:
             self._irq_us = ticks_us
-            self._irq_seen = True
             return True
         return False
 
@@ -155,7 +154,24 @@ class NfcReader:
                         return self._listing_done(now_us)
             return self._step(now_us)
         except Exception as error:  # noqa: BLE001 - a reader must never stop the loop
-            self._fail(now_us, error)
+            # Counted; retried after an exponential backoff (from the setup after
+            # setup_after failures in a row).
+            self.failures += 1
+            failures = self.consecutive_failures + 1
+            self.consecutive_failures = failures
+            # PN532Error.kind; OSError from the bus; "memory" only where something allocated.
+            self.last_error = getattr(error, "kind", "memory" if isinstance(error, MemoryError) else "bus")
+            self._close_group()   # what was read stays read
+            scan = self.scan
+            scan.stop()
+            scan.invalidate()
+            delay = self.backoff_us << min(failures - 1, _MAX_SHIFT)
+            self._since_us = time.ticks_add(now_us, min(delay, self.max_backoff_us))
+            self._state = _BACKOFF
+            if not self.status:
+                self.status = STATUS_FAILING
+                if self.on_status is not None:
+                    self.on_status(self)
             return 0
 
     def clear_pile(self):
@@ -177,8 +193,8 @@ class NfcReader:
         self.pn532.start_list(2)
         self._state = _LISTING
         self._since_us = time.ticks_us()
-        self._irq_seen = False
-        self._acked = False
+        self._irq_us = None
+        self._acked_us = None
 
     def _start_scan(self, now_us):
         self.scan.start()
@@ -192,45 +208,34 @@ class NfcReader:
         """Wait for the next card: a listing in the chip, or the next poll."""
         if self.wakes_halted:
             self._state = _POLL_WAIT    # poll_us from the start of the last scan
-            self._since_us = self._scan_started_us
         else:
             self._start_listing()
 
-    def _waiting(self, now_us):
-        """True while the pending reply is not there yet (raises on timeout)."""
-        pn = self.pn532
-        acking = pn.awaiting_ack
-        ready = pn.reply_ready()
-        if acking and not pn.awaiting_ack:
-            # The ACK was read just now: an IRQ edge noted so far was the ACK's.
-            self._acked = True
-            self._acked_us = time.ticks_us()
-            self._irq_seen = False
-        if ready:
-            return False
-        if time.ticks_diff(now_us, self._since_us) > self.reply_timeout_us:
-            if self._state == _LISTING and self.passive_retries == _RETRY_FOREVER:
-                # The chip is waiting for a new card, as asked: no news is normal.  Cancel
-                # and list again; the new command's ACK proves the chip still answers.
-                self.pn532.abort()
-                self._start_listing()
-                return True
-            self._state = _IDLE
-            raise PN532Timeout("reply timeout")
-        return True
-
     def _step(self, now_us):
         state = self._state
+        pn = self.pn532
+        if state == _BACKOFF:
+            if time.ticks_diff(now_us, self._since_us) < 0:   # the retry time
+                return 0
+            if self.consecutive_failures >= self.setup_after:
+                # No abort first: the bus may be what is broken.
+                self.setup.begin(now_us, self.last_error == "bus")
+                self._state = _SETUP
+                return 0
+            pn.abort()
+            state = _IDLE   # and start as at first, now
+        elif state == _SETUP:
+            if not self.setup.step(now_us):
+                return 0
+            self._ok()
+            self.scan.invalidate()
+            state = _IDLE   # the chip is set up: start as at first, now
         if state == _IDLE:
             self._last_reset_us = now_us
             self._detect(now_us)
             return 0
-        if state == _BACKOFF:
-            if time.ticks_diff(now_us, self._retry_at_us) >= 0:
-                self._recover(now_us)
-            return 0
         if state == _HALT_NEXT:
-            self.pn532.start_halt()
+            pn.start_halt()
             self._state = _HALTING
             self._since_us = now_us
             return 0
@@ -238,36 +243,41 @@ class NfcReader:
             self._detect(now_us)
             return 0
         if state == _POLL_WAIT:
-            if time.ticks_diff(now_us, self._since_us) >= self.poll_us:
+            if time.ticks_diff(now_us, self._scan_started_us) >= self.poll_us:
                 self._start_scan(now_us)
             return 0
-        if state == _SETUP:
-            if self.setup.step(now_us):
-                self._needs_setup = False
-                self._ok()
-                self.scan.invalidate()
-                self._last_reset_us = now_us
-                self._detect(now_us)
-            return 0
-        if self._waiting(now_us):
+        # A command's reply is awaited.
+        acking = pn.awaiting_ack
+        ready = pn.reply_ready()
+        if acking and not pn.awaiting_ack:
+            # The ACK was read just now: an IRQ edge noted so far was the ACK's.
+            self._acked_us = time.ticks_us()
+            self._irq_us = None
+        if not ready:
+            if time.ticks_diff(now_us, self._since_us) > self.reply_timeout_us:
+                if state == _LISTING and self.passive_retries == _RETRY_FOREVER:
+                    # The chip is waiting for a new card, as asked: no news is normal.  Cancel
+                    # and list again; the new command's ACK proves the chip still answers.
+                    pn.abort()
+                    self._start_listing()
+                    return 0
+                raise PN532Timeout("reply timeout")   # (service() then backs off)
             return 0
         if state == _LISTING:
             return self._listing_done(now_us)
         if state == _SCANNING:
             return self._scan_step(now_us)
         if state == _HALTING:
-            self.pn532.finish_halt()
-            self._ok()
-            self._start_scan(now_us)   # a group the listing opened goes on in its scan
-        elif state == _FIELD_OFF:
-            self.pn532.finish_field()
-            self.pn532.start_field(True)
-            self._state = _FIELD_ON
-            self._since_us = now_us
-        elif state == _FIELD_ON:
-            self.pn532.finish_field()
-            self._ok()
-            self._start_scan(now_us)
+            pn.finish_halt()   # then a scan: a group the listing opened goes on in it
+        else:
+            pn.finish_field()
+            if state == _FIELD_OFF:
+                pn.start_field(True)
+                self._state = _FIELD_ON
+                self._since_us = now_us
+                return 0
+        self._ok()
+        self._start_scan(now_us)
         return 0
 
     def _listing_done(self, now_us):
@@ -277,72 +287,68 @@ class NfcReader:
         handoff = self._handoff
         group = self.group
         if group.open:
-            self._stamp_us = group.stamp_us
+            stamp_us = group.stamp_us
         else:
-            self._stamp_us = self._irq_us if self._irq_seen else now_us
-            if handoff and time.ticks_diff(self._stamp_us, self._since_us) <= _HANDOFF_US:
+            stamp_us = self._irq_us
+            if stamp_us is None:
+                stamp_us = now_us
+            if handoff and time.ticks_diff(stamp_us, self._since_us) <= _HANDOFF_US:
                 # Resolving a scan's collision: these tags answered that REQA.  (A listing
                 # that waited longer heard a tag that landed since: its own reply time.)
-                self._stamp_us = self._activation_us
+                stamp_us = self._activation_us
+        self._stamp_us = stamp_us
         if self.status:
             self._ok()
         if n == 0:
-            delivered = self._close_group()
-            self._after_quiet(now_us)
-            return delivered
+            return self._scan_over(now_us)   # (no scan runs while the chip lists)
         memory = self.memory
         n2 = pn.uid2_len
         new1 = not memory.known(buf, n)
         new2 = n2 > 0 and not memory.known(pn.uid2, n2)
         delivered = 0
         if (new1 or new2) and (handoff or n2 or group.open):
-            # Tags that answered together; more may follow in the scan: hold them.
-            if not group.open:
-                group.start(self._stamp_us)
+            # Tags that answered together; more may follow in the scan: hold them.  (An
+            # open group keeps its time: stamp_us is that time then.)
+            group.start(stamp_us)
         elif group.open:
             delivered = self._close_group()
         delivered += self._deliver(buf, n, new1)
         if n2:
             delivered += self._deliver(pn.uid2, n2, new2)
-        if self._relists or not (new1 or new2 or handoff):
-            self._count_relist(not (new1 or new2) and not handoff, buf, n)
-        # Halt it even when known (a re-woken tag must go quiet again), in the next step:
-        # the card's verdict and LEDs come first.
-        self._state = _HALT_NEXT
-        return delivered
-
-    def _count_relist(self, relisted, buf, n):
-        """The chip wakes halted tags if its listing returns the same tag, read and halted
-        before, twice in a row (a tag that browned out is halted again and stays quiet)."""
-        if not relisted:
+        # The chip wakes halted tags if its listing returns the same tag, read and halted
+        # before, twice in a row (a tag that browned out is halted again and stays quiet).
+        if new1 or new2 or handoff:
             self._relists = 0
-            return
-        if self._relists > 0 and same_uid(self._relisted_uid, buf, n):
+        elif self._relists and same_uid(self._relisted_uid, buf, n):
             self._relists += 1
             if self._relists >= _RELISTS_FOR_WUPA:
                 self.wakes_halted = True
         else:
             self._relists = 1
             keep_uid(self._relisted_uid, buf, n)
+        # Halt it even when known (a re-woken tag must go quiet again), in the next step:
+        # the card's verdict and LEDs come first.
+        self._state = _HALT_NEXT
+        return delivered
 
     def _scan_step(self, now_us):
-        if self.scan.awaiting_reqa:
+        scan = self.scan
+        if scan.awaiting_reqa:
             self._activation_us = now_us
-        result = self.scan.step()
+        result = scan.step()
         self._since_us = now_us
         self._ok()
-        if result == tag_scan.BUSY:
-            if self.scan.collided and not self.wakes_halted:
+        if result == _BUSY:
+            if scan.collided and not self.wakes_halted:
                 # Two tags answered at once.  A chip whose listing leaves halted tags alone
                 # resolves that itself, in one command: list them.
                 self.pn532.abort()
-                self.scan.stop()
+                scan.stop()
                 self._start_listing()
                 self._handoff = True
             return 0
-        if result == tag_scan.QUIET:
+        if result == _QUIET:
             return self._scan_over(now_us)
-        scan = self.scan
         n = scan.uid_len
         if same_uid(self._last_found, scan.uid, n):
             # The same tag again right after its HLTA: it does not halt.  End this scan.
@@ -359,21 +365,18 @@ class NfcReader:
             # New tags that answered one REQA together: one time for all of them.
             if not group.open:
                 group.start(self._activation_us)
-            return self._deliver(scan.uid, n, True)
-        if group.open:
+        elif not group.open:
+            self._stamp_us = self._activation_us
+        else:
             # The last of the group answers alone.
             self._deliver(scan.uid, n, True)
             return self._close_group()
-        self._stamp_us = self._activation_us
         return self._deliver(scan.uid, n, True)
 
     def _scan_over(self, now_us):
+        """The pile is quiet: report the group, then a field reset or the next detection."""
         self.scan.stop()
         delivered = self._close_group()
-        self._after_quiet(now_us)
-        return delivered
-
-    def _after_quiet(self, now_us):
         quiet = self._unsettled
         if quiet:
             self._unsettled = False
@@ -395,6 +398,7 @@ class NfcReader:
             self._state = _DETECT_NEXT
         else:
             self._detect(now_us)
+        return delivered
 
     def _deliver(self, buf, n, new):
         """A tag read now: report it if ``new`` (not in ``memory``; held while a group is
@@ -428,41 +432,10 @@ class NfcReader:
         if self.on_card is not None:
             self.on_card(self.pile, _UID_VIEWS[n], stamp_us)
 
-    # ---- failures ------------------------------------------------------------------------
-    def _fail(self, now_us, error):
-        self.failures += 1
-        self.consecutive_failures += 1
-        # PN532Error.kind; OSError from the bus; "memory" only where something allocated.
-        self.last_error = getattr(error, "kind", "memory" if isinstance(error, MemoryError) else "bus")
-        self._close_group()   # what was read stays read
-        self.scan.stop()
-        self.scan.invalidate()
-        delay = self.backoff_us << min(self.consecutive_failures - 1, _MAX_SHIFT)
-        self._retry_at_us = time.ticks_add(now_us, min(delay, self.max_backoff_us))
-        self._state = _BACKOFF
-        if self.consecutive_failures >= self.setup_after:
-            self._needs_setup = True
-        self._set_status(STATUS_FAILING)
-
-    def _recover(self, now_us):
-        self._state = _IDLE
-        if self._needs_setup:
-            # No abort first: the bus may be what is broken.
-            self.setup.begin(now_us, self.last_error == "bus")
-            self._state = _SETUP
-            return
-        self.pn532.abort()
-        self._last_reset_us = now_us
-        self._detect(now_us)
-
     def _ok(self):
         if self.status:   # failing until now (consecutive_failures > 0)
             self.consecutive_failures = 0
             self.recoveries += 1
-            self._set_status(STATUS_OK)
-
-    def _set_status(self, status):
-        if status != self.status:
-            self.status = status
+            self.status = STATUS_OK
             if self.on_status is not None:
                 self.on_status(self)

@@ -18,10 +18,13 @@ frame; ``reply_ready()`` reads the ACK once it is there (a NACK or no ACK within
 ``finish_*()`` reads it.  Frames are read length first: the 6-byte header, then exactly the
 rest.
 
-Raw ISO14443A exchanges (InCommunicateThru, WriteRegister): ``PN532Raw`` in
-``drivers/pn532_raw.py``, the base of the transports.  Halting a read tag: InDeselect (0x44)
-or InRelease (0x52, the default) both send HLTA.  Errors are ``PN532Error`` subclasses whose
-``kind`` names them for the reader's ``last_error``.
+Raw ISO14443A exchanges: InCommunicateThru (0x42) sends bytes to the tag exactly as given;
+WriteRegister (0x08) sets the CIU registers that frame them (user manual 8.6, the PN512 core):
+CIU_TxMode/CIU_RxMode bit 7 (CRC on send/receive: off, the host appends CRC_A itself) and
+CIU_BitFraming (RxAlign << 4 | TxLastBits) for the 7-bit REQA and partial anticollision bytes
+(``drivers/tag_scan.py`` builds REQA, anticollision, SELECT and HLTA on these).  Halting a read
+tag: InDeselect (0x44) or InRelease (0x52, the default) both send HLTA.  Errors are
+``PN532Error`` subclasses whose ``kind`` names them for the reader's ``last_error``.
 
 Allocation: every buffer is made once; a command, an ACK, a reply and a listed UID allocate
 nothing (only a raised error does).  Every PN532 on the board shares one frame buffer pair
@@ -36,12 +39,16 @@ are copied) and ``wake()``.
 from micropython import const
 import time
 
+_TYPE_CHECKING = const(False)   # (mpy-cross drops the block below: pyright reads it)
+if _TYPE_CHECKING:
+    from typing import Callable
+
 try:   # the per-byte loops (viper), re-exported for the transports and the reader
     from drivers.byteloops import copy_into, reverse_into
 except ValueError:   # their native code is for another CPU (a unix-port board): plain Python
     from drivers.byteloops_py import copy_into, reverse_into
 
-HEADER_SIZE = const(6)   # 00 00 FF LEN LCS + one byte: a whole ACK/NACK, or TFI of a frame
+_HEADER_SIZE = const(6)   # 00 00 FF LEN LCS + one byte: a whole ACK/NACK, or TFI of a frame
 
 
 class PN532Error(Exception):
@@ -78,11 +85,10 @@ def frame_size(header):
     if header[0] != 0x00 or header[1] != 0x00 or header[2] != 0xFF:
         return 0
     length = header[3]
-    lcs = header[4]
-    if (length == 0x00 and lcs == 0xFF) or (length == 0xFF and lcs == 0x00):
-        return HEADER_SIZE   # ACK / NACK
-    if (length + lcs) & 0xFF:
-        return HEADER_SIZE   # bad length checksum: _finish reports it
+    if (length + header[4]) & 0xFF:
+        # ACK (00 FF) and NACK (FF 00) end here too: 6 bytes.  Else a bad length checksum,
+        # which _finish reports.
+        return _HEADER_SIZE
     return length + 7
 
 
@@ -100,13 +106,19 @@ _TFI_HOST = const(0xD4)
 _TFI_CHIP = const(0xD5)
 _TFI_ERROR = const(0x7F)
 
+_CMD_WRITE_REGISTER = const(0x08)
 _CMD_RF_CONFIGURATION = const(0x32)
+_CMD_IN_COMMUNICATE_THRU = const(0x42)
 _CMD_IN_LIST_PASSIVE_TARGET = const(0x4A)
 _RF_ITEM_FIELD = const(0x01)
+# WriteRegister parameters: CIU_TxMode (0x6302, bit 7 TxCRCEn; 0x00 = 106 kbps type A, no
+# CRC) and CIU_RxMode (0x6303, bit 7 RxCRCEn) cleared, then CIU_BitFraming (0x633D: RxAlign
+# bits 6-4, TxLastBits bits 2-0), whose value the caller appends.
+_RAW_MODE = const(b"\x63\x02\x00\x63\x03\x00\x63\x3d")
 
 # The setup commands, step 0..3, six bytes each: command code, parameter count, parameters
 # (PN532 user manual 7.2.10 SAMConfiguration, 7.3.1 RFConfiguration, 7.2.2 GetFirmwareVersion).
-_SETUP = (
+_SETUP = const(
     # SAMConfiguration: normal mode, virtual-card timeout 20 x 50 ms, P70_IRQ used
     b"\x14\x03\x01\x14\x01\x00"
     # RFConfiguration item 5: MxRtyATR 0xFF and MxRtyPSL 1 (the defaults), then
@@ -119,32 +131,32 @@ _SETUP = (
     # GetFirmwareVersion
     b"\x02\x00\x00\x00\x00\x00"
 )
-_ACK = b"\x00\x00\xff\x00\xff\x00"   # sent by the host, it cancels the command in progress
+_ACK = const(b"\x00\x00\xff\x00\xff\x00")   # sent by the host, it cancels the command in progress
 
-TX_SIZE = const(24)    # largest command frame: WriteRegister with 3 registers (18 bytes)
+_TX_SIZE = const(24)    # largest command frame: WriteRegister with 3 registers (18 bytes)
 # Largest reply we accept: two listed targets with 10-byte UIDs fit, or one with an ATS.
-RX_SIZE = const(64)
+_RX_SIZE = const(64)
 _POLL_US = const(200)
 _BOOT_TIMEOUT_MS = const(100)
-ACK_TIMEOUT_MS = const(30)
+_ACK_TIMEOUT_MS = const(30)
 
 HALT_DESELECT = const(0x44)
-HALT_RELEASE = const(0x52)
+_HALT_RELEASE = const(0x52)
 # UID buffers handed to finish_list() need this many bytes (triple-size ISO14443A UID).
 MAX_UID_LEN = const(10)
-SETUP_STEPS = const(4)   # start_setup_step / finish_setup_step 0..3
+_SETUP_STEPS = const(4)   # start_setup_step / finish_setup_step 0..3
 
 # The frame buffers shared by every PN532 (see "Allocation" above), and the parameters of
 # the command being built.
-TX = bytearray(TX_SIZE)
-RX = bytearray(RX_SIZE)
+TX = bytearray(_TX_SIZE)
+RX = bytearray(_RX_SIZE)
 PARAMS = bytearray(9)
 
 
 class PN532:
-    """Protocol core.  Use a transport: ``PN532_SPI`` or ``PN532_I2C`` (via ``PN532Raw``)."""
+    """Protocol core and raw exchanges.  Use a transport: ``PN532_SPI`` or ``PN532_I2C``."""
 
-    def __init__(self, irq=None, ack_timeout_ms=ACK_TIMEOUT_MS, halt_command=HALT_RELEASE,
+    def __init__(self, irq=None, ack_timeout_ms=_ACK_TIMEOUT_MS, halt_command=_HALT_RELEASE,
                  reset=None):
         # irq: optional machine.Pin wired to the PN532's P70_IRQ (low = reply ready).
         # reset: optional output Pin on RSTPD_N (low = reset / power down).
@@ -166,44 +178,39 @@ class PN532:
         self.sens_res = 0
         self.sel_res = 0
 
-    # ---- transport hooks (PN532_SPI, PN532_I2C) ----------------------------------------
-    def _write_frame(self, n):
-        raise NotImplementedError
-
-    def _read_ready(self):
-        raise NotImplementedError
-
-    def _read_frame(self):
-        raise NotImplementedError
-
-    def wake(self, settle=True):
-        """Wake the chip from power-down.  ``settle=False`` skips the final ~2 ms wait."""
+    # ---- transport hooks: every transport defines these (see "Allocation" above); declared
+    # here for pyright only (an annotation compiles to nothing).
+    _write_frame: "Callable[[int], None]"
+    _read_ready: "Callable[[], bool]"
+    _read_frame: "Callable[[], int]"
+    # wake(settle=True): wake the chip from power-down; settle=False skips the final ~2 ms wait.
+    wake: "Callable[..., None]"
 
     def bus_clear(self):
         """Free a hung bus (I2C only); True if something was done."""
         return False
 
     # ---- frames ------------------------------------------------------------------------
-    def _build_frame(self, command, params, nparams):
-        """The command frame into ``TX``; returns its size."""
+    def _build_frame(self, command, data, n):
+        """The frame of ``command`` with parameters ``data[:n]`` into ``TX``; returns its size."""
         tx = TX
         tx[0] = 0x00
         tx[1] = 0x00
         tx[2] = 0xFF
-        tx[3] = nparams + 2
-        tx[4] = (-2 - nparams) & 0xFF
+        tx[3] = n + 2
+        tx[4] = (-2 - n) & 0xFF
         tx[5] = _TFI_HOST
         tx[6] = command
-        total = _TFI_HOST + command + copy_into(tx, 7, params, 0, nparams) - nparams
-        tx[7 + nparams] = -total & 0xFF
-        tx[8 + nparams] = 0x00
-        return nparams + 9
+        total = _TFI_HOST + command + copy_into(tx, 7, data, 0, n) - n
+        tx[7 + n] = -total & 0xFF
+        tx[8 + n] = 0x00
+        return n + 9
 
-    def _send(self, command, params, nparams):
+    def _send(self, command, data, n):
         """Write a command frame.  Its ACK is read later by ``reply_ready()``."""
         if self.pending:
             self.abort()
-        self._write_frame(self._build_frame(command, params, nparams))
+        self._write_frame(self._build_frame(command, data, n))
         self.pending = command
         self.awaiting_ack = True
         self._sent_ms = time.ticks_ms()
@@ -233,7 +240,7 @@ class PN532:
             raise PN532ChecksumError("bad length checksum")
         if length < 2 and not (length == 1 and rx[5] == _TFI_ERROR):
             raise PN532Error("frame too short")
-        if length + 7 > RX_SIZE:
+        if length + 7 > _RX_SIZE:
             raise PN532Error("frame too long")
         if total & 0xFF:
             raise PN532ChecksumError("bad data checksum")
@@ -249,27 +256,27 @@ class PN532:
 
         While the command's ACK is outstanding this reads it as soon as the chip has it, and
         raises ``PN532Timeout`` once ``ack_timeout_ms`` passed without one (``PN532Nack`` for
-        a NACK).  Each call costs at most one status poll and one ACK read.
+        a NACK).  Each call costs one status poll, or two around the ACK read.
         """
         irq = self.irq
-        if self.awaiting_ack:
-            if not (irq.value() == 0 if irq is not None else self._read_ready()):
-                if time.ticks_diff(time.ticks_ms(), self._sent_ms) >= self.ack_timeout_ms:
-                    self.awaiting_ack = False
-                    self.pending = 0
-                    raise PN532Timeout("no ACK")
-                return False
-            self.awaiting_ack = False
-            self._read_frame()
-            rx = RX
-            if rx[0] or rx[1] or rx[2] != 0xFF or rx[3] or rx[4] != 0xFF:
+        ready = irq.value() == 0 if irq is not None else self._read_ready()
+        if not self.awaiting_ack:
+            return ready
+        if not ready:
+            if time.ticks_diff(time.ticks_ms(), self._sent_ms) >= self.ack_timeout_ms:
+                self.awaiting_ack = False
                 self.pending = 0
-                if rx[3] == 0xFF and rx[4] == 0x00:
-                    raise PN532Nack("PN532 sent NACK")
-                raise PN532Error("PN532 sent no ACK")
-        if irq is not None:
-            return irq.value() == 0
-        return self._read_ready()
+                raise PN532Timeout("no ACK")
+            return False
+        self.awaiting_ack = False
+        self._read_frame()
+        rx = RX
+        if rx[0] or rx[1] or rx[2] != 0xFF or rx[3] or rx[4] != 0xFF:
+            self.pending = 0
+            if rx[3] == 0xFF and rx[4] == 0x00:
+                raise PN532Nack("PN532 sent NACK")
+            raise PN532Error("PN532 sent no ACK")
+        return self.reply_ready()   # the ACK is read: now whether the reply is there
 
     def abort(self):
         """Cancel the command in progress (the host sends an ACK frame)."""
@@ -337,9 +344,47 @@ class PN532:
     def finish_field(self):
         self._finish(_CMD_RF_CONFIGURATION)
 
+    # ---- raw ISO14443A exchanges (drivers/tag_scan.py) ------------------------------------
+    def start_raw_mode(self, bit_framing):
+        """WriteRegister: CRC off for transmit and receive, CIU_BitFraming = ``bit_framing``.
+
+        The chip's own commands (InListPassiveTarget...) set these registers again, so call
+        this before each run of raw exchanges."""
+        copy_into(PARAMS, 0, _RAW_MODE, 0, 8)
+        PARAMS[8] = bit_framing
+        self._send(_CMD_WRITE_REGISTER, PARAMS, 9)
+
+    def start_bit_framing(self, bit_framing):
+        """WriteRegister CIU_BitFraming: RxAlign << 4 | TxLastBits (0 = whole last byte)."""
+        copy_into(PARAMS, 0, _RAW_MODE, 6, 2)
+        PARAMS[2] = bit_framing
+        self._send(_CMD_WRITE_REGISTER, PARAMS, 3)
+
+    def finish_write_register(self):
+        self._finish(_CMD_WRITE_REGISTER)
+
+    def start_thru(self, data, n):
+        """InCommunicateThru: send ``data[:n]`` to the tag as it is (no CRC added)."""
+        self._send(_CMD_IN_COMMUNICATE_THRU, data, n)
+
+    def finish_thru(self, out):
+        """Read the InCommunicateThru reply: the tag's bytes into ``out``; returns their
+        count.  ``thru_status`` holds the status (low 6 bits: 0x00 ok, 0x01 timeout = the tag
+        did not answer within fRetryTimeout, else an RF error such as a collision)."""
+        n = self._finish(_CMD_IN_COMMUNICATE_THRU)
+        if n < 1:
+            raise PN532Error("short InCommunicateThru reply")
+        rx = RX
+        self.thru_status = rx[7] & 0x3F
+        n -= 1
+        if n > len(out):
+            n = len(out)
+        copy_into(out, 0, rx, 8, n)
+        return n
+
     # ---- setup in non-blocking steps (drivers/pn532_setup.py) ------------------------------
     def start_setup_step(self, step, passive_retries):
-        """Send setup command ``step`` (0..SETUP_STEPS-1, ``_SETUP``); the caller wakes the
+        """Send setup command ``step`` (0..3, ``_SETUP``); the caller wakes the
         chip first."""
         base = 6 * step
         copy_into(PARAMS, 0, _SETUP, base + 2, 4)
@@ -351,7 +396,7 @@ class PN532:
         """Read the reply of setup ``step``; the last one returns the firmware version
         ``(ic, version, revision, support)``, e.g. (0x32, 1, 6, 7)."""
         n = self._finish(_SETUP[6 * step])
-        if step < SETUP_STEPS - 1:
+        if step < _SETUP_STEPS - 1:
             return None
         if n < 4:
             raise PN532Error("short firmware version")
@@ -395,6 +440,6 @@ class PN532:
         self.awaiting_ack = False
         self.wake()
         version = None
-        for step in range(SETUP_STEPS):
+        for step in range(_SETUP_STEPS):
             version = self._blocking_step(step, passive_retries, timeout_ms)
         return version

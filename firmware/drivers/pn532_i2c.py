@@ -24,28 +24,29 @@ re-initialises the same bus object and gives the pins back to the peripheral).
 from micropython import const
 import time
 
-from drivers.pn532 import (HEADER_SIZE, PN532BusError, PN532Error, PN532Timeout, RX, RX_SIZE, TX, copy_into,
-                           frame_size, prefix_views)
-from drivers.pn532_raw import PN532Raw
+from drivers.pn532 import (PN532, PN532BusError, PN532Error, PN532Timeout, RX, TX, copy_into, frame_size,
+                           prefix_views)
 
+_HEADER_SIZE = const(6)   # pn532's: 00 00 FF LEN LCS and one byte (an ACK, or a frame's TFI)
+_RX_SIZE = const(64)      # pn532's RX: the longest frame read
 _DEFAULT_ADDR = const(0x24)
 _WAKE_MS = const(2)
 _RESEND_TIMEOUT_US = const(2000)   # the chip re-sends a frame from its buffer at once
 _RESEND_POLL_US = const(100)
 _CLEAR_PULSES = const(9)
 _CLEAR_HALF_US = const(5)
-_NACK = b"\x00\x00\xff\xff\x00\x00"
+_NACK = const(b"\x00\x00\xff\xff\x00\x00")
 _ETIMEDOUT = const(110)
 
 
 # One transfer buffer shared by every reader (the loop runs one transfer at a time), and
 # _VIEWS[k] = its first k bytes.
-_BUF = bytearray(RX_SIZE + 1)
+_BUF = bytearray(_RX_SIZE + 1)
 _VIEWS = prefix_views(_BUF)
 _STATUS = bytearray(1)   # a status read's byte
 
 
-class PN532_I2C(PN532Raw):
+class PN532_I2C(PN532):
 
     def __init__(self, i2c, irq=None, addr=_DEFAULT_ADDR, bus_pins=None, **options):
         super().__init__(irq, **options)
@@ -93,13 +94,13 @@ class PN532_I2C(PN532Raw):
         return copy_into(RX, 0, _BUF, 1, n)   # n + the sum of the frame's bytes
 
     def _read_frame(self):
-        self._read_into(HEADER_SIZE)
+        self._read_into(_HEADER_SIZE)
         rx = RX
         total = frame_size(rx)
-        if total <= HEADER_SIZE:
+        if total <= _HEADER_SIZE:
             return rx[5]
-        if total > RX_SIZE:
-            total = RX_SIZE    # _finish reports "frame too long"
+        if total > _RX_SIZE:
+            total = _RX_SIZE    # _finish reports "frame too long"
         # Ask for the frame again and read exactly its length.
         self._write(_NACK)
         waited = 0

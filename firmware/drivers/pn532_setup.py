@@ -12,8 +12,9 @@ NACK ...) like any other command; the caller backs off and begins again.
 from micropython import const
 import time
 
-from drivers.pn532 import SETUP_STEPS, PN532Timeout
+from drivers.pn532 import PN532Timeout
 
+_SETUP_STEPS = const(4)   # pn532: start_setup_step / finish_setup_step 0..3
 _RESET_LOW = const(1)
 _RESET_BOOT = const(2)
 _WAKE_SETTLE = const(3)
@@ -22,8 +23,8 @@ _WAKE_SETTLE_US = const(2000)
 
 
 class ChipSetup:
-    def __init__(self, pn532, passive_retries, reset_low_us=10000, reset_boot_us=20000,
-                 reply_timeout_us=100000):
+    def __init__(self, pn532, passive_retries, reset_low_us, reset_boot_us, reply_timeout_us):
+        # (The times' defaults are NfcReader's, the only user.)
         self.pn532 = pn532
         self.passive_retries = passive_retries
         self.reset_low_us = reset_low_us
@@ -54,39 +55,40 @@ class ChipSetup:
         self._state = _WAKE_SETTLE
         self._since_us = now_us
 
-    def _send(self, now_us):
-        self.pn532.start_setup_step(self._step, self.passive_retries)
-        self._state = _COMMAND
-        self._since_us = now_us
-
     def step(self, now_us):
         """Advance; True once the chip is set up (``version`` holds its firmware version)."""
         waited = time.ticks_diff(now_us, self._since_us)
         state = self._state
+        pn = self.pn532
         if state == _RESET_LOW:
             if waited >= self.reset_low_us:
-                self.pn532.reset_pin.value(1)
+                pn.reset_pin.value(1)
                 self._state = _RESET_BOOT
                 self._since_us = now_us
-        elif state == _RESET_BOOT:
+            return False
+        if state == _RESET_BOOT:
             if waited >= self.reset_boot_us:
                 self._wake(now_us)
-        elif state == _WAKE_SETTLE:
-            if waited >= _WAKE_SETTLE_US:
-                self._step = 0
-                self._send(now_us)
+            return False
+        if state == _WAKE_SETTLE:
+            if waited < _WAKE_SETTLE_US:
+                return False
+            self._step = 0
         elif state == _COMMAND:
-            pn = self.pn532
             if not pn.reply_ready():
                 if waited > self.reply_timeout_us:
                     raise PN532Timeout("setup reply timeout")
                 return False
             result = pn.finish_setup_step(self._step)
             self._step += 1
-            if self._step < SETUP_STEPS:
-                self._send(now_us)
-                return False
-            self.version = result
-            self._state = 0
-            return True
+            if self._step >= _SETUP_STEPS:
+                self.version = result
+                self._state = 0
+                return True
+        else:
+            return False
+        # The next setup command (the first once the chip has settled).
+        pn.start_setup_step(self._step, self.passive_retries)
+        self._state = _COMMAND
+        self._since_us = now_us
         return False

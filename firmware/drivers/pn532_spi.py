@@ -27,17 +27,17 @@ The bus and the pins are passed in, already built by the board loader::
 from micropython import const
 import time
 
-from drivers.pn532 import HEADER_SIZE, RX, TX, frame_size, prefix_views, reverse_into
-from drivers.pn532_raw import PN532Raw
+from drivers.pn532 import PN532, RX, TX, frame_size, prefix_views, reverse_into
 
+_HEADER_SIZE = const(6)   # pn532's: 00 00 FF LEN LCS and one byte (an ACK, or a frame's TFI)
 _WAKE_MS = const(2)
 _REV_OP_DATA_WRITE = const(0x80)   # 0x01 bit-reversed
 _REV_READY = const(0x80)   # the status byte's bit 0 (ready), as it arrives MSB-first
-_WIRE_SIZE = const(25)   # 1 + TX_SIZE: an op byte and the largest command frame (a view per length)
-_RX_REST = const(58)     # RX_SIZE - HEADER_SIZE: the rest of the largest frame we accept
+_WIRE_SIZE = const(25)   # 1 + pn532 TX_SIZE: an op byte and the largest command frame (a view per length)
+_RX_REST = const(58)     # pn532 RX_SIZE - HEADER_SIZE: the rest of the largest frame we accept
 # Status read (0x02) and its answer's clock, and the data read's op byte (0x03), reversed.
-_STATUS_READ = b"\x40\x00"
-_DATA_READ = b"\xc0"
+_STATUS_READ = const(b"\x40\x00")
+_DATA_READ = const(b"\xc0")
 
 
 # The wire buffer, shared by every reader (the loop runs one transfer at a time), and
@@ -47,7 +47,7 @@ _VIEWS = prefix_views(_WIRE)
 _STATUS = bytearray(2)   # the status read's answer
 
 
-class PN532_SPI(PN532Raw):
+class PN532_SPI(PN532):
     def __init__(self, spi, cs, irq=None, cs_setup_us=0, **options):
         super().__init__(irq, **options)
         self._spi = spi
@@ -98,20 +98,20 @@ class PN532_SPI(PN532Raw):
             time.sleep_us(self.cs_setup_us)
         try:
             spi.write(_DATA_READ)
-            spi.readinto(views[HEADER_SIZE], 0)
-            reverse_into(rx, 0, _WIRE, HEADER_SIZE)
+            spi.readinto(views[_HEADER_SIZE], 0)
+            reverse_into(rx, 0, _WIRE, _HEADER_SIZE)
             total = rx[5]
-            rest = frame_size(rx) - HEADER_SIZE
+            rest = frame_size(rx) - _HEADER_SIZE
             if rest > _RX_REST:
                 rest = _RX_REST    # _finish reports "frame too long"
-            pos = HEADER_SIZE
+            pos = _HEADER_SIZE
             while rest > 0:
                 k = rest if rest <= _WIRE_SIZE else _WIRE_SIZE
                 spi.readinto(views[k], 0)
                 total += reverse_into(rx, pos, _WIRE, k)
                 pos += k
                 rest -= k
-            if pos > HEADER_SIZE:
+            if pos > _HEADER_SIZE:
                 total -= rx[pos - 1]   # TFI + data + DCS: the sum without the postamble
         finally:
             cs.value(1)

@@ -26,17 +26,20 @@ Nothing is allocated after ``__init__``.
 
 from micropython import const
 
-from drivers.pn532 import MAX_UID_LEN, PN532Error
-from drivers.pn532_raw import THRU_OK, THRU_TIMEOUT
+from drivers.pn532 import PN532Error
 
 BUSY = const(0)
 FOUND = const(1)
 QUIET = const(2)
 
-_REQA = const(0x26)
-_HLTA = const(0x50)
+_MAX_UID_LEN = const(10)   # pn532.MAX_UID_LEN
+# InCommunicateThru status (pn532's thru_status): the tag answered / stayed silent.
+_THRU_OK = const(0x00)
+_THRU_TIMEOUT = const(0x01)
+
+_REQA = const(b"\x26")                 # 7 bits
+_HLTA = const(b"\x50\x00\x57\xcd")     # 50 00 and its CRC_A (0xCD57, low byte first)
 _CASCADE_TAG = const(0x88)
-_NVB_SELECT = const(0x70)
 _SAK_CASCADE = const(0x04)
 _FRAMING_REQA = const(0x07)     # TxLastBits = 7
 
@@ -70,7 +73,7 @@ def crc_a(buf, n):
 class TagScan:
     def __init__(self, pn532):
         self.pn532 = pn532
-        self.uid = bytearray(MAX_UID_LEN)
+        self.uid = bytearray(_MAX_UID_LEN)
         self.uid_len = 0
         self.sak = 0
         self.probes = 0          # anticollision frames sent (collision resolution cost)
@@ -111,13 +114,16 @@ class TagScan:
         self._framing = -1
 
     def _next_reqa(self):
+        """REQA, once the registers are set for it (then REQA at once, as when they still
+        are from the last scan)."""
         self.collided = False
-        if self._framing == _FRAMING_REQA:
-            self._send_reqa()   # registers still set from the last scan: REQA at once
+        if self._framing != _FRAMING_REQA:
+            self.pn532.start_raw_mode(_FRAMING_REQA)
+            self._framing = _FRAMING_REQA
+            self._state = _S_REGS
             return
-        self.pn532.start_raw_mode(_FRAMING_REQA)
-        self._framing = _FRAMING_REQA
-        self._state = _S_REGS
+        self.pn532.start_thru(_REQA, 1)
+        self._state = _S_REQA
 
     def stop(self):
         """End the scan; a command of it may still be pending (abort it before reuse)."""
@@ -126,11 +132,16 @@ class TagScan:
         self._state = _S_IDLE
 
     def step(self):
+        """Read the reply to the scan's last command (REQA, anticollision, SELECT, HLTA)
+        and send the next one."""
+        # (Kept small, as _next_frame is: a function whose locals and stack pass 11 words
+        # gets its frame from the heap at every call; the level replies and the frame
+        # building have theirs.)
         state = self._state
         pn = self.pn532
         if state == _S_REGS:
             pn.finish_write_register()
-            self._send_reqa()
+            self._next_reqa()
             return BUSY
         if state == _S_FRAMING:
             pn.finish_write_register()
@@ -139,37 +150,83 @@ class TagScan:
         n = pn.finish_thru(_REPLY)
         status = pn.thru_status
         if state == _S_REQA:
-            if status == THRU_TIMEOUT:
+            if status == _THRU_TIMEOUT:
                 self._state = _S_IDLE
                 return QUIET
-            if status != THRU_OK:
+            if status != _THRU_OK:
                 self.collided = True   # different ATQAs: two kinds of tag at once
             self._level = 0
             self.uid_len = 0
-            self._begin_level()
+            self._known = 0   # cascade level 1: no UID bit known yet
+            self._complete = False
+            self._next_frame()
             return BUSY
-        if state == _S_ANTICOLL:
-            return self._anticollision_reply(status, n)
-        if state == _S_SELECT:
-            return self._select_reply(status, n)
         if state == _S_HLTA:
             # HLTA is never answered: silence is success.  Go on with the next REQA.
             self.found_collided = self.collided
             self._next_reqa()
             return FOUND
-        raise PN532Error("scan not started")
+        if state == _S_IDLE:
+            raise PN532Error("scan not started")
+        return self._level_reply(state, status, n)   # _S_ANTICOLL, _S_SELECT
+
+    def _level_reply(self, state, status, n):
+        """An anticollision or SELECT reply (``n`` bytes in ``_REPLY``)."""
+        reply = _REPLY
+        cl = self._cl
+        if state == _S_ANTICOLL:
+            known = self._known
+            if status == _THRU_OK:
+                whole = known >> 3
+                if n != 5 - whole:
+                    return self._restart()
+                low = (1 << (known & 7)) - 1
+                cl[whole] = (cl[whole] & low) | (reply[0] & ~low & 0xFF)
+                for i in range(1, n):
+                    cl[whole + i] = reply[i]
+                if cl[0] ^ cl[1] ^ cl[2] ^ cl[3] != cl[4]:
+                    return self._restart()
+                self._complete = True
+            else:
+                if status == _THRU_TIMEOUT:
+                    if known == 0 or known >= 32:
+                        # Every tag that answered has gone: start again with a REQA.
+                        return self._restart()
+                    # Nobody has a 1 there, so every answering tag has a 0; they still
+                    # collide further on (unless they left: then silence goes on to bit 32
+                    # and restarts), so go straight on with a 1 in the next bit.
+                    k = known - 1
+                    cl[k >> 3] &= ~(1 << (k & 7)) & 0xFF
+                else:
+                    # Two or more tags differ in a bit after the known ones: try a 1 next.
+                    self.collisions += 1
+                    self.collided = True
+                cl[known >> 3] |= 1 << (known & 7)
+                self._known = known + 1
+            self._next_frame()
+            return BUSY
+        # SELECT: the SAK and its CRC_A.
+        if status != _THRU_OK or n != 3 or crc_a(reply, 1) != (reply[1] | (reply[2] << 8)):
+            # The tag went away (or a garbled SAK): start again with a REQA.
+            return self._restart()
+        sak = reply[0]
+        first = 1 if (sak & _SAK_CASCADE and cl[0] == _CASCADE_TAG) else 0
+        for i in range(first, 4):
+            if self.uid_len < _MAX_UID_LEN:
+                self.uid[self.uid_len] = cl[i]
+                self.uid_len += 1
+        if sak & _SAK_CASCADE and self._level < 2:
+            self._level += 1   # the next cascade level: no bit of it known yet
+            self._known = 0
+            self._complete = False
+            self._next_frame()
+            return BUSY
+        self.sak = sak
+        self.pn532.start_thru(_HLTA, 4)
+        self._state = _S_HLTA
+        return BUSY
 
     # ---- frames ----------------------------------------------------------------------
-    def _send_reqa(self):
-        _FRAME[0] = _REQA
-        self.pn532.start_thru(_FRAME, 1)
-        self._state = _S_REQA
-
-    def _begin_level(self):
-        self._known = 0
-        self._complete = False
-        self._next_frame()
-
     def _next_frame(self):
         """Anticollision (or SELECT once every bit is known), writing the framing first."""
         want = 0 if self._complete else (self._known & 7) * 0x11
@@ -183,18 +240,10 @@ class TagScan:
     def _send_level_frame(self):
         frame = _FRAME
         cl = self._cl
+        complete = self._complete
         frame[0] = 0x93 + 2 * self._level
-        known = self._known
-        if self._complete:
-            frame[1] = _NVB_SELECT
-            for i in range(5):
-                frame[2 + i] = cl[i]
-            crc = crc_a(frame, 7)
-            frame[7] = crc & 0xFF
-            frame[8] = crc >> 8
-            self.pn532.start_thru(frame, 9)
-            self._state = _S_SELECT
-            return
+        # SELECT sends all 40 bits of CLn: its NVB (bytes sent << 4 | bits) is 0x70.
+        known = 40 if complete else self._known
         whole = known >> 3
         bits = known & 7
         frame[1] = ((2 + whole) << 4) | bits
@@ -203,74 +252,13 @@ class TagScan:
             frame[2 + i] = cl[i]
         if bits:
             frame[1 + nbytes] &= (1 << bits) - 1
-        self.pn532.start_thru(frame, 2 + nbytes)
-        self.probes += 1
-        self._state = _S_ANTICOLL
-
-    def _set_bit(self, k, value):
-        mask = 1 << (k & 7)
-        if value:
-            self._cl[k >> 3] |= mask
+        if complete:
+            crc = crc_a(frame, 7)
+            frame[7] = crc & 0xFF
+            frame[8] = crc >> 8
+            self.pn532.start_thru(frame, 9)
+            self._state = _S_SELECT
         else:
-            self._cl[k >> 3] &= ~mask & 0xFF
-
-    def _anticollision_reply(self, status, n):
-        known = self._known
-        if status == THRU_OK:
-            whole = known >> 3
-            if n != 5 - whole:
-                return self._restart()
-            cl = self._cl
-            low = (1 << (known & 7)) - 1
-            reply = _REPLY
-            cl[whole] = (cl[whole] & low) | (reply[0] & ~low & 0xFF)
-            for i in range(1, n):
-                cl[whole + i] = reply[i]
-            if cl[0] ^ cl[1] ^ cl[2] ^ cl[3] != cl[4]:
-                return self._restart()
-            self._complete = True
-        elif status == THRU_TIMEOUT:
-            if known == 0 or known >= 32:
-                # Every tag that answered has gone: start again with a REQA.
-                return self._restart()
-            # Nobody has a 1 there, so every answering tag has a 0; they still collide
-            # further on (unless they left: then silence goes on to bit 32 and restarts),
-            # so go straight on with a 1 in the next bit.
-            self._set_bit(known - 1, 0)
-            self._set_bit(known, 1)
-            self._known = known + 1
-        else:
-            # Two or more tags differ in a bit after the known ones: try a 1 next.
-            self.collisions += 1
-            self.collided = True
-            self._set_bit(known, 1)
-            self._known = known + 1
-        self._next_frame()
-        return BUSY
-
-    def _select_reply(self, status, n):
-        reply = _REPLY
-        if status != THRU_OK or n != 3 or crc_a(reply, 1) != (reply[1] | (reply[2] << 8)):
-            # The tag went away (or a garbled SAK): start again with a REQA.
-            return self._restart()
-        sak = reply[0]
-        cl = self._cl
-        first = 1 if (sak & _SAK_CASCADE and cl[0] == _CASCADE_TAG) else 0
-        for i in range(first, 4):
-            if self.uid_len < MAX_UID_LEN:
-                self.uid[self.uid_len] = cl[i]
-                self.uid_len += 1
-        if sak & _SAK_CASCADE and self._level < 2:
-            self._level += 1
-            self._begin_level()
-            return BUSY
-        self.sak = sak
-        frame = _FRAME
-        frame[0] = _HLTA
-        frame[1] = 0x00
-        crc = crc_a(frame, 2)
-        frame[2] = crc & 0xFF
-        frame[3] = crc >> 8
-        self.pn532.start_thru(frame, 4)
-        self._state = _S_HLTA
-        return BUSY
+            self.pn532.start_thru(frame, 2 + nbytes)
+            self.probes += 1
+            self._state = _S_ANTICOLL

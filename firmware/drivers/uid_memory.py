@@ -25,12 +25,14 @@ _KEY = bytearray(1)
 _SCRATCH = bytearray(_MAX_UID)
 
 
-def same_uid(slot, buf, n):
-    """Does ``slot`` (length byte + UID, as ``keep_uid`` writes it) hold ``buf[:n]``?"""
-    if slot[0] != n:
+def same_uid(slot, buf, n, base=0):
+    """Does the slot at ``slot[base]`` (length byte + UID, as ``keep_uid`` writes it) hold
+    ``buf[:n]``?"""
+    if slot[base] != n:
         return False
+    base += 1
     for i in range(n):
-        if slot[1 + i] != buf[i]:
+        if slot[base + i] != buf[i]:
             return False
     return True
 
@@ -58,21 +60,14 @@ class UidMemory:
     def _find(self, buf, n):
         if n > _MAX_UID:
             return -1
-        key = _KEY
-        key[0] = copy_into(_SCRATCH, 0, buf, 0, n) & 0xFF
+        # (Few locals: at most 11 words of locals and stack keep the frame off the heap.)
+        _KEY[0] = copy_into(_SCRATCH, 0, buf, 0, n) & 0xFF
         sums = self._sums
-        seen = self._seen
-        count = self.count
-        slot = sums.find(key)
-        while 0 <= slot < count:
-            base = slot * _SLOT
-            if seen[base] == n:
-                i = 0
-                while i < n and seen[base + 1 + i] == buf[i]:
-                    i += 1
-                if i == n:
-                    return slot
-            slot = sums.find(key, slot + 1)
+        slot = sums.find(_KEY)
+        while 0 <= slot < self.count:
+            if same_uid(self._seen, buf, n, slot * _SLOT):
+                return slot
+            slot = sums.find(_KEY, slot + 1)
         return -1
 
     def known(self, buf, n):
