@@ -169,6 +169,10 @@ class Referee(EventQueue, Settlement, Corrections):
         self.over_reason = -1
         self.timer_due = False
         Settlement.__init__(self)
+        # R-ROUND-5: per pile, the cards that landed with no read (in ``unread``): they are in
+        # the pile its taker gets.  (Set last: a new name elsewhere in the instance's table
+        # moves the slots the per-landing path probes.)
+        self.unread_on = [0] * n
         self._start_round(0, 0)
 
     # --- public (session time in ms + us within the ms; events go in through ``feed``) ---
@@ -220,6 +224,8 @@ class Referee(EventQueue, Settlement, Corrections):
                 self.spit_left[p] = rules.speed_side
         self.played = 0
         self.unread = 0
+        for p in range(self.npiles):
+            self.unread_on[p] = 0
         self.single_pile = -1
         self.flips = 0
         self._emit(_V_ROUND_START, ms, us, self.round, self.cards[0], self.cards[1], -1)
@@ -307,6 +313,8 @@ class Referee(EventQueue, Settlement, Corrections):
         self._clear_seen()
         hist = self._hist
         for p in range(self.npiles):
+            total += self.unread_on[p]   # cards that landed unread go back into play too
+            self.unread_on[p] = 0
             n = self.size[p]
             if n > 1:
                 total += n - 1
@@ -358,6 +366,7 @@ class Referee(EventQueue, Settlement, Corrections):
         elif kind == _EV_NO_READ:
             if self.phase == PH_PLAY:
                 self.unread += 1
+                self.unread_on[a] += 1   # (a: a pile of the table, as the touch's)
             self._emit(_V_ERROR, ms, us, _E_NO_READ, a, -1, -1)
         elif kind == _EV_UNDO:
             self._on_undo(ms, us, a)

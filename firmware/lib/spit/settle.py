@@ -72,6 +72,7 @@ class Settlement:
     over_reason: int
     cards: list
     size: "Any"
+    unread_on: list
     stock_start: list
     spit_left: list
     stock_left: list
@@ -217,8 +218,9 @@ class Settlement:
         taken[0] = 0
         taken[1] = 0
         for p in range(n):
-            taken[owner[p]] += self.size[p]
-            self._emit(_V_PILE_WON, ms, us, owner[p], p, self.size[p], -1)
+            size = self.size[p] + self.unread_on[p]   # R-ROUND-5: unread cards are in it too
+            taken[owner[p]] += size
+            self._emit(_V_PILE_WON, ms, us, owner[p], p, size, -1)
         for p in range(2):
             kept = self.stock_left[p] + self.spit_left[p]   # R-ROUND-5
             self.cards[p] = taken[p] + kept
