@@ -96,11 +96,11 @@ class Corrections:
                 self.left[player] += 1
         self.land_t[pile] = _NEVER_T   # nothing to race against
         if depth > 0:
-            i = pile * _HIST + (n - 1) % _HIST
-            prev = self._hist[i] & 63
-            self.top[pile] = prev
-            self.top_rank[pile] = prev & 15   # a joker under as_below loses its memory: wild
-            self._hist[i] = self._hist[i] & ((1 << _RANK_SHIFT) - 1) | (prev & 15) << _RANK_SHIFT
+            h = self._hist[pile * _HIST + (n - 1) % _HIST]
+            self.top[pile] = h & 63
+            # The rank that card counted as when it landed: R-CARD-4 as_below, a joker still
+            # counts as the card it covers (docs/rules.md, joker_next).
+            self.top_rank[pile] = h >> _RANK_SHIFT
         else:
             self.top[pile] = -1
             self.top_rank[pile] = 0
