@@ -150,6 +150,29 @@ def test_r_game_5_a_round_lost_breaks_the_streak():
     assert _over(t) == (1, "streak")
 
 
+def test_r_game_5_a_drawn_round_breaks_the_streak():
+    # Rounds won "in a row" are consecutive rounds: a blocked round with equal stocks (nobody
+    # wins it, R-ROUND-2) between two wins of player 0 leaves a streak of 1, not 2.
+    t = Table(stocks=4, rounds_in_a_row=2, counts=[12, 12])   # 10 stock + 2 spit cards each
+    _play_round(t, 0, 10)                  # player 0 takes pile 0 (11), player 1 pile 1 (1)
+    assert t.ref.cards == [12, 12] and t.ref.streak == 1
+    t.ready(0).ready(1).flush()
+    t.used = {}
+    t.begin(after_ms=t.now + t.rules.countdown_ms + 10)
+    t.stuck(0).stuck(1).flush()            # the last spit card each
+    t.card(0, "2C", t.now + t.rules.countdown_ms + 10).card(1, "9D", t.now + 1).flush()
+    t.stuck(0).stuck(1).flush()            # blocked: no spit cards left
+    assert t.last("round_end")["reason"] == "blocked"
+    t.answer(0, 10).flush()                # 10 stock cards each: a drawn round
+    t.slap(0, 0).slap(1, 1).flush()
+    assert _over(t) is None and t.ref.cards == [12, 12]
+    assert t.ref.streak == 0
+    _play_round(t, 0, 10)                  # player 0 wins again: one round in a row
+    assert _over(t) is None and t.ref.streak == 1
+    _play_round(t, 0, 10)
+    assert _over(t) == (0, "streak")
+
+
 # --- R-GAME-6: the timer ---
 
 def test_r_game_6_timer_mid_round_asks_then_fewer_cards_wins():

@@ -237,6 +237,10 @@ class Settlement:
         elif rw >= 0:
             self.streak_player = rw
             self.streak = 1
+        else:
+            # R-GAME-5: a round nobody won (blocked, equal stocks) breaks "in a row".
+            self.streak_player = -1
+            self.streak = 0
         out = self.out_player
         if out >= 0 and self.cards[out] == 0:
             self.game_over(ms, us, out, _R_NO_CARDS)   # R-GAME-1/2/3
