@@ -189,6 +189,20 @@ def test_r_game_6_timer_mid_round_asks_then_fewer_cards_wins():
     assert _over(t) == (0, "timer")
 
 
+def test_r_game_6_speed_timer_asks_the_split_then_fewer_cards_wins():
+    # R-SPEED-1 with the timer: hands are secret, so the referee asks the split of the cards
+    # the players still hold (hand and stock) as in any game (docs/rules.md, timer_ms); the
+    # side piles are nobody's cards.
+    t = Table("speed", timer_ms=600000).begin()           # the middle cards: 7H | KS
+    t.run(0, 4)
+    t.advance(600200)
+    assert t.last("round_end")["reason"] == "timer"
+    q = t.last("question")
+    assert (q["ask"], q["player"], q["max"]) == ("stock_left", 0, 26)
+    t.answer(0, 14).flush()                # 14 against 12 (side piles 10 and 10 left aside)
+    assert _over(t) == (1, "timer")
+
+
 def test_r_game_6_timer_between_rounds_compares_the_cards():
     t = _play_round(Table(timer_ms=600000), 0, 15)
     t.slap(1, 1).flush()

@@ -281,8 +281,6 @@ class Settlement:
             self._timer_verdict(ms, us, self.cards[0], self.cards[1])
         elif self.phase in (_PH_SLAP, _PH_QUESTION):
             pass   # settled when this round's piles are given out (timer_due)
-        elif self.rules.mode == _MODE_SPEED:
-            self.game_over(ms, us, -1, _R_TIMER)   # hands are secret: no count to compare
         else:
             self._emit(_V_ROUND_END, ms, us, _R_TIMER, -1, self.round, -1)
             self._ask(ms, us, _AFTER_TIMER)
@@ -318,7 +316,11 @@ class Settlement:
         s0 = self.stock_left[0]
         s1 = self.stock_left[1]
         if self.question_after == _AFTER_TIMER:
-            self._timer_verdict(ms, us, s0 + self.spit_left[0], s1 + self.spit_left[1])
+            if self.rules.mode == _MODE_SPEED:
+                # R-GAME-6 in Speed: hand and stock (asked); the side piles are nobody's cards.
+                self._timer_verdict(ms, us, s0, s1)
+            else:
+                self._timer_verdict(ms, us, s0 + self.spit_left[0], s1 + self.spit_left[1])
             return
         # R-ROUND-2: in a blocked round the player with fewer tableau cards wins it.
         self.round_winner = 0 if s0 < s1 else 1 if s1 < s0 else -1
