@@ -56,6 +56,18 @@ def test_r_card_1_no_jokers_in_the_standard_deck():
     assert _judge("7H", "JK") == "illegal"
 
 
+def test_r_card_1_no_jokers_a_joker_spit_card_is_illegal_too():
+    # Without jokers=2 a joker is no card of the deck: it cannot start a pile (it would make
+    # the pile wild); the pile still waits for its spit card.
+    t = Table().begin(spits=("JK", "KS"))
+    v = t.of("illegal")[-1]
+    assert (v["pile"], v["card"]) == (0, "JK")
+    assert t.tops() == ["-", "KS"]
+    t.card(0, "7H", t.now + 100).card(0, "2C", t.now + 500).flush()
+    assert t.last("spit")["card"] == "7H"
+    assert t.last()["verdict"] == "illegal"
+
+
 def test_r_card_1_second_copy_of_a_card_is_a_duplicate():
     t = Table().begin()
     t.card(0, "8H", 3000).card(0, "9C", 3400).card(0, "8H", 3800).flush()

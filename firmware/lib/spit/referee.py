@@ -403,6 +403,11 @@ class Referee(EventQueue, Settlement, Corrections):
         if own and player < 0:
             self._emit(_V_ERROR, ms, us, _E_NO_OWNER, pile, card, -1)
         if self.need_spit[pile]:
+            if card == _JOKER and not self.rules.jokers:
+                # R-CARD-1: no joker in this deck, not even as a spit card (it would make the
+                # pile wild); the pile still waits for its spit card.  (Spit cards only.)
+                self._emit(_V_ILLEGAL, ms, us, pile, card, self.top[pile], -1)
+                return
             self._land(ms, us, pile, card, self.spitter[pile], _SPIT_BIT)
             self._emit(_V_SPIT, ms, us, pile, card, self.spitter[pile], -1)
             return
