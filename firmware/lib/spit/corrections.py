@@ -39,8 +39,7 @@ class Corrections:
     npiles: int
     phase: int
     played: int
-    unread: int
-    unread_on: list
+    unread: list
     top: "Any"
     top_rank: "Any"
     size: "Any"
@@ -120,11 +119,10 @@ class Corrections:
             self._seen[i] = 254   # (_land counts this card: its count stays at the 255 cap)
         self._land(ms, us, pile, card, player, _SPIT_BIT if spit else 0)
         self.land_t[pile] = _NEVER_T   # a correction, not a landing to race against
-        if self.unread_on[pile] > 0 and not spit:
+        if self.unread[pile] > 0 and not spit:
             # That unread touch on this pile was this card: _land counted it as played and
             # puts it in the pile's size (R-ROUND-5).
-            self.unread_on[pile] -= 1
-            self.unread -= 1
+            self.unread[pile] -= 1
         if not spit and self.intents is not None:
             self.intents.on_play(ms)   # play is live: the STUCK lamps go out
         self._emit(_V_RESYNC, ms, us, pile, card, -1, -1)

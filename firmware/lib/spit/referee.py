@@ -157,7 +157,9 @@ class Referee(EventQueue, Settlement, Corrections):
         self.round = 0
         self.phase = PH_COUNTDOWN
         self.played = 0              # accepted plays this round (not spit cards)
-        self.unread = 0              # touches with no card read this round
+        # Per pile, touches with no card read this round: cards played all the same, in the
+        # pile its taker gets (R-ROUND-5).
+        self.unread = [0] * n
         self.single_pile = -1        # R-STALL-2: the only pile still spat on
         self.flips = 0
         self.first_flip = True       # speed: the first flip uses the two middle cards
@@ -169,10 +171,6 @@ class Referee(EventQueue, Settlement, Corrections):
         self.over_reason = -1
         self.timer_due = False
         Settlement.__init__(self)
-        # R-ROUND-5: per pile, the cards that landed with no read (in ``unread``): they are in
-        # the pile its taker gets.  (Set last: a new name elsewhere in the instance's table
-        # moves the slots the per-landing path probes.)
-        self.unread_on = [0] * n
         self._start_round(0, 0)
 
     # --- public (session time in ms + us within the ms; events go in through ``feed``) ---
@@ -208,6 +206,7 @@ class Referee(EventQueue, Settlement, Corrections):
             # back by an undo) belongs to the old round: the new countdown plans afresh.
             self.need_spit[p] = 0
             self.spitter[p] = -1
+            self.unread[p] = 0
         self._clear_seen()
         for p in range(2):
             c = self.cards[p]
@@ -223,9 +222,6 @@ class Referee(EventQueue, Settlement, Corrections):
                 self.stock_start[p] = c
                 self.spit_left[p] = rules.speed_side
         self.played = 0
-        self.unread = 0
-        for p in range(self.npiles):
-            self.unread_on[p] = 0
         self.single_pile = -1
         self.flips = 0
         self._emit(_V_ROUND_START, ms, us, self.round, self.cards[0], self.cards[1], -1)
@@ -313,8 +309,6 @@ class Referee(EventQueue, Settlement, Corrections):
         self._clear_seen()
         hist = self._hist
         for p in range(self.npiles):
-            total += self.unread_on[p]   # cards that landed unread go back into play too
-            self.unread_on[p] = 0
             n = self.size[p]
             if n > 1:
                 total += n - 1
@@ -365,8 +359,7 @@ class Referee(EventQueue, Settlement, Corrections):
             self._on_ready(ms, us, a)
         elif kind == _EV_NO_READ:
             if self.phase == PH_PLAY:
-                self.unread += 1
-                self.unread_on[a] += 1   # (a: a pile of the table, as the touch's)
+                self.unread[a] += 1   # (a: a pile of the table, as the touch's)
             self._emit(_V_ERROR, ms, us, _E_NO_READ, a, -1, -1)
         elif kind == _EV_UNDO:
             self._on_undo(ms, us, a)

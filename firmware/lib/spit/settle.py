@@ -65,14 +65,13 @@ class Settlement:
     phase: int
     round: int
     played: int
-    unread: int
+    unread: list
     single_pile: int
     timer_due: bool
     winner: int
     over_reason: int
     cards: list
     size: "Any"
-    unread_on: list
     stock_start: list
     spit_left: list
     stock_left: list
@@ -97,11 +96,18 @@ class Settlement:
         self._owner = [-1, -1, -1]
         self._taken = [0, 0]
 
+    def unread_cards(self):
+        """Cards that landed with no read this round, on all piles (played all the same)."""
+        total = 0
+        for n in self.unread:
+            total += n
+        return total
+
     # --- a player goes out (their first slap) ---
     def can_be_out(self, player):
         """Enough cards reached the center for ``player`` to have gone out (R-ROUND-1/2)."""
         rules = self.rules
-        return self.played + self.unread >= self.stock_start[player] and not (
+        return self.played + self.unread_cards() >= self.stock_start[player] and not (
             rules.round_end == _END_STOCKS_AND_SPIT and rules.mode == _MODE_TABLEAU
             and self.spit_left[player] > 0)
 
@@ -149,7 +155,7 @@ class Settlement:
         self.out_player = player
         self.round_winner = player
         self.stock_left[player] = 0
-        opp_played = self.played + self.unread - self.stock_start[player]
+        opp_played = self.played + self.unread_cards() - self.stock_start[player]
         left = self.stock_start[other] - opp_played
         self.stock_left[other] = left if left > 0 else 0
         if self.single_pile < 0 and self.rules.round_end != _END_STOCKS_AND_SPIT \
@@ -218,7 +224,7 @@ class Settlement:
         taken[0] = 0
         taken[1] = 0
         for p in range(n):
-            size = self.size[p] + self.unread_on[p]   # R-ROUND-5: unread cards are in it too
+            size = self.size[p] + self.unread[p]   # R-ROUND-5: unread cards are in it too
             taken[owner[p]] += size
             self._emit(_V_PILE_WON, ms, us, owner[p], p, size, -1)
         for p in range(2):
@@ -290,7 +296,7 @@ class Settlement:
         self.game_over(ms, us, 0 if a < b else 1 if b < a else -1, _R_TIMER)
 
     def _ask(self, ms, us, after):
-        total = self.stock_start[0] + self.stock_start[1] - self.played - self.unread
+        total = self.stock_start[0] + self.stock_start[1] - self.played - self.unread_cards()
         self.question_total = total if total > 0 else 0
         self.question_player = 0
         self.question_after = after
