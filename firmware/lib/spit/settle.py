@@ -80,6 +80,7 @@ class Settlement:
     ready: list
     _emit: "Any"
     _phase_to: "Any"
+    intents: "Any"
 
     def __init__(self):
         self.out_player = -1        # who went out this round (-1: blocked, or not known yet)
@@ -145,8 +146,16 @@ class Settlement:
             self._emit(_V_ERROR, ms, us, _E_SLAP_EARLY, -1, -1, player)
             return
         self._set_out(player)
+        self._show_round_winner(ms)
         if self.single_pile >= 0:
             self.assign_piles(ms, us)   # R-ROUND-6: the opponent takes the center
+
+    def _show_round_winner(self, ms):
+        """The lamps of a round end, once its winner is known after the ``round_end`` verdict
+        (who went out said or asked, a blocked round's split answered): the winner's zone
+        pulses green, the other's (a question, a STUCK press) goes out (docs/hardware.md)."""
+        if self.intents is not None:
+            self.intents.on_verdict(_V_ROUND_END, ms, _R_OUT, self.round_winner, self.round)
 
     def _set_out(self, player):
         """``player`` went out: the opponent's stock is what the center does not account for."""
@@ -314,6 +323,7 @@ class Settlement:
                 self._emit(_V_ERROR, ms, us, _E_BAD_ANSWER, -1, value, player)
                 return   # the cards seen say otherwise: the question stands
             self._set_out(out)
+            self._show_round_winner(ms)
             self._phase_to(_PH_SLAP)
             self.assign_piles(ms, us)
             return
@@ -330,6 +340,7 @@ class Settlement:
             return
         # R-ROUND-2: in a blocked round the player with fewer tableau cards wins it.
         self.round_winner = 0 if s0 < s1 else 1 if s1 < s0 else -1
+        self._show_round_winner(ms)
         self._open_slaps()
 
     def game_over(self, ms, us, winner, reason):
