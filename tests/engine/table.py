@@ -14,10 +14,10 @@ RANKS = ("", "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 
 
 class Table:
-    def __init__(self, ruleset="classic", counts=None, **options):
+    def __init__(self, ruleset="classic", counts=None, leds=None, **options):
         self.rules = make_ruleset(ruleset, options)
         self.raw = []         # (code, ms, us, a, b, c, d): dicts are made only when asked
-        self.ref = Referee(self.rules, counts, self._sink)
+        self.ref = Referee(self.rules, counts, self._sink, leds)   # leds: a LedIntents
         self.used = {}
         self.now = 0          # ms of the last event fed by the helpers below
 

@@ -56,6 +56,18 @@ def test_r_card_1_no_jokers_in_the_standard_deck():
     assert _judge("7H", "JK") == "illegal"
 
 
+def test_r_card_1_no_jokers_a_joker_spit_card_is_illegal_too():
+    # Without jokers=2 a joker is no card of the deck: it cannot start a pile (it would make
+    # the pile wild); the pile still waits for its spit card.
+    t = Table().begin(spits=("JK", "KS"))
+    v = t.of("illegal")[-1]
+    assert (v["pile"], v["card"]) == (0, "JK")
+    assert t.tops() == ["-", "KS"]
+    t.card(0, "7H", t.now + 100).card(0, "2C", t.now + 500).flush()
+    assert t.last("spit")["card"] == "7H"
+    assert t.last()["verdict"] == "illegal"
+
+
 def test_r_card_1_second_copy_of_a_card_is_a_duplicate():
     t = Table().begin()
     t.card(0, "8H", 3000).card(0, "9C", 3400).card(0, "8H", 3800).flush()
@@ -162,6 +174,19 @@ def test_r_card_4_joker_next_as_below_two_jokers_keep_the_rank():
     assert t.last()["verdict"] == "accept"
 
 
+def test_r_card_4_joker_next_as_below_an_undo_leaves_the_joker_its_rank():
+    # The card above the joker is taken back: the joker still covers the 7H, so it still
+    # counts as a 7 (docs/rules.md, joker_next as_below), not wild.
+    t = Table(jokers=2, joker_next="as_below").begin()     # pile 0: 7H
+    t.card(0, "JK", 3000).card(0, "8S", 3400).undo(0, 3800).flush()
+    assert t.tops()[0] == "JK"
+    t.card(0, "2C", 4200).flush()
+    v = t.last()
+    assert v["verdict"] == "illegal" and v["top"] == "JK"
+    t.card(0, "6C", 4600).flush()
+    assert t.last()["verdict"] == "accept"
+
+
 def test_r_card_4_joker_as_a_spit_card_is_wild_under_as_below():
     t = Table(jokers=2, joker_next="as_below").begin(spits=("JK", "KS"))
     t.card(0, "3C", 3000).flush()
@@ -203,12 +228,12 @@ def test_r_play_5_the_race_loser_on_a_joker_is_late_by_the_rank_it_counted_as():
     assert [v["verdict"] for v in t.verdicts[-2:]] == ["accept", "late"]
 
 
-def test_r_play_5_after_an_undo_the_joker_below_is_wild_for_the_race_loser_too():
-    # Undo leaves the joker on top, wild (it no longer knows the rank below): a card racing
-    # the next landing is judged against that wild joker, as against the top itself.
+def test_r_play_5_after_an_undo_the_joker_below_keeps_its_rank_for_the_race_loser_too():
+    # Undo leaves the joker on top, still counting as the 7H it covers (R-CARD-4 as_below): a
+    # card racing the next landing is judged against that joker as a 7, as against the top.
     t = Table(jokers=2, joker_next="as_below").begin()     # pile 0: 7H
     t.card(0, "JK", 3000).card(0, "8S", 3400).undo(0, 3800)
-    t.card(0, "2C", 4200).card(0, "5D", 4300).flush()
+    t.card(0, "6C", 4200).card(0, "8D", 4300).flush()
     assert [v["verdict"] for v in t.verdicts[-3:]] == ["undo", "accept", "late"]
 
 

@@ -150,6 +150,29 @@ def test_r_game_5_a_round_lost_breaks_the_streak():
     assert _over(t) == (1, "streak")
 
 
+def test_r_game_5_a_drawn_round_breaks_the_streak():
+    # Rounds won "in a row" are consecutive rounds: a blocked round with equal stocks (nobody
+    # wins it, R-ROUND-2) between two wins of player 0 leaves a streak of 1, not 2.
+    t = Table(stocks=4, rounds_in_a_row=2, counts=[12, 12])   # 10 stock + 2 spit cards each
+    _play_round(t, 0, 10)                  # player 0 takes pile 0 (11), player 1 pile 1 (1)
+    assert t.ref.cards == [12, 12] and t.ref.streak == 1
+    t.ready(0).ready(1).flush()
+    t.used = {}
+    t.begin(after_ms=t.now + t.rules.countdown_ms + 10)
+    t.stuck(0).stuck(1).flush()            # the last spit card each
+    t.card(0, "2C", t.now + t.rules.countdown_ms + 10).card(1, "9D", t.now + 1).flush()
+    t.stuck(0).stuck(1).flush()            # blocked: no spit cards left
+    assert t.last("round_end")["reason"] == "blocked"
+    t.answer(0, 10).flush()                # 10 stock cards each: a drawn round
+    t.slap(0, 0).slap(1, 1).flush()
+    assert _over(t) is None and t.ref.cards == [12, 12]
+    assert t.ref.streak == 0
+    _play_round(t, 0, 10)                  # player 0 wins again: one round in a row
+    assert _over(t) is None and t.ref.streak == 1
+    _play_round(t, 0, 10)
+    assert _over(t) == (0, "streak")
+
+
 # --- R-GAME-6: the timer ---
 
 def test_r_game_6_timer_mid_round_asks_then_fewer_cards_wins():
@@ -164,6 +187,20 @@ def test_r_game_6_timer_mid_round_asks_then_fewer_cards_wins():
     assert (q["player"], q["max"]) == (0, 25)
     t.answer(0, 12).flush()               # 12 + 10 spit against 13 + 10
     assert _over(t) == (0, "timer")
+
+
+def test_r_game_6_speed_timer_asks_the_split_then_fewer_cards_wins():
+    # R-SPEED-1 with the timer: hands are secret, so the referee asks the split of the cards
+    # the players still hold (hand and stock) as in any game (docs/rules.md, timer_ms); the
+    # side piles are nobody's cards.
+    t = Table("speed", timer_ms=600000).begin()           # the middle cards: 7H | KS
+    t.run(0, 4)
+    t.advance(600200)
+    assert t.last("round_end")["reason"] == "timer"
+    q = t.last("question")
+    assert (q["ask"], q["player"], q["max"]) == ("stock_left", 0, 26)
+    t.answer(0, 14).flush()                # 14 against 12 (side piles 10 and 10 left aside)
+    assert _over(t) == (1, "timer")
 
 
 def test_r_game_6_timer_between_rounds_compares_the_cards():

@@ -205,6 +205,30 @@ def test_r_round_5_next_round_plays_from_a_fresh_center():
     assert t.ref.spit_left == [10, 10]     # 26 cards each again: 15 stock + 11 spit
 
 
+def test_r_round_5_an_unread_card_is_in_the_pile_its_taker_gets():
+    # A touch with no read (no_read) is a card on that pile: it counts towards going out and,
+    # at the slaps, goes to whoever takes that pile (52 cards before and after the round).
+    t = Table().begin()
+    t.touch(0, 3000).advance(4000)         # pile 0: a card landed, its read was lost
+    assert t.last()["reason"] == "no_read"
+    t.run(0, 14)
+    _out(t, 0, 0, 0)                       # 15 cards reached pile 0: player 0 went out
+    t.slap(1, 1).flush()
+    assert _won(t) == [(0, 0, 16), (1, 1, 1)]
+    assert t.ref.cards == [16 + 10, 1 + 15 + 10]
+
+
+def test_r_round_5_a_missed_read_set_by_top_counts_once():
+    t = Table().begin()
+    t.touch(0, 3000).advance(4000)         # no_read on pile 0 ...
+    t.top(0, "8H", 4100).flush()           # ... the players set the card: counted once
+    t.run(0, 14)
+    _out(t, 0, 0, 0)
+    t.slap(1, 1).flush()
+    assert _won(t) == [(0, 0, 16), (1, 1, 1)]
+    assert t.ref.cards == [16 + 10, 1 + 15 + 10]
+
+
 # --- R-ROUND-6 ---
 
 def test_r_round_6_single_pile_out_player_takes_nothing():

@@ -61,6 +61,43 @@ def test_r_round_3_an_answer_the_cards_rule_out_is_refused_and_the_question_stan
     assert t.last()["reason"] == "bad_answer" and t.ref.phase == 3
 
 
+def _lamp(t, zone):
+    return (t.ref.intents.color[zone], t.ref.intents.pattern[zone])
+
+
+def test_r_round_3_once_the_went_out_answer_names_the_winner_the_lamps_show_it():
+    # docs/hardware.md: a question blinks the player zone and RESULT yellow; the round winner's
+    # zone pulses green.  Once answered, the question lamps give way to the round's result.
+    from spit.intents import LedIntents, ZONE_PLAYER0, ZONE_PLAYER1, ZONE_RESULT
+    from spit.intents import GREEN, YELLOW, WHITE, OFF, PULSE, BLINK, SOLID
+    t = Table(leds=LedIntents()).begin()
+    t.run(0, 15)
+    t.slap(0, 0).slap(1, 1).flush()
+    assert _lamp(t, ZONE_PLAYER0) == (YELLOW, BLINK) and _lamp(t, ZONE_RESULT) == (YELLOW, BLINK)
+    t.answer(0, 1).flush()
+    assert _lamp(t, ZONE_PLAYER0) == (GREEN, PULSE)
+    assert _lamp(t, ZONE_PLAYER1) == (OFF, SOLID)
+    assert _lamp(t, ZONE_RESULT) == (WHITE, PULSE)
+
+
+def test_r_round_3_a_stuck_press_saying_who_went_out_lights_the_round_winner():
+    from spit.intents import LedIntents, ZONE_PLAYER0, ZONE_PLAYER1, GREEN, OFF, PULSE, SOLID
+    t = Table(leds=LedIntents()).begin()
+    t.run(1, 15)
+    t.slap(0, 0).stuck(1).slap(1, 1).flush()
+    assert t.ref.out_player == 1
+    assert _lamp(t, ZONE_PLAYER1) == (GREEN, PULSE) and _lamp(t, ZONE_PLAYER0) == (OFF, SOLID)
+
+
+def test_r_round_2_a_blocked_round_answered_lights_its_winner():
+    from spit.intents import LedIntents, ZONE_PLAYER0, ZONE_PLAYER1, GREEN, OFF, PULSE, SOLID
+    t = Table("tableau", counts=[16, 16], leds=LedIntents()).begin()
+    t.stuck(0, 3000).stuck(1, 3100).flush()
+    assert t.last("question")["ask"] == "stock_left"
+    t.answer(0, 20).flush()                # 20 stock cards against 10: player 1 wins the round
+    assert _lamp(t, ZONE_PLAYER1) == (GREEN, PULSE) and _lamp(t, ZONE_PLAYER0) == (OFF, SOLID)
+
+
 # --- a new round plans its own spit cards (R-PLAY-1, R-STALL-1/4) ---
 
 def test_r_stall_4_a_spit_call_cut_short_by_the_round_end_does_not_leak_into_the_next_round():

@@ -98,6 +98,22 @@ def test_r_stall_2_lone_spitter_keeps_spitting_on_that_pile_only():
     assert t.tops() == ["9C", "KS"]
 
 
+def test_r_stall_2_with_three_piles_the_lone_spitter_fills_only_their_own_pile():
+    # R-STALL-2 over R-STALL-4: once one player has no spit cards, the other spits alone onto
+    # one pile (their own), not onto all three; the other piles play on.
+    t = Table(piles=3, counts=[17, 35]).begin(spits=("7H", "KS", "5D"))   # p0: 2 spit cards
+    assert t.ref.spit_left == [0, 19]
+    _spit_call(t, (None, "2D", None))
+    assert t.last("spit_call")["piles"] == 1
+    s = t.last("spit")
+    assert (s["pile"], s["card"], s["player"]) == (1, "2D", 1)
+    assert t.ref.spit_left == [0, 18] and t.tops() == ["7H", "2D", "5D"]
+    t.card(2, "6S", t.now + 400).flush()
+    assert t.last()["verdict"] == "accept"
+    t.stuck(0).stuck(1).flush()
+    assert t.last("spit_call")["piles"] == 1 and list(t.ref.need_spit) == [0, 1, 0]
+
+
 # --- R-STALL-3 ---
 
 def test_r_stall_3_slow_spit_wait_2_s_after_the_first_flip():

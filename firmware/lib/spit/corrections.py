@@ -39,7 +39,7 @@ class Corrections:
     npiles: int
     phase: int
     played: int
-    unread: int
+    unread: list
     top: "Any"
     top_rank: "Any"
     size: "Any"
@@ -95,11 +95,11 @@ class Corrections:
                 self.left[player] += 1
         self.land_t[pile] = _NEVER_T   # nothing to race against
         if depth > 0:
-            i = pile * _HIST + (n - 1) % _HIST
-            prev = self._hist[i] & 63
-            self.top[pile] = prev
-            self.top_rank[pile] = prev & 15   # a joker under as_below loses its memory: wild
-            self._hist[i] = self._hist[i] & ((1 << _RANK_SHIFT) - 1) | (prev & 15) << _RANK_SHIFT
+            h = self._hist[pile * _HIST + (n - 1) % _HIST]
+            self.top[pile] = h & 63
+            # The rank that card counted as when it landed: R-CARD-4 as_below, a joker still
+            # counts as the card it covers (docs/rules.md, joker_next).
+            self.top_rank[pile] = h >> _RANK_SHIFT
         else:
             self.top[pile] = -1
             self.top_rank[pile] = 0
@@ -119,8 +119,10 @@ class Corrections:
             self._seen[i] = 254   # (_land counts this card: its count stays at the 255 cap)
         self._land(ms, us, pile, card, player, _SPIT_BIT if spit else 0)
         self.land_t[pile] = _NEVER_T   # a correction, not a landing to race against
-        if self.unread > 0 and not spit:
-            self.unread -= 1   # that unread touch was this card: _land counted it as played
+        if self.unread[pile] > 0 and not spit:
+            # That unread touch on this pile was this card: _land counted it as played and
+            # puts it in the pile's size (R-ROUND-5).
+            self.unread[pile] -= 1
         if not spit and self.intents is not None:
             self.intents.on_play(ms)   # play is live: the STUCK lamps go out
         self._emit(_V_RESYNC, ms, us, pile, card, -1, -1)

@@ -115,8 +115,13 @@ class LedIntents:
             self.show(ZONE_RESULT, YELLOW, BLINK, -1)
         elif code == _V_ROUND_END:
             self.show(ZONE_RESULT, WHITE, PULSE, -1)
-            if b >= 0:
-                self.show(ZONE_PLAYER0 + b, GREEN, PULSE, -1)
+            for p in range(2):
+                # The round's winner when known (b); the other lamp (a STUCK press, a question
+                # now answered) goes out: the round is over.
+                if p == b:
+                    self.show(ZONE_PLAYER0 + p, GREEN, PULSE, -1)
+                else:
+                    self.show(ZONE_PLAYER0 + p, OFF, SOLID, -1)
         elif code == _V_PILE_WON:
             self.show(b, GREEN if a == 0 else CYAN, BLINK, t_ms + _ALERT_MS)
         elif code == _V_GAME_OVER:

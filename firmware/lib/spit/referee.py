@@ -157,7 +157,9 @@ class Referee(EventQueue, Settlement, Corrections):
         self.round = 0
         self.phase = PH_COUNTDOWN
         self.played = 0              # accepted plays this round (not spit cards)
-        self.unread = 0              # touches with no card read this round
+        # Per pile, touches with no card read this round: cards played all the same, in the
+        # pile its taker gets (R-ROUND-5).
+        self.unread = [0] * n
         self.single_pile = -1        # R-STALL-2: the only pile still spat on
         self.flips = 0
         self.first_flip = True       # speed: the first flip uses the two middle cards
@@ -204,6 +206,7 @@ class Referee(EventQueue, Settlement, Corrections):
             # back by an undo) belongs to the old round: the new countdown plans afresh.
             self.need_spit[p] = 0
             self.spitter[p] = -1
+            self.unread[p] = 0
         self._clear_seen()
         for p in range(2):
             c = self.cards[p]
@@ -219,7 +222,6 @@ class Referee(EventQueue, Settlement, Corrections):
                 self.stock_start[p] = c
                 self.spit_left[p] = rules.speed_side
         self.played = 0
-        self.unread = 0
         self.single_pile = -1
         self.flips = 0
         self._emit(_V_ROUND_START, ms, us, self.round, self.cards[0], self.cards[1], -1)
@@ -357,7 +359,7 @@ class Referee(EventQueue, Settlement, Corrections):
             self._on_ready(ms, us, a)
         elif kind == _EV_NO_READ:
             if self.phase == PH_PLAY:
-                self.unread += 1
+                self.unread[a] += 1   # (a: a pile of the table, as the touch's)
             self._emit(_V_ERROR, ms, us, _E_NO_READ, a, -1, -1)
         elif kind == _EV_UNDO:
             self._on_undo(ms, us, a)
@@ -394,6 +396,11 @@ class Referee(EventQueue, Settlement, Corrections):
         if own and player < 0:
             self._emit(_V_ERROR, ms, us, _E_NO_OWNER, pile, card, -1)
         if self.need_spit[pile]:
+            if card == _JOKER and not self.rules.jokers:
+                # R-CARD-1: no joker in this deck, not even as a spit card (it would make the
+                # pile wild); the pile still waits for its spit card.  (Spit cards only.)
+                self._emit(_V_ILLEGAL, ms, us, pile, card, self.top[pile], -1)
+                return
             self._land(ms, us, pile, card, self.spitter[pile], _SPIT_BIT)
             self._emit(_V_SPIT, ms, us, pile, card, self.spitter[pile], -1)
             return

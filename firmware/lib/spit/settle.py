@@ -65,7 +65,7 @@ class Settlement:
     phase: int
     round: int
     played: int
-    unread: int
+    unread: list
     single_pile: int
     timer_due: bool
     winner: int
@@ -80,6 +80,7 @@ class Settlement:
     ready: list
     _emit: "Any"
     _phase_to: "Any"
+    intents: "Any"
 
     def __init__(self):
         self.out_player = -1        # who went out this round (-1: blocked, or not known yet)
@@ -96,11 +97,18 @@ class Settlement:
         self._owner = [-1, -1, -1]
         self._taken = [0, 0]
 
+    def unread_cards(self):
+        """Cards that landed with no read this round, on all piles (played all the same)."""
+        total = 0
+        for n in self.unread:
+            total += n
+        return total
+
     # --- a player goes out (their first slap) ---
     def can_be_out(self, player):
         """Enough cards reached the center for ``player`` to have gone out (R-ROUND-1/2)."""
         rules = self.rules
-        return self.played + self.unread >= self.stock_start[player] and not (
+        return self.played + self.unread_cards() >= self.stock_start[player] and not (
             rules.round_end == _END_STOCKS_AND_SPIT and rules.mode == _MODE_TABLEAU
             and self.spit_left[player] > 0)
 
@@ -138,8 +146,16 @@ class Settlement:
             self._emit(_V_ERROR, ms, us, _E_SLAP_EARLY, -1, -1, player)
             return
         self._set_out(player)
+        self._show_round_winner(ms)
         if self.single_pile >= 0:
             self.assign_piles(ms, us)   # R-ROUND-6: the opponent takes the center
+
+    def _show_round_winner(self, ms):
+        """The lamps of a round end, once its winner is known after the ``round_end`` verdict
+        (who went out said or asked, a blocked round's split answered): the winner's zone
+        pulses green, the other's (a question, a STUCK press) goes out (docs/hardware.md)."""
+        if self.intents is not None:
+            self.intents.on_verdict(_V_ROUND_END, ms, _R_OUT, self.round_winner, self.round)
 
     def _set_out(self, player):
         """``player`` went out: the opponent's stock is what the center does not account for."""
@@ -148,7 +164,7 @@ class Settlement:
         self.out_player = player
         self.round_winner = player
         self.stock_left[player] = 0
-        opp_played = self.played + self.unread - self.stock_start[player]
+        opp_played = self.played + self.unread_cards() - self.stock_start[player]
         left = self.stock_start[other] - opp_played
         self.stock_left[other] = left if left > 0 else 0
         if self.single_pile < 0 and self.rules.round_end != _END_STOCKS_AND_SPIT \
@@ -217,8 +233,9 @@ class Settlement:
         taken[0] = 0
         taken[1] = 0
         for p in range(n):
-            taken[owner[p]] += self.size[p]
-            self._emit(_V_PILE_WON, ms, us, owner[p], p, self.size[p], -1)
+            size = self.size[p] + self.unread[p]   # R-ROUND-5: unread cards are in it too
+            taken[owner[p]] += size
+            self._emit(_V_PILE_WON, ms, us, owner[p], p, size, -1)
         for p in range(2):
             kept = self.stock_left[p] + self.spit_left[p]   # R-ROUND-5
             self.cards[p] = taken[p] + kept
@@ -235,6 +252,10 @@ class Settlement:
         elif rw >= 0:
             self.streak_player = rw
             self.streak = 1
+        else:
+            # R-GAME-5: a round nobody won (blocked, equal stocks) breaks "in a row".
+            self.streak_player = -1
+            self.streak = 0
         out = self.out_player
         if out >= 0 and self.cards[out] == 0:
             self.game_over(ms, us, out, _R_NO_CARDS)   # R-GAME-1/2/3
@@ -275,8 +296,6 @@ class Settlement:
             self._timer_verdict(ms, us, self.cards[0], self.cards[1])
         elif self.phase in (_PH_SLAP, _PH_QUESTION):
             pass   # settled when this round's piles are given out (timer_due)
-        elif self.rules.mode == _MODE_SPEED:
-            self.game_over(ms, us, -1, _R_TIMER)   # hands are secret: no count to compare
         else:
             self._emit(_V_ROUND_END, ms, us, _R_TIMER, -1, self.round, -1)
             self._ask(ms, us, _AFTER_TIMER)
@@ -286,7 +305,7 @@ class Settlement:
         self.game_over(ms, us, 0 if a < b else 1 if b < a else -1, _R_TIMER)
 
     def _ask(self, ms, us, after):
-        total = self.stock_start[0] + self.stock_start[1] - self.played - self.unread
+        total = self.stock_start[0] + self.stock_start[1] - self.played - self.unread_cards()
         self.question_total = total if total > 0 else 0
         self.question_player = 0
         self.question_after = after
@@ -304,6 +323,7 @@ class Settlement:
                 self._emit(_V_ERROR, ms, us, _E_BAD_ANSWER, -1, value, player)
                 return   # the cards seen say otherwise: the question stands
             self._set_out(out)
+            self._show_round_winner(ms)
             self._phase_to(_PH_SLAP)
             self.assign_piles(ms, us)
             return
@@ -312,10 +332,15 @@ class Settlement:
         s0 = self.stock_left[0]
         s1 = self.stock_left[1]
         if self.question_after == _AFTER_TIMER:
-            self._timer_verdict(ms, us, s0 + self.spit_left[0], s1 + self.spit_left[1])
+            if self.rules.mode == _MODE_SPEED:
+                # R-GAME-6 in Speed: hand and stock (asked); the side piles are nobody's cards.
+                self._timer_verdict(ms, us, s0, s1)
+            else:
+                self._timer_verdict(ms, us, s0 + self.spit_left[0], s1 + self.spit_left[1])
             return
         # R-ROUND-2: in a blocked round the player with fewer tableau cards wins it.
         self.round_winner = 0 if s0 < s1 else 1 if s1 < s0 else -1
+        self._show_round_winner(ms)
         self._open_slaps()
 
     def game_over(self, ms, us, winner, reason):
