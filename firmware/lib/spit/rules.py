@@ -7,7 +7,7 @@ test of R-CARD-2..5) live in ``spit.legal``, which is all the referee imports at
 
 This module is not installed on the board: ``spit flash`` resolves ``ruleset.json`` here
 (``from_config``) and writes the result (``checked_config``), which the device loads with a
-short check (``referee/rulesetfile.py``).
+short check (``referee/boardfile.py`` ``load_ruleset``).
 """
 
 from spit.legal import (Ruleset, fits, WRAP_BOTH, WRAP_ACE_ONLY, WRAP_NONE, MODE_TABLEAU,  # noqa: F401
