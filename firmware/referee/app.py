@@ -41,7 +41,6 @@ a tie (the engine's tie window), and the log carries that shared time, so a re-j
 import gc
 import time
 
-import micropython
 from micropython import const
 
 import spit
@@ -49,7 +48,6 @@ from spit.intake import EV_TOUCH, EV_STUCK, EV_SLAP
 from spit.intents import LedIntents, ALL_ZONES
 from spit.referee import Referee, PH_OVER
 from drivers.input_ring import InputRing
-from referee.rejected import RejectedUids
 from referee.stalls import FlashStalls
 from referee.sessionlog import SessionLog
 from referee import loop
@@ -83,13 +81,9 @@ _REREPORT_MS = const(10000)
 # Modules only the boot needs (the board file, ruleset, card map and log tables loaders, the
 # device builders and their input source ids, the boot steps): dropped after boot so their
 # code does not hold heap during play (imported again if needed).
-_BOOT_ONLY = ("referee.startup", "referee.board_hw", "referee.boardfile", "referee.sources")
+_BOOT_ONLY = const(("referee.startup", "referee.board_hw", "referee.boardfile", "referee.sources"))
 # The session files' naming and rotation (Logbook.start): dropped after a session start.
-_SESSION_ONLY = ("referee.logfiles",)
-
-
-def _unlocked():
-    return 0   # (heap_unlock where MicroPython has no heap lock)
+_SESSION_ONLY = const(("referee.logfiles",))
 
 
 def _drop_modules(names):
@@ -107,7 +101,9 @@ def _drop_modules(names):
 TYPE_CHECKING = const(False)   # (mpy-cross drops the block below: pyright reads it)
 if TYPE_CHECKING:
     from drivers.debouncer import Debouncer
+    from machine import Pin
     from referee.corrections import Corrections
+    from referee.rejected import RejectedUids
     from spit.cardmap import CardMap
     from spit.clock import SessionClock
     from spit.legal import Ruleset
@@ -124,6 +120,15 @@ class App:
     deb: "Debouncer"
     corr: "Corrections"
     clock: "SessionClock"
+    own_deck: bool        # each player plays their own deck (the card's owner is fed)
+    status: "Pin | None"  # status LED pin
+    loop_pin: "Pin | None"   # scope probe: high while a step runs (board.json loop_pin)
+    inputs: list          # the EdgeInputs (kept alive: their IRQs)
+    pn532: list
+    rejected: "RejectedUids"   # UIDs of read cards, to forget rejected ones
+    versions: list        # per pile: (ic, ver, rev, support) or None (no answer)
+    # Set by loop.init (App.__init__), with the rest of the loop's own state:
+    _cards_in: int        # cards read in this step, queued to be fed in the next
 
     def __init__(self, root="", out=print, echo=None, log_buffer=None, log_records=None):
         self.root = root
@@ -135,61 +140,32 @@ class App:
         if log_records is None:
             gc.collect()
         self.slog = SessionLog(None, 0, self._on_verdict, echo, records=log_records)
-        self.own_deck = False
-        self.status = None        # status LED pin
-        self.loop_pin = None      # scope probe: high while a step runs (board.json loop_pin)
         self.leds = None
         self.buzzer = None
-        self.inputs = []
         self.stuck_inputs = [None, None]
-        self.pn532 = []
         self.readers = []
-        self.rejected = RejectedUids(0)   # UIDs of read cards, to forget rejected ones
         self.book = None
         self.stalls = FlashStalls()   # input stamps inside flash writes (referee/stalls.py)
-        self._read = False         # a reader delivered a tag in this step
         self._judge = False        # a card (or a quiet pile) was fed: judge it in the next step
-        self._fed_pile = -1        # the pile whose reader fed that card
-        # Cards read in this step, fed in the next: (ms, us, pile, card, owner) each.
-        self._card_queue = [0] * (5 * loop.CARDS_IN)
-        self._cards_in = 0
         self._replied = -1         # the pile whose reader's reply came in (IRQ): served first
-        self._next_reader = 0      # the others in turn, from this one
-        self.step_us = 0           # ticks_us when this step began (pause_work's time budget)
-        self.steps = 0
-        # micropython.heap_lock/heap_unlock (None where absent): code that provably allocates
-        # nothing runs locked, so MicroPython puts its call frames on the C stack (a frame of
-        # more than 11 words is otherwise a heap block, allocated and freed on every call).
-        self.heap_lock = getattr(micropython, "heap_lock", None)
-        self.heap_unlock = getattr(micropython, "heap_unlock", _unlocked)
-        self.lock_failures = 0     # MemoryErrors under the lock (loop.run_locked)
-        self._lock_reported = 0
-        self._judge_cards_fn = self.judge_cards   # (bound once: loop.run_locked takes them)
-        self._advance_fn = self.advance_now
-        self._draw_fn = self.draw_leds
+        loop.init(self)            # the loop's own state (heap lock, card queue, counters)
+        self._draw_fn = self.draw_leds   # (bound once: loop.run_locked takes it)
         self._draw_src = None
         self._draw_ms = 0
         self.sessions = 0
-        self.versions = []        # per pile: (ic, ver, rev, support) or None (no answer)
-        self._overflows = 0
         self._housekeep_ms = 0
         self._reported_ms = [0, 0, 0]
         self._shown = None
         self._shown_changes = 0
         self._over_ready = [False, False]
         self.paused = False       # no card can land now (set each step by pause_work)
-        self._synced = True       # the session file has no unsynced write
-        self._swept = True        # gc.collect() done at this pause
         self._restart = False     # both READY after the game: a new session once the log is written
 
     # ---- boot ---------------------------------------------------------------------------
     def boot(self):
         from referee import startup
         startup.load_configs(self)
-        alloc = getattr(micropython, "alloc_emergency_exception_buf", None)
-        if alloc is not None:   # (absent from some host stand-ins of the module)
-            alloc(100)
-        startup.build(self)
+        startup.build(self)   # (first alloc_emergency_exception_buf)
         self.out("spit-referee %s board=%s" % (spit.__version__, self.board["name"]))
         startup.selftest(self)
         del startup

@@ -18,6 +18,7 @@ settled, after the game, in the correction menu (docs/hardware.md, flash writes)
 import gc
 import time
 
+import micropython
 from micropython import const
 
 from spit.cardmap import uid_hex
@@ -41,6 +42,34 @@ _HOUSEKEEP_MS = const(1000)   # reader re-reports, debouncer expiry
 _IDLE_US = const(1000)    # longest idle wait after a step with no input waiting
 _ECHO_BEFORE_US = const(1500)   # no console echo in a step that has already taken this long
 _FORMAT_PER_STEP = const(2)   # log records formatted into the Logbook's buffer per step at a pause (~1 ms each)
+
+
+def _unlocked():
+    return 0   # (heap_unlock where MicroPython has no heap lock)
+
+
+def init(self):
+    """The loop's own state (``App.__init__``)."""
+    self._read = False         # a reader delivered a tag in this step
+    self._fed_pile = -1        # the pile whose reader fed the card to judge in the next step
+    # Cards read in this step, fed in the next: (ms, us, pile, card, owner) each.
+    self._card_queue = [0] * (5 * CARDS_IN)
+    self._cards_in = 0
+    self._next_reader = 0      # the readers are served in turn, from this one
+    self.step_us = 0           # ticks_us when this step began (pause_work's time budget)
+    self.steps = 0
+    # micropython.heap_lock/heap_unlock (None where absent): code that provably allocates
+    # nothing runs locked, so MicroPython puts its call frames on the C stack (a frame of
+    # more than 11 words is otherwise a heap block, allocated and freed on every call).
+    self.heap_lock = getattr(micropython, "heap_lock", None)
+    self.heap_unlock = getattr(micropython, "heap_unlock", _unlocked)
+    self.lock_failures = 0     # MemoryErrors under the lock (run_locked)
+    self._lock_reported = 0
+    self._judge_cards_fn = self.judge_cards   # (bound once: run_locked takes them)
+    self._advance_fn = self.advance_now
+    self._overflows = 0
+    self._synced = True        # the session file has no unsynced write
+    self._swept = True         # gc.collect() done at this pause
 
 
 def run_forever(self):

@@ -6,6 +6,7 @@ board-file validator and the device builders), so its code does not hold heap du
 
 import time
 
+import micropython
 from micropython import const
 
 import spit
@@ -66,6 +67,9 @@ def load_configs(app):
 
 def build(app):
     """Build inputs, readers, LEDs and buzzer (BootError code 5 if a device fails)."""
+    alloc = getattr(micropython, "alloc_emergency_exception_buf", None)
+    if alloc is not None:   # (absent from some host stand-ins of the module)
+        alloc(100)
     board = app.board
     app.status = board_hw.status_led(board)
     try:
@@ -89,7 +93,7 @@ def build(app):
                                           on_status=app._on_status, on_quiet=app._on_quiet,
                                           passive_retries=_PASSIVE_RETRIES,
                                           reply_timeout_us=500000))
-        app.rejected = RejectedUids(len(app.readers))
+        app.rejected = RejectedUids(len(app.readers))   # UIDs of read cards, to forget rejected ones
         app.leds = board_hw.build_leds(board)
         app.loop_pin = board_hw.loop_pin(board)
         app.buzzer = board_hw.build_buzzer(board)
@@ -111,7 +115,7 @@ def _make_logbook(app):
 def selftest(app):
     """PN532 firmware version per reader (a dead one is retried later) and an LED sweep."""
     nfc = app.board["nfc"]
-    app.versions = []
+    app.versions = []   # per pile: (ic, ver, rev, support) or None (no answer)
     for p, pn in enumerate(app.pn532):
         try:
             v = pn.setup(_PASSIVE_RETRIES)
