@@ -17,7 +17,7 @@ menu), reader IRQ edges -> ``note_irq``); report ring overflows (``overflow``); 
 reader one non-blocking step (cards -> card map -> ``card``, unknown tags -> ``unknown_uid``,
 failing readers -> ``reader_down``; a reader whose listing reply came in, seen by its IRQ
 edge, is served first and alone); a step in which a reader fed a card ends there, and the
-next step, run at once, only judges it and starts its LED frame (``judge_now``), before the
+next step, run at once, only judges it and starts its LED frame (``judge_cards``), before the
 reader's next command, the other readers and the ring, so neither half makes a long step;
 ``referee.advance(now)``; LEDs (only when the intents changed, an animation frame is due or a
 frame waits for the strip) and buzzer.  A card landing allocates nothing in ``poll()``
@@ -220,13 +220,11 @@ class App:
     at_pause = loop.at_pause
     poll = loop.poll
     feed_cards = loop.feed_cards
-    judge_now = loop.judge_now
     judge_cards = loop.judge_cards
     advance_now = loop.advance_now
     run_locked = loop.run_locked
     draw_leds = loop.draw_leds
     _on_card = loop.on_card
-    take_card = loop.take_card
 
     def step(self):
         self.poll()

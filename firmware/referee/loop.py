@@ -4,8 +4,8 @@ They live here to keep app.py short; app.py binds them in its class body (``run_
 loop.run_forever``), so a call costs what a method defined there costs.
 
 ``poll()`` (the first half of every step: inputs, readers, engine, LEDs; referee/app.py's
-docstring), ``judge_now()`` and ``feed_cards()`` (a card read in one step is fed, judged and
-drawn first thing in the next); ``run_locked()``: the engine and the LEDs run with the heap
+docstring), ``judge_cards()`` and ``feed_cards()`` (a card read in one step is fed, judged
+and drawn first thing in the next); ``run_locked()``: the engine and the LEDs run with the heap
 locked.
 ``run_forever()``: step, then idle (WFE) until an interrupt stamps an input or 1 ms passes.
 ``pause_work()`` (the second half of every step): in play the live console echo, one record
@@ -241,10 +241,12 @@ def feed_cards(self):
         i += 5
 
 
-def judge_now(self):
-    """A card was fed in the last step: judge it and start its LED frame, first thing
-    in this step (``run_forever`` does not idle in between), before the reader's next
-    bus command, the other readers and the input ring."""
+def judge_cards(self):
+    """A card was fed in the last step: feed the queued cards, judge them and start their
+    LED frame, first thing in this step (``run_forever`` does not idle in between), before
+    the reader's next bus command, the other readers and the input ring (``run_locked``)."""
+    if self._cards_in:
+        self.feed_cards()
     clock = self.clock
     clock.update()
     ms = clock.ms
@@ -252,13 +254,6 @@ def judge_now(self):
     self.referee.advance(ms, us)
     self.slog.advanced(ms, us)
     self._render(ms)
-
-
-def judge_cards(self):
-    """The judge step's work: feed the queued cards, judge, draw (``run_locked``)."""
-    if self._cards_in:
-        self.feed_cards()
-    self.judge_now()
 
 
 def advance_now(self):
@@ -305,14 +300,14 @@ def on_card(self, pile, uid, ticks):
     if lock is not None:
         lock()
         try:
-            taken = self.take_card(pile, uid, ticks)
+            taken = take_card(self, pile, uid, ticks)
         except MemoryError:
             self.heap_lock = None   # (see run_locked; the card is taken again, unlocked)
             self.lock_failures += 1
         finally:
             self.heap_unlock()
     if taken is None:
-        taken = self.take_card(pile, uid, ticks)
+        taken = take_card(self, pile, uid, ticks)
     if taken:
         return
     clock = self.clock
@@ -329,7 +324,7 @@ def on_card(self, pile, uid, ticks):
 
 
 def take_card(self, pile, uid, ticks):
-    """``_on_card``'s usual path; False for an unknown tag or a pending resync (the card
+    """``on_card``'s usual path; False for an unknown tag or a pending resync (the card
     map's ``card``, the clock's ``ev_ms``/``ev_us`` hold what the caller needs)."""
     clock = self.clock
     clock.convert(ticks)
