@@ -15,7 +15,7 @@ from spit.legal import MODE_OWN_DECK
 from drivers.input_ring import InputRing
 from referee import board_hw, sources
 from referee.boardfile import (load as load_board, load_ruleset, load_cards, load_log_tables, BoardError,
-                               ERR_HARDWARE, ERR_RULESET, ERR_CARDS)  # noqa: F401 - (ERR_CARDS: blink 7)
+                               ERR_HARDWARE, ERR_RULESET)
 from referee.boot import LOG_BUFFER_BYTES
 from referee.corrections import Corrections
 from referee.rejected import RejectedUids
@@ -39,7 +39,7 @@ _RING = const(64)
 
 
 # What a BoardError's blink code is about, by code (referee/boardfile.py's ERR_ constants).
-_WHAT = (None, None, "board", "board", "board", "board", "ruleset", "card map", None, "log tables")
+_WHAT = const((None, None, "board", "board", "board", "board", "ruleset", "card map", None, "log tables"))
 
 
 def load_configs(app):
@@ -101,15 +101,11 @@ def build(app):
         raise BootError("board", "board.json: a device failed to initialise: %s" % e,
                         ERR_HARDWARE, app.status)
     app.corr = Corrections(app.feed, app._stuck_held, app._short_stuck, app._beep)
-    app.book = _make_logbook(app)
-    app.clock = SessionClock(time.ticks_us, time.ticks_ms, time.ticks_diff)
-
-
-def _make_logbook(app):
     from referee.logbook import Logbook
-    buf = app._log_buffer   # allocated first thing at boot (referee/boot.py start; else made here)
+    # The log's buffer: allocated first thing at boot (referee/boot.py start; else made here).
+    app.book = Logbook(app.root + "logs", buffer_bytes=LOG_BUFFER_BYTES, buf=app._log_buffer)
     app._log_buffer = None
-    return Logbook(app.root + "logs", buffer_bytes=LOG_BUFFER_BYTES, buf=buf)
+    app.clock = SessionClock(time.ticks_us, time.ticks_ms, time.ticks_diff)
 
 
 def selftest(app):
