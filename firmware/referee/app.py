@@ -47,7 +47,6 @@ import spit
 from spit.intake import EV_TOUCH, EV_STUCK, EV_SLAP
 from spit.intents import LedIntents, ALL_ZONES
 from spit.referee import Referee, PH_OVER
-from drivers.input_ring import InputRing
 from referee.stalls import FlashStalls
 from referee.sessionlog import SessionLog
 from referee import loop
@@ -98,9 +97,10 @@ def _drop_modules(names):
                 delattr(pkg, child)
 
 
-TYPE_CHECKING = const(False)   # (mpy-cross drops the block below: pyright reads it)
-if TYPE_CHECKING:
+_TYPE_CHECKING = const(False)   # (mpy-cross drops the block below: pyright reads it)
+if _TYPE_CHECKING:
     from drivers.debouncer import Debouncer
+    from drivers.input_ring import InputRing
     from machine import Pin
     from referee.corrections import Corrections
     from referee.rejected import RejectedUids
@@ -116,7 +116,7 @@ class App:
     cards: "CardMap"
     counts: list
     header: str           # the session log's first line
-    ring: InputRing
+    ring: "InputRing"
     deb: "Debouncer"
     corr: "Corrections"
     clock: "SessionClock"
