@@ -176,7 +176,11 @@ class Logbook:
             self.forced_flushes += 1
             self._flush(False)           # no rotation (file deletions) in the middle of play
             if k >= self._cap:               # longer than the whole buffer: write it through
-                self._write_through(data)
+                # (rare; the copy keeps it to one write call)
+                if self._write(data + b"\n", k + 1):
+                    self.lines_written += 1
+                else:
+                    self.dropped_lines += 1
                 return
             end = k
         start = self._n
@@ -207,13 +211,6 @@ class Logbook:
             self.rotate()
         return ok
 
-    def _write_through(self, data):
-        # Rare (a line longer than the buffer); the copy keeps it to one write call.
-        if self._write(data + b"\n", len(data) + 1):
-            self.lines_written += 1
-        else:
-            self.dropped_lines += 1
-
     def _write(self, data, n, sync=True):
         f = self._f
         if f is None:
@@ -226,13 +223,6 @@ class Logbook:
         ticks = getattr(time, "ticks_us", None)   # (absent on CPython: host-side use)
         if ticks is not None:
             self.stall_from_us = ticks()
-        try:
-            return self._write_file(f, data, n, sync)
-        finally:
-            if ticks is not None:
-                self.stall_to_us = ticks()
-
-    def _write_file(self, f, data, n, sync):
         try:
             if self._torn:
                 # The previous write stopped part-way; end that fragment so it stays one bad
@@ -256,3 +246,6 @@ class Logbook:
             self.last_error = e
             self._torn = True
             return False
+        finally:
+            if ticks is not None:
+                self.stall_to_us = ticks()
