@@ -149,7 +149,6 @@ class App:
         self._judge = False        # a card (or a quiet pile) was fed: judge it in the next step
         self._replied = -1         # the pile whose reader's reply came in (IRQ): served first
         loop.init(self)            # the loop's own state (heap lock, card queue, counters)
-        self._draw_fn = self.draw_leds   # (bound once: loop.run_locked takes it)
         self._draw_src = None
         self._draw_ms = 0
         self.sessions = 0
@@ -220,10 +219,7 @@ class App:
     at_pause = loop.at_pause
     poll = loop.poll
     feed_cards = loop.feed_cards
-    judge_cards = loop.judge_cards
-    advance_now = loop.advance_now
     run_locked = loop.run_locked
-    draw_leds = loop.draw_leds
     _on_card = loop.on_card
 
     def step(self):
@@ -362,7 +358,7 @@ class App:
             # before); a blink edge, an expiry or a countdown frame when it is due.
             self._draw_src = src
             self._draw_ms = ms
-            self.run_locked(self._draw_fn)
+            self.run_locked(loop.draw_leds)
         self._shown_changes = src.changes
         if self.buzzer is not None:
             self.buzzer.update(ms)

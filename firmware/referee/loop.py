@@ -37,7 +37,7 @@ _DRAIN_MAX = const(8)      # events taken from the ring per step (the rest next 
 # rest wait for the next step (a PN532 scan step takes ~2 ms of SPI and Python on the chip).
 _READERS_US = const(700)
 _DRAW_BEFORE_US = const(3000)   # a step this long leaves drawing the LEDs to the next step
-CARDS_IN = const(4)        # cards one reader step can deliver before they are fed (a group)
+_CARDS_IN = const(4)        # cards one reader step can deliver before they are fed (a group)
 _HOUSEKEEP_MS = const(1000)   # reader re-reports, debouncer expiry
 _IDLE_US = const(1000)    # longest idle wait after a step with no input waiting
 _ECHO_BEFORE_US = const(1500)   # no console echo in a step that has already taken this long
@@ -53,7 +53,7 @@ def init(self):
     self._read = False         # a reader delivered a tag in this step
     self._fed_pile = -1        # the pile whose reader fed the card to judge in the next step
     # Cards read in this step, fed in the next: (ms, us, pile, card, owner) each.
-    self._card_queue = [0] * (5 * CARDS_IN)
+    self._card_queue = [0] * (5 * _CARDS_IN)
     self._cards_in = 0
     self._next_reader = 0      # the readers are served in turn, from this one
     self.step_us = 0           # ticks_us when this step began (pause_work's time budget)
@@ -65,8 +65,6 @@ def init(self):
     self.heap_unlock = getattr(micropython, "heap_unlock", _unlocked)
     self.lock_failures = 0     # MemoryErrors under the lock (run_locked)
     self._lock_reported = 0
-    self._judge_cards_fn = self.judge_cards   # (bound once: run_locked takes them)
-    self._advance_fn = self.advance_now
     self._overflows = 0
     self._synced = True        # the session file has no unsynced write
     self._swept = True         # gc.collect() done at this pause
@@ -159,7 +157,7 @@ def poll(self):
     if self._judge:
         self._judge = False
         self._read = True   # (no console echo in this step either)
-        self.run_locked(self._judge_cards_fn)
+        self.run_locked(judge_cards)
         p = self._fed_pile
         if p >= 0:
             # Then the reader that read the card takes its next step (it halts the tag
@@ -220,7 +218,7 @@ def poll(self):
     if self._judge:
         return   # (the next step judges the card: see above)
     self.corr.tick(ms)
-    self.run_locked(self._advance_fn)
+    self.run_locked(advance_now)
     if time.ticks_diff(time.ticks_us(), self.step_us) > _DRAW_BEFORE_US:
         self._judge = True   # a long step already: the LEDs are drawn first in the next
     else:
@@ -264,19 +262,20 @@ def advance_now(self):
 
 
 def run_locked(self, fn):
-    """``fn()`` (a bound method made once: making one allocates) with the heap locked: it
-    allocates nothing, and MicroPython then puts its call frames on the C stack instead of
-    allocating and freeing a heap block for every call of a function with more than 11
-    words of frame, which costs the chip up to 0.3 ms a call when the heap is fragmented.
+    """``fn(self)`` (a function of this module: no bound method to make, which would
+    allocate) with the heap locked: it allocates nothing, and MicroPython then puts its
+    call frames on the C stack instead of allocating and freeing a heap block for every
+    call of a function with more than 11 words of frame, which costs the chip up to 0.3 ms
+    a call when the heap is fragmented.
     A MemoryError there (something allocates after all) stops the locking for the session:
     the loop goes on, and the next pause prints it."""
     lock = self.heap_lock
     if lock is None:
-        fn()
+        fn(self)
         return
     lock()
     try:
-        fn()
+        fn(self)
     except MemoryError:
         self.heap_lock = None
         self.lock_failures += 1
@@ -339,7 +338,7 @@ def take_card(self, pile, uid, ticks):
     # Fed to the engine at the start of the next step, with its verdict: the reader's
     # frame read and the engine's work are not one long step.
     n = self._cards_in
-    if n == CARDS_IN:
+    if n == _CARDS_IN:
         self.feed_cards()   # (a group of more cards than slots: the first ones now)
         n = 0
     q = self._card_queue
