@@ -243,7 +243,7 @@ class App:
         us = clock.ev_us
         if s < _READER0:   # a touch sensor
             if s < len(self.readers) and self.rejected.pending[s]:
-                self._forget_now(s)
+                self.rejected.forget_now(s, self.readers[s])
             self.feed(EV_TOUCH, ms, us, s, 0, 0)
         elif s < _STUCK0 + 2:   # a STUCK button (its release too)
             self.corr.stuck_edge(s - _STUCK0, not (src & _RELEASE), ms, us)
@@ -286,9 +286,6 @@ class App:
         reader must read it again if it lands again (it was halted and remembered)."""
         if 0 <= pile < len(self.readers):
             self.rejected.reject(pile, card)
-
-    def _forget_now(self, pile):
-        self.rejected.forget_now(pile, self.readers[pile])
 
     def _forget_piles(self):
         """The piles were taken (round end) or a round starts: every tag is new again."""

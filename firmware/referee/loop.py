@@ -333,7 +333,7 @@ def take_card(self, pile, uid, ticks):
     rejected = self.rejected
     if pile < len(self.readers):
         if rejected.pending[pile]:
-            self._forget_now(pile)
+            rejected.forget_now(pile, self.readers[pile])
         rejected.keep(pile, cm.card, uid)   # to forget it if the card is rejected
     # Fed to the engine at the start of the next step, with its verdict: the reader's
     # frame read and the engine's work are not one long step.
