@@ -80,8 +80,9 @@ def build(app):
         # only read irq.value().  One Pin object per GPIO, shared by both.
         app.inputs = board_hw.build_inputs(board, app.ring, [irq for _, _, irq in nfc])
         for e in app.inputs:
-            if sources.kind(e.source) == sources.KIND_STUCK:
-                app.stuck_inputs[sources.player_of(e.source)] = e
+            for q in range(2):
+                if e.source == sources.stuck(q):   # player q's STUCK button
+                    app.stuck_inputs[q] = e
         app.deb = board_hw.build_debouncer(board, app.inputs)
         app.pn532 = []
         app.readers = []
