@@ -150,7 +150,7 @@ class Corrections:
         if not (down[0] or down[1] or self.menu):
             return   # the usual case in play: nothing held, no menu
         for p in range(2):
-            if not self.down[p]:
+            if not down[p]:
                 continue
             if self.is_held(p):
                 self.up_ms[p] = -1
@@ -158,11 +158,11 @@ class Corrections:
                 self.up_ms[p] = ms             # its release edge should follow soon
             elif ms - self.up_ms[p] >= _LOST_RELEASE_MS:
                 # The release edge was lost: the hold ends here, and it was no STUCK.
-                self.down[p] = False
+                down[p] = False
                 self.gesture[p] = True
-                if not self.down[1 - p]:
+                if not down[1 - p]:
                     self._armed = True
-        if self._armed and self.down[0] and self.down[1]:
+        if self._armed and down[0] and down[1]:
             start = self.down_ms[0] if self.down_ms[0] > self.down_ms[1] else self.down_ms[1]
             if ms - start >= _HOLD_MS:
                 self._armed = False
@@ -172,7 +172,7 @@ class Corrections:
                     self.close()
                 else:
                     self.open(ms)
-        if self.menu and ms - self.menu_input_ms >= _IDLE_CLOSE_MS and not (self.down[0] or self.down[1]):
+        if self.menu and ms - self.menu_input_ms >= _IDLE_CLOSE_MS and not (down[0] or down[1]):
             self.close()
 
     def open(self, ms):

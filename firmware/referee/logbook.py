@@ -70,9 +70,8 @@ class Logbook:
         self._fs = fs             # (None: ``os``; used by referee/logfiles.py)
         # ``buf``: a buffer allocated early at boot, before the heap fragments (on the
         # RP2040 a 4 KB block can be missing after the firmware's modules are loaded).
-        self._buf = buf if buf is not None and len(buf) == buffer_bytes else bytearray(buffer_bytes)
-        self._mv = memoryview(self._buf)
-        self.buf = self._buf      # lines are written here after room() (then commit())
+        self.buf = buf if buf is not None and len(buf) == buffer_bytes else bytearray(buffer_bytes)
+        self._mv = memoryview(self.buf)   # lines are written to buf after room() (then commit())
         self._cap = buffer_bytes
         self._n = 0               # bytes in the buffer (always whole lines, each ending in \n)
         self._lines = 0           # lines in the buffer
@@ -185,7 +184,7 @@ class Logbook:
             end = k
         start = self._n
         self._mv[start:end] = data
-        self._buf[end] = _NL
+        self.buf[end] = _NL
         self._n = end + 1
         self._lines += 1
 
