@@ -44,9 +44,8 @@ import time
 from micropython import const
 
 import spit
-from spit.intake import EV_TOUCH, EV_STUCK, EV_SLAP
-from spit.intents import LedIntents, ALL_ZONES
-from spit.referee import Referee, PH_OVER
+from spit.intents import LedIntents
+from spit.referee import Referee
 from referee.stalls import FlashStalls
 from referee.sessionlog import SessionLog
 from referee import loop
@@ -65,6 +64,12 @@ _V_ERROR = const(11)
 _V_ROUND_START = const(15)
 _E_DUPLICATE = const(5)
 _E_READER = const(11)
+# Likewise of spit.intake's event kinds, spit.referee's phase and spit.intents' zone mask.
+_EV_TOUCH = const(1)
+_EV_STUCK = const(3)
+_EV_SLAP = const(4)
+_PH_OVER = const(5)
+_ALL_ZONES = const(0x7F)
 
 # Private copies of the input source id layout of referee/sources.py (which only the boot's
 # builders need: it is dropped after boot; the shared-constants test checks the copies).
@@ -244,14 +249,14 @@ class App:
         if s < _READER0:   # a touch sensor
             if s < len(self.readers) and self.rejected.pending[s]:
                 self.rejected.forget_now(s, self.readers[s])
-            self.feed(EV_TOUCH, ms, us, s, 0, 0)
+            self.feed(_EV_TOUCH, ms, us, s, 0, 0)
         elif s < _STUCK0 + 2:   # a STUCK button (its release too)
             self.corr.stuck_edge(s - _STUCK0, not (src & _RELEASE), ms, us)
         elif _SLAP0 <= s < _SLAP_END:   # a slap pad
             player = (s - _SLAP0) >> 2
             pile = s & 3
             if not self.corr.slap(player, pile, ms, us):
-                self.feed(EV_SLAP, ms, us, player, pile, 0)
+                self.feed(_EV_SLAP, ms, us, player, pile, 0)
             elif self.corr.resync == pile and pile < len(self.readers):
                 # The true top card may be one the reader has already seen: forget the pile
                 # (halted tags stay silent, so only a card put back or newly placed answers).
@@ -259,13 +264,13 @@ class App:
 
     def _short_stuck(self, player, ms, us):
         """A short STUCK press outside the correction menu."""
-        if self.referee.phase == PH_OVER:
+        if self.referee.phase == _PH_OVER:
             # After the game: both STUCK (READY) start the next game.
             self._over_ready[player] = True
             if self._over_ready[0] and self._over_ready[1]:
                 self._restart = True   # (pause_work: once the log is on flash)
             return
-        self.feed(EV_STUCK, ms, us, player, 0, 0)
+        self.feed(_EV_STUCK, ms, us, player, 0, 0)
 
     def _stuck_held(self, player):
         e = self.stuck_inputs[player]
@@ -346,7 +351,7 @@ class App:
             # Switching what is shown: make sure the renderer sees a new change count.
             if src.changes <= self._shown_changes:
                 src.changes = self._shown_changes + 1
-            src.dirty = ALL_ZONES   # (every zone compared with what the other one showed)
+            src.dirty = _ALL_ZONES   # (every zone compared with what the other one showed)
             self._shown = src
         leds = self.leds
         if leds is not None and (src.changes != self._shown_changes or leds.pending

@@ -22,8 +22,6 @@ import micropython
 from micropython import const
 
 from spit.cardmap import uid_hex
-from spit.intake import EV_CARD, EV_TOP
-from spit.referee import PH_BETWEEN, PH_OVER
 from referee.sessionlog import RECORD_BYTES
 
 # Private copies of spit.verdicts' codes: const() is inlined per module only, so a use costs
@@ -31,6 +29,11 @@ from referee.sessionlog import RECORD_BYTES
 # (tests/test_engine_shared_constants.py checks every copy against it).
 _E_UNKNOWN_UID = const(10)
 _E_OVERFLOW = const(13)
+# Likewise of spit.intake's event kinds and spit.referee's phases.
+_EV_CARD = const(2)
+_EV_TOP = const(7)
+_PH_BETWEEN = const(4)
+_PH_OVER = const(5)
 
 _DRAIN_MAX = const(8)      # events taken from the ring per step (the rest next step: ~80 us each)
 # Reader bus work per step: once the readers served in a step have used this much, the
@@ -147,7 +150,7 @@ def at_pause(self):
     """True where no card, slap or press can be timed: between rounds (after the slaps:
     waiting for READY and the next deal), after the game, in the correction menu."""
     ph = self.referee.phase
-    return self.corr.menu or ph == PH_BETWEEN or ph == PH_OVER
+    return self.corr.menu or ph == _PH_BETWEEN or ph == _PH_OVER
 
 
 def poll(self):
@@ -235,7 +238,7 @@ def feed_cards(self):
     self._cards_in = 0
     i = 0
     while i < n * 5:
-        self.feed(EV_CARD, q[i], q[i + 1], q[i + 2], q[i + 3], q[i + 4])
+        self.feed(_EV_CARD, q[i], q[i + 1], q[i + 2], q[i + 3], q[i + 4])
         i += 5
 
 
@@ -319,7 +322,7 @@ def on_card(self, pile, uid, ticks):
         self.referee.report(ms, us, _E_UNKNOWN_UID, pile, -1)
         self.out("spit-referee: pile %d: unknown tag %s (not in cards.json)" % (pile, uid_hex(uid)))
     elif self.corr.take_resync(pile):
-        self.feed(EV_TOP, ms, us, pile, cm.card, 0)
+        self.feed(_EV_TOP, ms, us, pile, cm.card, 0)
 
 
 def take_card(self, pile, uid, ticks):
