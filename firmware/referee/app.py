@@ -43,7 +43,6 @@ import time
 
 from micropython import const
 
-import spit
 from spit.intents import LedIntents
 from spit.referee import Referee
 from referee.stalls import FlashStalls
@@ -170,8 +169,7 @@ class App:
         from referee import startup
         startup.load_configs(self)
         startup.build(self)   # (first alloc_emergency_exception_buf)
-        self.out("spit-referee %s board=%s" % (spit.__version__, self.board["name"]))
-        startup.selftest(self)
+        startup.selftest(self)   # (first the "spit-referee <version> board=<name>" line)
         del startup
         _drop_modules(_BOOT_ONLY)
         self.new_session()
@@ -192,6 +190,9 @@ class App:
         if self.book is not None:
             self.book.start(self.header)   # (made at boot: referee/startup.py)
             _drop_modules(_SESSION_ONLY)
+            # The new engine's first records wait in RAM for the next pause: its countdown
+            # begins now, and a flash write would mask the IRQs that time early cards.
+            self.stalls.note(self.book, 0, True)   # (written before play: not a mid-play write)
         for r in self.readers:
             r.clear_pile()
         self.clock.start()
@@ -201,10 +202,6 @@ class App:
             self._reported_ms[p] = 0
             if self.versions[p] is None:
                 self.referee.report(0, 0, _E_READER, p, 0)
-        # (the new engine's first records wait in RAM for the next pause: its countdown has
-        # begun, and a flash write now would mask the IRQs that time early cards)
-        if self.book is not None:
-            self.stalls.note(self.book, 0, True)   # (written before play: not a mid-play write)
 
     def close(self):
         """End the session: a closing tick, flush and close the log."""

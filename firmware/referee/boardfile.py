@@ -216,12 +216,11 @@ def short_check(d, name="board.json"):
     piles = d["piles"]
     if type(piles) is not int or not 2 <= piles <= 3:
         raise BoardError("%s: piles: expected 2 or 3" % name)
-    for k, n in (("touch", piles), ("players", 2)):
-        if type(d[k]) is not list or len(d[k]) != n:
-            raise BoardError("%s: %s: expected %d entries" % (name, k, n))
     nfc = d["nfc"]
-    if type(nfc) is not dict or type(nfc.get("readers")) is not list or len(nfc["readers"]) != piles:
-        raise BoardError("%s: nfc.readers: expected %d entries" % (name, piles))
+    readers = nfc.get("readers") if type(nfc) is dict else None
+    for k, v, n in (("touch", d["touch"], piles), ("players", d["players"], 2), ("nfc.readers", readers, piles)):
+        if type(v) is not list or len(v) != n:
+            raise BoardError("%s: %s: expected %d entries" % (name, k, n))
     return d
 
 
