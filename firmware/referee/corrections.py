@@ -178,18 +178,15 @@ class Corrections:
                 self.gesture[1] = True
                 if self.menu:
                     self.close()
-                else:
-                    self.open(ms)
+                else:   # open the menu
+                    self.menu = True
+                    self.opened += 1
+                    self.menu_input_ms = ms
+                    self.resync = -1
+                    self._show_menu()
+                    self._beep("open")
         if self.menu and ms - self.menu_input_ms >= _IDLE_CLOSE_MS and not (down[0] or down[1]):
             self.close()
-
-    def open(self, ms):
-        self.menu = True
-        self.opened += 1
-        self.menu_input_ms = ms
-        self.resync = -1
-        self._show_menu()
-        self._beep("open")
 
     def close(self):
         self.menu = False
