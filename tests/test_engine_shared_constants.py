@@ -49,7 +49,7 @@ def test_private_copies_of_codes_agree_with_their_modules():
             checked += len(found) > 0
     assert checked >= 80   # (the copies exist: the check is not empty)
     # The firmware's own modules keep copies too (spit.verdicts is not loaded on the board).
-    from referee import app, corrections as referee_corrections, loop
+    from referee import app, corrections as referee_corrections, loop, sessionlog
     checked = 0
     for module in (app, loop, referee_corrections):
         for name, value in vars(module).items():
@@ -57,6 +57,17 @@ def test_private_copies_of_codes_agree_with_their_modules():
                 assert getattr(verdicts, name[1:]) == value, (module.__name__, name, value)
                 checked += 1
     assert checked >= 18
+    # And of the event kinds, phases, LED colours, patterns and zones.
+    copied = {"_EV_": intake, "_PH_": referee, "_ALL_ZONES": intents, "_N_ZONES": intents,
+              "_YELLOW": intents, "_CYAN": intents, "_BLINK": intents, "_PULSE": intents}
+    checked = 0
+    for module in (app, loop, referee_corrections, sessionlog):
+        for name, value in vars(module).items():
+            for prefix, src in copied.items():
+                if name.startswith(prefix):
+                    assert getattr(src, name[1:]) == value, (module.__name__, name, value)
+                    checked += 1
+    assert checked >= 19
     # The few the names do not pair:
     assert referee._HIST_MASK == referee._HIST - 1 and referee._HIST & referee._HIST_MASK == 0
 

@@ -17,7 +17,7 @@ menu), reader IRQ edges -> ``note_irq``); report ring overflows (``overflow``); 
 reader one non-blocking step (cards -> card map -> ``card``, unknown tags -> ``unknown_uid``,
 failing readers -> ``reader_down``; a reader whose listing reply came in, seen by its IRQ
 edge, is served first and alone); a step in which a reader fed a card ends there, and the
-next step, run at once, only judges it and starts its LED frame (``judge_now``), before the
+next step, run at once, only judges it and starts its LED frame (``judge_cards``), before the
 reader's next command, the other readers and the ring, so neither half makes a long step;
 ``referee.advance(now)``; LEDs (only when the intents changed, an animation frame is due or a
 frame waits for the strip) and buzzer.  A card landing allocates nothing in ``poll()``
@@ -41,15 +41,10 @@ a tie (the engine's tie window), and the log carries that shared time, so a re-j
 import gc
 import time
 
-import micropython
 from micropython import const
 
-import spit
-from spit.intake import EV_TOUCH, EV_STUCK, EV_SLAP
-from spit.intents import LedIntents, ALL_ZONES
-from spit.referee import Referee, PH_OVER
-from drivers.input_ring import InputRing
-from referee.rejected import RejectedUids
+from spit.intents import LedIntents
+from spit.referee import Referee
 from referee.stalls import FlashStalls
 from referee.sessionlog import SessionLog
 from referee import loop
@@ -68,6 +63,12 @@ _V_ERROR = const(11)
 _V_ROUND_START = const(15)
 _E_DUPLICATE = const(5)
 _E_READER = const(11)
+# Likewise of spit.intake's event kinds, spit.referee's phase and spit.intents' zone mask.
+_EV_TOUCH = const(1)
+_EV_STUCK = const(3)
+_EV_SLAP = const(4)
+_PH_OVER = const(5)
+_ALL_ZONES = const(0x7F)
 
 # Private copies of the input source id layout of referee/sources.py (which only the boot's
 # builders need: it is dropped after boot; the shared-constants test checks the copies).
@@ -83,13 +84,9 @@ _REREPORT_MS = const(10000)
 # Modules only the boot needs (the board file, ruleset, card map and log tables loaders, the
 # device builders and their input source ids, the boot steps): dropped after boot so their
 # code does not hold heap during play (imported again if needed).
-_BOOT_ONLY = ("referee.startup", "referee.board_hw", "referee.boardfile", "referee.sources")
+_BOOT_ONLY = const(("referee.startup", "referee.board_hw", "referee.boardfile", "referee.sources"))
 # The session files' naming and rotation (Logbook.start): dropped after a session start.
-_SESSION_ONLY = ("referee.logfiles",)
-
-
-def _unlocked():
-    return 0   # (heap_unlock where MicroPython has no heap lock)
+_SESSION_ONLY = const(("referee.logfiles",))
 
 
 def _drop_modules(names):
@@ -104,10 +101,13 @@ def _drop_modules(names):
                 delattr(pkg, child)
 
 
-TYPE_CHECKING = const(False)   # (mpy-cross drops the block below: pyright reads it)
-if TYPE_CHECKING:
+_TYPE_CHECKING = const(False)   # (mpy-cross drops the block below: pyright reads it)
+if _TYPE_CHECKING:
     from drivers.debouncer import Debouncer
+    from drivers.input_ring import InputRing
+    from machine import Pin
     from referee.corrections import Corrections
+    from referee.rejected import RejectedUids
     from spit.cardmap import CardMap
     from spit.clock import SessionClock
     from spit.legal import Ruleset
@@ -120,10 +120,19 @@ class App:
     cards: "CardMap"
     counts: list
     header: str           # the session log's first line
-    ring: InputRing
+    ring: "InputRing"
     deb: "Debouncer"
     corr: "Corrections"
     clock: "SessionClock"
+    own_deck: bool        # each player plays their own deck (the card's owner is fed)
+    status: "Pin | None"  # status LED pin
+    loop_pin: "Pin | None"   # scope probe: high while a step runs (board.json loop_pin)
+    inputs: list          # the EdgeInputs (kept alive: their IRQs)
+    pn532: list
+    rejected: "RejectedUids"   # UIDs of read cards, to forget rejected ones
+    versions: list        # per pile: (ic, ver, rev, support) or None (no answer)
+    # Set by loop.init (App.__init__), with the rest of the loop's own state:
+    _cards_in: int        # cards read in this step, queued to be fed in the next
 
     def __init__(self, root="", out=print, echo=None, log_buffer=None, log_records=None):
         self.root = root
@@ -135,63 +144,32 @@ class App:
         if log_records is None:
             gc.collect()
         self.slog = SessionLog(None, 0, self._on_verdict, echo, records=log_records)
-        self.own_deck = False
-        self.status = None        # status LED pin
-        self.loop_pin = None      # scope probe: high while a step runs (board.json loop_pin)
         self.leds = None
         self.buzzer = None
-        self.inputs = []
         self.stuck_inputs = [None, None]
-        self.pn532 = []
         self.readers = []
-        self.rejected = RejectedUids(0)   # UIDs of read cards, to forget rejected ones
         self.book = None
         self.stalls = FlashStalls()   # input stamps inside flash writes (referee/stalls.py)
-        self._read = False         # a reader delivered a tag in this step
         self._judge = False        # a card (or a quiet pile) was fed: judge it in the next step
-        self._fed_pile = -1        # the pile whose reader fed that card
-        # Cards read in this step, fed in the next: (ms, us, pile, card, owner) each.
-        self._card_queue = [0] * (5 * loop.CARDS_IN)
-        self._cards_in = 0
         self._replied = -1         # the pile whose reader's reply came in (IRQ): served first
-        self._next_reader = 0      # the others in turn, from this one
-        self.step_us = 0           # ticks_us when this step began (pause_work's time budget)
-        self.steps = 0
-        # micropython.heap_lock/heap_unlock (None where absent): code that provably allocates
-        # nothing runs locked, so MicroPython puts its call frames on the C stack (a frame of
-        # more than 11 words is otherwise a heap block, allocated and freed on every call).
-        self.heap_lock = getattr(micropython, "heap_lock", None)
-        self.heap_unlock = getattr(micropython, "heap_unlock", _unlocked)
-        self.lock_failures = 0     # MemoryErrors under the lock (loop.run_locked)
-        self._lock_reported = 0
-        self._judge_cards_fn = self.judge_cards   # (bound once: loop.run_locked takes them)
-        self._advance_fn = self.advance_now
-        self._draw_fn = self.draw_leds
+        loop.init(self)            # the loop's own state (heap lock, card queue, counters)
         self._draw_src = None
         self._draw_ms = 0
         self.sessions = 0
-        self.versions = []        # per pile: (ic, ver, rev, support) or None (no answer)
-        self._overflows = 0
         self._housekeep_ms = 0
         self._reported_ms = [0, 0, 0]
         self._shown = None
         self._shown_changes = 0
         self._over_ready = [False, False]
         self.paused = False       # no card can land now (set each step by pause_work)
-        self._synced = True       # the session file has no unsynced write
-        self._swept = True        # gc.collect() done at this pause
         self._restart = False     # both READY after the game: a new session once the log is written
 
     # ---- boot ---------------------------------------------------------------------------
     def boot(self):
         from referee import startup
         startup.load_configs(self)
-        alloc = getattr(micropython, "alloc_emergency_exception_buf", None)
-        if alloc is not None:   # (absent from some host stand-ins of the module)
-            alloc(100)
-        startup.build(self)
-        self.out("spit-referee %s board=%s" % (spit.__version__, self.board["name"]))
-        startup.selftest(self)
+        startup.build(self)   # (first alloc_emergency_exception_buf)
+        startup.selftest(self)   # (first the "spit-referee <version> board=<name>" line)
         del startup
         _drop_modules(_BOOT_ONLY)
         self.new_session()
@@ -212,6 +190,9 @@ class App:
         if self.book is not None:
             self.book.start(self.header)   # (made at boot: referee/startup.py)
             _drop_modules(_SESSION_ONLY)
+            # The new engine's first records wait in RAM for the next pause: its countdown
+            # begins now, and a flash write would mask the IRQs that time early cards.
+            self.stalls.note(self.book, 0, True)   # (written before play: not a mid-play write)
         for r in self.readers:
             r.clear_pile()
         self.clock.start()
@@ -221,10 +202,6 @@ class App:
             self._reported_ms[p] = 0
             if self.versions[p] is None:
                 self.referee.report(0, 0, _E_READER, p, 0)
-        # (the new engine's first records wait in RAM for the next pause: its countdown has
-        # begun, and a flash write now would mask the IRQs that time early cards)
-        if self.book is not None:
-            self.stalls.note(self.book, 0, True)   # (written before play: not a mid-play write)
 
     def close(self):
         """End the session: a closing tick, flush and close the log."""
@@ -244,13 +221,8 @@ class App:
     at_pause = loop.at_pause
     poll = loop.poll
     feed_cards = loop.feed_cards
-    judge_now = loop.judge_now
-    judge_cards = loop.judge_cards
-    advance_now = loop.advance_now
     run_locked = loop.run_locked
-    draw_leds = loop.draw_leds
     _on_card = loop.on_card
-    take_card = loop.take_card
 
     def step(self):
         self.poll()
@@ -273,15 +245,15 @@ class App:
         us = clock.ev_us
         if s < _READER0:   # a touch sensor
             if s < len(self.readers) and self.rejected.pending[s]:
-                self._forget_now(s)
-            self.feed(EV_TOUCH, ms, us, s, 0, 0)
+                self.rejected.forget_now(s, self.readers[s])
+            self.feed(_EV_TOUCH, ms, us, s, 0, 0)
         elif s < _STUCK0 + 2:   # a STUCK button (its release too)
             self.corr.stuck_edge(s - _STUCK0, not (src & _RELEASE), ms, us)
         elif _SLAP0 <= s < _SLAP_END:   # a slap pad
             player = (s - _SLAP0) >> 2
             pile = s & 3
             if not self.corr.slap(player, pile, ms, us):
-                self.feed(EV_SLAP, ms, us, player, pile, 0)
+                self.feed(_EV_SLAP, ms, us, player, pile, 0)
             elif self.corr.resync == pile and pile < len(self.readers):
                 # The true top card may be one the reader has already seen: forget the pile
                 # (halted tags stay silent, so only a card put back or newly placed answers).
@@ -289,13 +261,13 @@ class App:
 
     def _short_stuck(self, player, ms, us):
         """A short STUCK press outside the correction menu."""
-        if self.referee.phase == PH_OVER:
+        if self.referee.phase == _PH_OVER:
             # After the game: both STUCK (READY) start the next game.
             self._over_ready[player] = True
             if self._over_ready[0] and self._over_ready[1]:
                 self._restart = True   # (pause_work: once the log is on flash)
             return
-        self.feed(EV_STUCK, ms, us, player, 0, 0)
+        self.feed(_EV_STUCK, ms, us, player, 0, 0)
 
     def _stuck_held(self, player):
         e = self.stuck_inputs[player]
@@ -316,9 +288,6 @@ class App:
         reader must read it again if it lands again (it was halted and remembered)."""
         if 0 <= pile < len(self.readers):
             self.rejected.reject(pile, card)
-
-    def _forget_now(self, pile):
-        self.rejected.forget_now(pile, self.readers[pile])
 
     def _forget_piles(self):
         """The piles were taken (round end) or a round starts: every tag is new again."""
@@ -379,7 +348,7 @@ class App:
             # Switching what is shown: make sure the renderer sees a new change count.
             if src.changes <= self._shown_changes:
                 src.changes = self._shown_changes + 1
-            src.dirty = ALL_ZONES   # (every zone compared with what the other one showed)
+            src.dirty = _ALL_ZONES   # (every zone compared with what the other one showed)
             self._shown = src
         leds = self.leds
         if leds is not None and (src.changes != self._shown_changes or leds.pending
@@ -388,7 +357,7 @@ class App:
             # before); a blink edge, an expiry or a countdown frame when it is due.
             self._draw_src = src
             self._draw_ms = ms
-            self.run_locked(self._draw_fn)
+            self.run_locked(loop.draw_leds)
         self._shown_changes = src.changes
         if self.buzzer is not None:
             self.buzzer.update(ms)

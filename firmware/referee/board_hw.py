@@ -119,24 +119,24 @@ def build_nfc(board):
     from machine import Pin
 
     nfc = board["nfc"]
-    out = []
-    if nfc["bus"] == "spi":
+    spi = nfc["bus"] == "spi"
+    buses = []   # SPI: the one shared bus; I2C: by the reader's "i2c" index
+    if spi:
         from machine import SPI
 
         c = nfc["spi"]
-        bus = SPI(c["id"], baudrate=c["baudrate"], polarity=_SPI_POLARITY, phase=_SPI_PHASE,
-                  bits=8, firstbit=SPI.MSB, sck=Pin(c["sck"]), mosi=Pin(c["mosi"]), miso=Pin(c["miso"]))
-        for r in nfc["readers"]:
-            cs = Pin(r["cs"], Pin.OUT, value=1)
-            out.append((bus, cs, Pin(r["irq"], Pin.IN, Pin.PULL_UP)))
-        return out
-    from machine import I2C
+        buses.append(SPI(c["id"], baudrate=c["baudrate"], polarity=_SPI_POLARITY, phase=_SPI_PHASE,
+                         bits=8, firstbit=SPI.MSB, sck=Pin(c["sck"]), mosi=Pin(c["mosi"]),
+                         miso=Pin(c["miso"])))
+    else:
+        from machine import I2C
 
-    buses = []
-    for c in nfc["i2c"]:
-        buses.append(I2C(c["id"], sda=Pin(c["sda"]), scl=Pin(c["scl"]), freq=c["freq"]))
+        for c in nfc["i2c"]:
+            buses.append(I2C(c["id"], sda=Pin(c["sda"]), scl=Pin(c["scl"]), freq=c["freq"]))
+    out = []
     for r in nfc["readers"]:
-        out.append((buses[r["i2c"]], None, Pin(r["irq"], Pin.IN, Pin.PULL_UP)))
+        cs = Pin(r["cs"], Pin.OUT, value=1) if spi else None
+        out.append((buses[0 if spi else r["i2c"]], cs, Pin(r["irq"], Pin.IN, Pin.PULL_UP)))
     return out
 
 

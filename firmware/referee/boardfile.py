@@ -43,9 +43,11 @@ ERR_RULESET = const(6)  # ruleset.json missing or invalid
 ERR_CARDS = const(7)  # cards.bin missing or damaged
 ERR_LOG_TABLES = const(9)  # logtables.bin missing, or not the one of this firmware
 
+_AGAIN = const(" (run `spit flash` again)")   # the end of a message about a file spit flash writes
+
 # What the firmware reads from a checked board (referee/board.py ``validate`` writes them all).
-_KEYS = ("name", "piles", "debounce_ms", "stable_ms", "reorder_us", "status_led", "loop_pin", "nfc",
-         "touch", "players", "leds", "buzzer")
+_KEYS = const(("name", "piles", "debounce_ms", "stable_ms", "reorder_us", "status_led", "loop_pin", "nfc",
+         "touch", "players", "leds", "buzzer"))
 
 
 class BoardError(ValueError):
@@ -94,16 +96,16 @@ def load_ruleset(path, reorder_us=None, name="ruleset.json"):
         from spit.legal import Ruleset
         values = d.get("values")
         if type(values) is not dict or type(d.get("options")) is not dict or type(d.get("ruleset")) is not str:
-            raise BoardError('%s: expected "ruleset", "options" and "values" (run `spit flash` again)'
-                             % name, ERR_RULESET)
+            raise BoardError('%s: expected "ruleset", "options" and "values"%s' % (name, _AGAIN),
+                             ERR_RULESET)
         rs = Ruleset()
         rs.name = d["ruleset"]
         rs.options = d["options"]
         for k in RULESET_VALUES:
             v = values.get(k)
             if type(v) is not int and type(v) is not bool:
-                raise BoardError("%s: values.%s: missing or not an integer (run `spit flash` again)"
-                                 % (name, k), ERR_RULESET)
+                raise BoardError("%s: values.%s: missing or not an integer%s" % (name, k, _AGAIN),
+                                 ERR_RULESET)
             setattr(rs, k, v)
         return rs
     try:
@@ -117,7 +119,7 @@ def load_ruleset(path, reorder_us=None, name="ruleset.json"):
         raise BoardError("%s: %s" % (name, e), ERR_RULESET)
 
 
-_TABLES_MAGIC = b"spit log tables 1\n"   # (spit.logtables writes the file: TABLES_MAGIC)
+_TABLES_MAGIC = const(b"spit log tables 1\n")   # (spit.logtables writes the file: TABLES_MAGIC)
 _TABLES_SECTIONS = const(14)
 
 
@@ -136,15 +138,14 @@ def load_log_tables(path, version, header_values, name="logtables.bin"):
             p += 2 + n
             parts.append(data[p - n:p])
     if p != len(data) or len(parts) != _TABLES_SECTIONS or len(parts[4]) != 5 or len(parts[5]) != 4:
-        raise BoardError("%s: damaged or not a log tables file (run `spit flash` again)" % name,
-                         ERR_LOG_TABLES)
+        raise BoardError("%s: damaged or not a log tables file%s" % (name, _AGAIN), ERR_LOG_TABLES)
     if parts[0] != version.encode():
-        raise BoardError("%s: written for another firmware than this one, %s (run `spit flash` again)"
-                         % (name, version), ERR_LOG_TABLES)
+        raise BoardError("%s: written for another firmware than this one, %s%s" % (name, version, _AGAIN),
+                         ERR_LOG_TABLES)
     try:
         header = parts[1].decode() % tuple(json.dumps(v) for v in header_values)
     except (TypeError, ValueError):
-        raise BoardError("%s: damaged header template (run `spit flash` again)" % name, ERR_LOG_TABLES)
+        raise BoardError("%s: damaged header template%s" % (name, _AGAIN), ERR_LOG_TABLES)
     s = parts[4]
     from array import array
     return header, (parts[2], array("H", parts[3]), s[0], parts[5], s[1], s[2], s[3], s[4]) + tuple(parts[6:])
@@ -215,12 +216,11 @@ def short_check(d, name="board.json"):
     piles = d["piles"]
     if type(piles) is not int or not 2 <= piles <= 3:
         raise BoardError("%s: piles: expected 2 or 3" % name)
-    for k, n in (("touch", piles), ("players", 2)):
-        if type(d[k]) is not list or len(d[k]) != n:
-            raise BoardError("%s: %s: expected %d entries" % (name, k, n))
     nfc = d["nfc"]
-    if type(nfc) is not dict or type(nfc.get("readers")) is not list or len(nfc["readers"]) != piles:
-        raise BoardError("%s: nfc.readers: expected %d entries" % (name, piles))
+    readers = nfc.get("readers") if type(nfc) is dict else None
+    for k, v, n in (("touch", d["touch"], piles), ("players", d["players"], 2), ("nfc.readers", readers, piles)):
+        if type(v) is not list or len(v) != n:
+            raise BoardError("%s: %s: expected %d entries" % (name, k, n))
     return d
 
 
@@ -236,17 +236,12 @@ def blink_code(led, code, repeats=1, sleep_ms=None):
         sleep_ms = time.sleep_ms
     for _ in range(repeats):
         for _ in range(code):
-            _led(led, True)
-            sleep_ms(250)
-            _led(led, False)
-            sleep_ms(250)
+            for on in (True, False):   # 250 ms on, 250 ms off
+                if led is None:
+                    pass
+                elif hasattr(led, "fill"):
+                    led.fill(9 if on else 0)  # MAGENTA
+                else:
+                    led.value(1 if on else 0)
+                sleep_ms(250)
         sleep_ms(1000)
-
-
-def _led(led, on):
-    if led is None:
-        return
-    if hasattr(led, "fill"):
-        led.fill(9 if on else 0)  # MAGENTA
-    else:
-        led.value(1 if on else 0)

@@ -67,9 +67,8 @@ def run(root="", error_cycles=-1, echo=True):
         echo = sys.stdout.write
     try:
         app = start(root, echo)
-    except KeyboardInterrupt:
-        raise
-    except Exception as e:  # noqa: BLE001 - top level: report once, never crash-loop
+    except Exception as e:  # noqa: BLE001 - top level: report once, never crash-loop (Ctrl-C, a
+        # KeyboardInterrupt, is no Exception: it passes)
         if hasattr(e, "code") and hasattr(e, "led") and hasattr(e, "what"):
             print(str(e))
             return _blink(getattr(e, "led"), getattr(e, "code"), error_cycles)

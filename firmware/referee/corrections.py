@@ -21,9 +21,7 @@ engine, so a re-judge of the log sees it.
 
 from micropython import const
 
-from spit.intake import EV_UNDO, EV_ANSWER
-from spit.intents import LedIntents, YELLOW, CYAN, PULSE, BLINK, N_ZONES
-from spit.referee import PH_QUESTION
+from spit.intents import LedIntents
 
 # Private copies of spit.verdicts' codes: const() is inlined per module only, so a use costs
 # no global and attribute lookup, and spit.verdicts need not be loaded on the board
@@ -33,6 +31,16 @@ _V_SPIT = const(7)
 _V_QUESTION = const(13)
 _V_ROUND_START = const(15)
 _V_RESYNC = const(19)
+# Likewise of spit.intake's event kinds, spit.referee's phase and spit.intents' colours,
+# patterns and zone count.
+_EV_UNDO = const(6)
+_EV_ANSWER = const(8)
+_PH_QUESTION = const(3)
+_YELLOW = const(7)
+_CYAN = const(8)
+_BLINK = const(1)
+_PULSE = const(3)
+_N_ZONES = const(7)
 
 _HOLD_MS = const(2000)
 # A button seen up with no release edge yet: its edge may still wait in the input ring (it
@@ -105,8 +113,8 @@ class Corrections:
 
     def _short(self, player, ms, us):
         ref = self.referee
-        if ref is not None and ref.phase == PH_QUESTION:
-            self.feed(EV_ANSWER, ms, us, ref.question_player, self.count, 0)
+        if ref is not None and ref.phase == _PH_QUESTION:
+            self.feed(_EV_ANSWER, ms, us, ref.question_player, self.count, 0)
             self.count = 0
             self.menu_input_ms = ms
             return
@@ -114,7 +122,7 @@ class Corrections:
             self.menu_input_ms = ms
             if self._n:
                 self._n -= 1
-                self.feed(EV_UNDO, ms, us, self._stack[self._n], 0, 0)
+                self.feed(_EV_UNDO, ms, us, self._stack[self._n], 0, 0)
                 self._beep("undo")
             return
         self.on_short(player, ms, us)
@@ -122,7 +130,7 @@ class Corrections:
     def slap(self, player, pile, ms, us):
         """True if the press was used here (question or menu), False: feed it as a slap."""
         ref = self.referee
-        if ref is not None and ref.phase == PH_QUESTION:
+        if ref is not None and ref.phase == _PH_QUESTION:
             self.count += 1
             self.menu_input_ms = ms
             self._beep("count")
@@ -132,7 +140,7 @@ class Corrections:
         self.menu_input_ms = ms
         self.resync = pile
         self._show_menu()
-        self.intents.show(pile, CYAN, BLINK, -1)
+        self.intents.show(pile, _CYAN, _BLINK, -1)
         return True
 
     def take_resync(self, pile):
@@ -150,7 +158,7 @@ class Corrections:
         if not (down[0] or down[1] or self.menu):
             return   # the usual case in play: nothing held, no menu
         for p in range(2):
-            if not self.down[p]:
+            if not down[p]:
                 continue
             if self.is_held(p):
                 self.up_ms[p] = -1
@@ -158,11 +166,11 @@ class Corrections:
                 self.up_ms[p] = ms             # its release edge should follow soon
             elif ms - self.up_ms[p] >= _LOST_RELEASE_MS:
                 # The release edge was lost: the hold ends here, and it was no STUCK.
-                self.down[p] = False
+                down[p] = False
                 self.gesture[p] = True
-                if not self.down[1 - p]:
+                if not down[1 - p]:
                     self._armed = True
-        if self._armed and self.down[0] and self.down[1]:
+        if self._armed and down[0] and down[1]:
             start = self.down_ms[0] if self.down_ms[0] > self.down_ms[1] else self.down_ms[1]
             if ms - start >= _HOLD_MS:
                 self._armed = False
@@ -170,18 +178,15 @@ class Corrections:
                 self.gesture[1] = True
                 if self.menu:
                     self.close()
-                else:
-                    self.open(ms)
-        if self.menu and ms - self.menu_input_ms >= _IDLE_CLOSE_MS and not (self.down[0] or self.down[1]):
+                else:   # open the menu
+                    self.menu = True
+                    self.opened += 1
+                    self.menu_input_ms = ms
+                    self.resync = -1
+                    self._show_menu()
+                    self._beep("open")
+        if self.menu and ms - self.menu_input_ms >= _IDLE_CLOSE_MS and not (down[0] or down[1]):
             self.close()
-
-    def open(self, ms):
-        self.menu = True
-        self.opened += 1
-        self.menu_input_ms = ms
-        self.resync = -1
-        self._show_menu()
-        self._beep("open")
 
     def close(self):
         self.menu = False
@@ -189,8 +194,8 @@ class Corrections:
         self._beep("close")
 
     def _show_menu(self):
-        for z in range(N_ZONES):
-            self.intents.show(z, YELLOW, PULSE, -1)
+        for z in range(_N_ZONES):
+            self.intents.show(z, _YELLOW, _PULSE, -1)
 
     def _beep(self, kind):
         if self.beep is not None:

@@ -70,9 +70,8 @@ class Logbook:
         self._fs = fs             # (None: ``os``; used by referee/logfiles.py)
         # ``buf``: a buffer allocated early at boot, before the heap fragments (on the
         # RP2040 a 4 KB block can be missing after the firmware's modules are loaded).
-        self._buf = buf if buf is not None and len(buf) == buffer_bytes else bytearray(buffer_bytes)
-        self._mv = memoryview(self._buf)
-        self.buf = self._buf      # lines are written here after room() (then commit())
+        self.buf = buf if buf is not None and len(buf) == buffer_bytes else bytearray(buffer_bytes)
+        self._mv = memoryview(self.buf)   # lines are written to buf after room() (then commit())
         self._cap = buffer_bytes
         self._n = 0               # bytes in the buffer (always whole lines, each ending in \n)
         self._lines = 0           # lines in the buffer
@@ -176,12 +175,16 @@ class Logbook:
             self.forced_flushes += 1
             self._flush(False)           # no rotation (file deletions) in the middle of play
             if k >= self._cap:               # longer than the whole buffer: write it through
-                self._write_through(data)
+                # (rare; the copy keeps it to one write call)
+                if self._write(data + b"\n", k + 1):
+                    self.lines_written += 1
+                else:
+                    self.dropped_lines += 1
                 return
             end = k
         start = self._n
         self._mv[start:end] = data
-        self._buf[end] = _NL
+        self.buf[end] = _NL
         self._n = end + 1
         self._lines += 1
 
@@ -207,13 +210,6 @@ class Logbook:
             self.rotate()
         return ok
 
-    def _write_through(self, data):
-        # Rare (a line longer than the buffer); the copy keeps it to one write call.
-        if self._write(data + b"\n", len(data) + 1):
-            self.lines_written += 1
-        else:
-            self.dropped_lines += 1
-
     def _write(self, data, n, sync=True):
         f = self._f
         if f is None:
@@ -226,13 +222,6 @@ class Logbook:
         ticks = getattr(time, "ticks_us", None)   # (absent on CPython: host-side use)
         if ticks is not None:
             self.stall_from_us = ticks()
-        try:
-            return self._write_file(f, data, n, sync)
-        finally:
-            if ticks is not None:
-                self.stall_to_us = ticks()
-
-    def _write_file(self, f, data, n, sync):
         try:
             if self._torn:
                 # The previous write stopped part-way; end that fragment so it stays one bad
@@ -256,3 +245,6 @@ class Logbook:
             self.last_error = e
             self._torn = True
             return False
+        finally:
+            if ticks is not None:
+                self.stall_to_us = ticks()

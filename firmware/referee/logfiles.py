@@ -10,8 +10,10 @@ failures), or ``os`` and the builtin ``open`` when it has none.
 
 import os
 
-_PREFIX = "session-"
-_SUFFIX = ".spitlog"
+from micropython import const
+
+_PREFIX = const("session-")
+_SUFFIX = const(".spitlog")
 
 
 def _join(directory, name):

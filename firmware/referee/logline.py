@@ -36,12 +36,6 @@ _QUOTE = const(34)
 _NL = const(10)
 
 
-def _put(buf, p, data):
-    n = p + len(data)
-    buf[p:n] = data
-    return n
-
-
 def _put_int(buf, p, v):
     if v < 0:
         buf[p] = 45   # -
@@ -168,7 +162,8 @@ class LineFormat:
         if uid is not None:
             p = self._piece(buf, p, self._uid_key)
             buf[p] = _QUOTE
-            p = _put(buf, p + 1, uid)
+            copy_into(buf, p + 1, uid, 0, len(uid))
+            p += 1 + len(uid)
             buf[p] = _QUOTE
             p += 1
         buf[p] = 125   # }

@@ -4,8 +4,8 @@ They live here to keep app.py short; app.py binds them in its class body (``run_
 loop.run_forever``), so a call costs what a method defined there costs.
 
 ``poll()`` (the first half of every step: inputs, readers, engine, LEDs; referee/app.py's
-docstring), ``judge_now()`` and ``feed_cards()`` (a card read in one step is fed, judged and
-drawn first thing in the next); ``run_locked()``: the engine and the LEDs run with the heap
+docstring), ``judge_cards()`` and ``feed_cards()`` (a card read in one step is fed, judged
+and drawn first thing in the next); ``run_locked()``: the engine and the LEDs run with the heap
 locked.
 ``run_forever()``: step, then idle (WFE) until an interrupt stamps an input or 1 ms passes.
 ``pause_work()`` (the second half of every step): in play the live console echo, one record
@@ -18,11 +18,10 @@ settled, after the game, in the correction menu (docs/hardware.md, flash writes)
 import gc
 import time
 
+import micropython
 from micropython import const
 
 from spit.cardmap import uid_hex
-from spit.intake import EV_CARD, EV_TOP
-from spit.referee import PH_BETWEEN, PH_OVER
 from referee.sessionlog import RECORD_BYTES
 
 # Private copies of spit.verdicts' codes: const() is inlined per module only, so a use costs
@@ -30,17 +29,48 @@ from referee.sessionlog import RECORD_BYTES
 # (tests/test_engine_shared_constants.py checks every copy against it).
 _E_UNKNOWN_UID = const(10)
 _E_OVERFLOW = const(13)
+# Likewise of spit.intake's event kinds and spit.referee's phases.
+_EV_CARD = const(2)
+_EV_TOP = const(7)
+_PH_BETWEEN = const(4)
+_PH_OVER = const(5)
 
 _DRAIN_MAX = const(8)      # events taken from the ring per step (the rest next step: ~80 us each)
 # Reader bus work per step: once the readers served in a step have used this much, the
 # rest wait for the next step (a PN532 scan step takes ~2 ms of SPI and Python on the chip).
 _READERS_US = const(700)
 _DRAW_BEFORE_US = const(3000)   # a step this long leaves drawing the LEDs to the next step
-CARDS_IN = const(4)        # cards one reader step can deliver before they are fed (a group)
+_CARDS_IN = const(4)        # cards one reader step can deliver before they are fed (a group)
 _HOUSEKEEP_MS = const(1000)   # reader re-reports, debouncer expiry
 _IDLE_US = const(1000)    # longest idle wait after a step with no input waiting
 _ECHO_BEFORE_US = const(1500)   # no console echo in a step that has already taken this long
 _FORMAT_PER_STEP = const(2)   # log records formatted into the Logbook's buffer per step at a pause (~1 ms each)
+
+
+def _unlocked():
+    return 0   # (heap_unlock where MicroPython has no heap lock)
+
+
+def init(self):
+    """The loop's own state (``App.__init__``)."""
+    self._read = False         # a reader delivered a tag in this step
+    self._fed_pile = -1        # the pile whose reader fed the card to judge in the next step
+    # Cards read in this step, fed in the next: (ms, us, pile, card, owner) each.
+    self._card_queue = [0] * (5 * _CARDS_IN)
+    self._cards_in = 0
+    self._next_reader = 0      # the readers are served in turn, from this one
+    self.step_us = 0           # ticks_us when this step began (pause_work's time budget)
+    self.steps = 0
+    # micropython.heap_lock/heap_unlock (None where absent): code that provably allocates
+    # nothing runs locked, so MicroPython puts its call frames on the C stack (a frame of
+    # more than 11 words is otherwise a heap block, allocated and freed on every call).
+    self.heap_lock = getattr(micropython, "heap_lock", None)
+    self.heap_unlock = getattr(micropython, "heap_unlock", _unlocked)
+    self.lock_failures = 0     # MemoryErrors under the lock (run_locked)
+    self._lock_reported = 0
+    self._overflows = 0
+    self._synced = True        # the session file has no unsynced write
+    self._swept = True         # gc.collect() done at this pause
 
 
 def run_forever(self):
@@ -120,7 +150,7 @@ def at_pause(self):
     """True where no card, slap or press can be timed: between rounds (after the slaps:
     waiting for READY and the next deal), after the game, in the correction menu."""
     ph = self.referee.phase
-    return self.corr.menu or ph == PH_BETWEEN or ph == PH_OVER
+    return self.corr.menu or ph == _PH_BETWEEN or ph == _PH_OVER
 
 
 def poll(self):
@@ -130,7 +160,7 @@ def poll(self):
     if self._judge:
         self._judge = False
         self._read = True   # (no console echo in this step either)
-        self.run_locked(self._judge_cards_fn)
+        self.run_locked(judge_cards)
         p = self._fed_pile
         if p >= 0:
             # Then the reader that read the card takes its next step (it halts the tag
@@ -191,7 +221,7 @@ def poll(self):
     if self._judge:
         return   # (the next step judges the card: see above)
     self.corr.tick(ms)
-    self.run_locked(self._advance_fn)
+    self.run_locked(advance_now)
     if time.ticks_diff(time.ticks_us(), self.step_us) > _DRAW_BEFORE_US:
         self._judge = True   # a long step already: the LEDs are drawn first in the next
     else:
@@ -208,14 +238,16 @@ def feed_cards(self):
     self._cards_in = 0
     i = 0
     while i < n * 5:
-        self.feed(EV_CARD, q[i], q[i + 1], q[i + 2], q[i + 3], q[i + 4])
+        self.feed(_EV_CARD, q[i], q[i + 1], q[i + 2], q[i + 3], q[i + 4])
         i += 5
 
 
-def judge_now(self):
-    """A card was fed in the last step: judge it and start its LED frame, first thing
-    in this step (``run_forever`` does not idle in between), before the reader's next
-    bus command, the other readers and the input ring."""
+def judge_cards(self):
+    """A card was fed in the last step: feed the queued cards, judge them and start their
+    LED frame, first thing in this step (``run_forever`` does not idle in between), before
+    the reader's next bus command, the other readers and the input ring (``run_locked``)."""
+    if self._cards_in:
+        self.feed_cards()
     clock = self.clock
     clock.update()
     ms = clock.ms
@@ -223,13 +255,6 @@ def judge_now(self):
     self.referee.advance(ms, us)
     self.slog.advanced(ms, us)
     self._render(ms)
-
-
-def judge_cards(self):
-    """The judge step's work: feed the queued cards, judge, draw (``run_locked``)."""
-    if self._cards_in:
-        self.feed_cards()
-    self.judge_now()
 
 
 def advance_now(self):
@@ -240,19 +265,20 @@ def advance_now(self):
 
 
 def run_locked(self, fn):
-    """``fn()`` (a bound method made once: making one allocates) with the heap locked: it
-    allocates nothing, and MicroPython then puts its call frames on the C stack instead of
-    allocating and freeing a heap block for every call of a function with more than 11
-    words of frame, which costs the chip up to 0.3 ms a call when the heap is fragmented.
+    """``fn(self)`` (a function of this module: no bound method to make, which would
+    allocate) with the heap locked: it allocates nothing, and MicroPython then puts its
+    call frames on the C stack instead of allocating and freeing a heap block for every
+    call of a function with more than 11 words of frame, which costs the chip up to 0.3 ms
+    a call when the heap is fragmented.
     A MemoryError there (something allocates after all) stops the locking for the session:
     the loop goes on, and the next pause prints it."""
     lock = self.heap_lock
     if lock is None:
-        fn()
+        fn(self)
         return
     lock()
     try:
-        fn()
+        fn(self)
     except MemoryError:
         self.heap_lock = None
         self.lock_failures += 1
@@ -276,14 +302,14 @@ def on_card(self, pile, uid, ticks):
     if lock is not None:
         lock()
         try:
-            taken = self.take_card(pile, uid, ticks)
+            taken = take_card(self, pile, uid, ticks)
         except MemoryError:
             self.heap_lock = None   # (see run_locked; the card is taken again, unlocked)
             self.lock_failures += 1
         finally:
             self.heap_unlock()
     if taken is None:
-        taken = self.take_card(pile, uid, ticks)
+        taken = take_card(self, pile, uid, ticks)
     if taken:
         return
     clock = self.clock
@@ -296,11 +322,11 @@ def on_card(self, pile, uid, ticks):
         self.referee.report(ms, us, _E_UNKNOWN_UID, pile, -1)
         self.out("spit-referee: pile %d: unknown tag %s (not in cards.json)" % (pile, uid_hex(uid)))
     elif self.corr.take_resync(pile):
-        self.feed(EV_TOP, ms, us, pile, cm.card, 0)
+        self.feed(_EV_TOP, ms, us, pile, cm.card, 0)
 
 
 def take_card(self, pile, uid, ticks):
-    """``_on_card``'s usual path; False for an unknown tag or a pending resync (the card
+    """``on_card``'s usual path; False for an unknown tag or a pending resync (the card
     map's ``card``, the clock's ``ev_ms``/``ev_us`` hold what the caller needs)."""
     clock = self.clock
     clock.convert(ticks)
@@ -310,12 +336,12 @@ def take_card(self, pile, uid, ticks):
     rejected = self.rejected
     if pile < len(self.readers):
         if rejected.pending[pile]:
-            self._forget_now(pile)
+            rejected.forget_now(pile, self.readers[pile])
         rejected.keep(pile, cm.card, uid)   # to forget it if the card is rejected
     # Fed to the engine at the start of the next step, with its verdict: the reader's
     # frame read and the engine's work are not one long step.
     n = self._cards_in
-    if n == CARDS_IN:
+    if n == _CARDS_IN:
         self.feed_cards()   # (a group of more cards than slots: the first ones now)
         n = 0
     q = self._card_queue

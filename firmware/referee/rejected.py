@@ -69,7 +69,7 @@ class RejectedUids:
                 base = s * _SLOT
                 n = mem[base + 1]
                 if n:
-                    uid = self._uids[0 if n == 4 else (1 if n == 7 else 2)]
+                    uid = self._uids[n // 3 - 1]   # (4, 7, 10 bytes: 0, 1, 2)
                     for i in range(n):
                         uid[i] = mem[base + 2 + i]
                     reader.forget(uid)

@@ -47,9 +47,12 @@ from array import array
 
 from micropython import const
 
-from spit.intake import EV_TICK, EV_CARD
 from referee.logline import LineFormat
 
+# Private copies of spit.intake's event kinds (const() is inlined per module only:
+# tests/test_engine_shared_constants.py checks them against it).
+_EV_TICK = const(9)
+_EV_CARD = const(2)
 _SAT_MS = const(500000)
 _RECORDS = const(384)
 _VERDICT = const(0x80)   # kind byte of a verdict record: 0x80 | code
@@ -148,7 +151,7 @@ class SessionLog:
             d = z
         fmt = self.line_format
         if k & _TICK_FIRST:
-            p = fmt.event(buf, p, EV_TICK, d, (w >> 18) & 0x3FF, 0, 0, 0)
+            p = fmt.event(buf, p, _EV_TICK, d, (w >> 18) & 0x3FF, 0, 0, 0)
         if k & _VERDICT:
             notes = self._notes
             uid = notes.get(i) if notes else None
@@ -226,7 +229,7 @@ class SessionLog:
         # the same horizon (computed without big ints).
         # The tick shares the event's record (flag _TICK_FIRST, H in the spare fields).
         if (dm >= _SAT_MS or (dm >= 0 and dm * 1000 + (h_us - us) > self.reorder_us)
-                or (kind == EV_CARD and (h_ms > self.l_ms or (h_ms == self.l_ms and h_us > self.l_us)))):
+                or (kind == _EV_CARD and (h_ms > self.l_ms or (h_ms == self.l_ms and h_us > self.l_us)))):
             self.l_ms = h_ms
             self.l_us = h_us
             self.ticks_written += 1
@@ -245,7 +248,7 @@ class SessionLog:
         if ms > self.l_ms or (ms == self.l_ms and us > self.l_us):
             self.l_ms = ms
             self.l_us = us
-        self._push(EV_TICK, ms, us, 0, 0, 0, 0)
+        self._push(_EV_TICK, ms, us, 0, 0, 0, 0)
 
     def sink(self, code, ms, us, a, b, c, d):
         """The engine's verdict sink (also used for errors the firmware reports)."""

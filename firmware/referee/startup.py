@@ -6,6 +6,7 @@ board-file validator and the device builders), so its code does not hold heap du
 
 import time
 
+import micropython
 from micropython import const
 
 import spit
@@ -14,7 +15,7 @@ from spit.legal import MODE_OWN_DECK
 from drivers.input_ring import InputRing
 from referee import board_hw, sources
 from referee.boardfile import (load as load_board, load_ruleset, load_cards, load_log_tables, BoardError,
-                               ERR_HARDWARE, ERR_RULESET, ERR_CARDS)  # noqa: F401 - (ERR_CARDS: blink 7)
+                               ERR_HARDWARE, ERR_RULESET)
 from referee.boot import LOG_BUFFER_BYTES
 from referee.corrections import Corrections
 from referee.rejected import RejectedUids
@@ -38,7 +39,7 @@ _RING = const(64)
 
 
 # What a BoardError's blink code is about, by code (referee/boardfile.py's ERR_ constants).
-_WHAT = (None, None, "board", "board", "board", "board", "ruleset", "card map", None, "log tables")
+_WHAT = const((None, None, "board", "board", "board", "board", "ruleset", "card map", None, "log tables"))
 
 
 def load_configs(app):
@@ -66,6 +67,9 @@ def load_configs(app):
 
 def build(app):
     """Build inputs, readers, LEDs and buzzer (BootError code 5 if a device fails)."""
+    alloc = getattr(micropython, "alloc_emergency_exception_buf", None)
+    if alloc is not None:   # (absent from some host stand-ins of the module)
+        alloc(100)
     board = app.board
     app.status = board_hw.status_led(board)
     try:
@@ -76,8 +80,9 @@ def build(app):
         # only read irq.value().  One Pin object per GPIO, shared by both.
         app.inputs = board_hw.build_inputs(board, app.ring, [irq for _, _, irq in nfc])
         for e in app.inputs:
-            if sources.kind(e.source) == sources.KIND_STUCK:
-                app.stuck_inputs[sources.player_of(e.source)] = e
+            for q in range(2):
+                if e.source == sources.stuck(q):   # player q's STUCK button
+                    app.stuck_inputs[q] = e
         app.deb = board_hw.build_debouncer(board, app.inputs)
         app.pn532 = []
         app.readers = []
@@ -89,7 +94,7 @@ def build(app):
                                           on_status=app._on_status, on_quiet=app._on_quiet,
                                           passive_retries=_PASSIVE_RETRIES,
                                           reply_timeout_us=500000))
-        app.rejected = RejectedUids(len(app.readers))
+        app.rejected = RejectedUids(len(app.readers))   # UIDs of read cards, to forget rejected ones
         app.leds = board_hw.build_leds(board)
         app.loop_pin = board_hw.loop_pin(board)
         app.buzzer = board_hw.build_buzzer(board)
@@ -97,21 +102,19 @@ def build(app):
         raise BootError("board", "board.json: a device failed to initialise: %s" % e,
                         ERR_HARDWARE, app.status)
     app.corr = Corrections(app.feed, app._stuck_held, app._short_stuck, app._beep)
-    app.book = _make_logbook(app)
+    from referee.logbook import Logbook
+    # The log's buffer: allocated first thing at boot (referee/boot.py start; else made here).
+    app.book = Logbook(app.root + "logs", buffer_bytes=LOG_BUFFER_BYTES, buf=app._log_buffer)
+    app._log_buffer = None
     app.clock = SessionClock(time.ticks_us, time.ticks_ms, time.ticks_diff)
 
 
-def _make_logbook(app):
-    from referee.logbook import Logbook
-    buf = app._log_buffer   # allocated first thing at boot (referee/boot.py start; else made here)
-    app._log_buffer = None
-    return Logbook(app.root + "logs", buffer_bytes=LOG_BUFFER_BYTES, buf=buf)
-
-
 def selftest(app):
-    """PN532 firmware version per reader (a dead one is retried later) and an LED sweep."""
+    """The firmware line, the PN532 firmware version per reader (a dead one is retried
+    later) and an LED sweep."""
+    app.out("spit-referee %s board=%s" % (spit.__version__, app.board["name"]))
     nfc = app.board["nfc"]
-    app.versions = []
+    app.versions = []   # per pile: (ic, ver, rev, support) or None (no answer)
     for p, pn in enumerate(app.pn532):
         try:
             v = pn.setup(_PASSIVE_RETRIES)
