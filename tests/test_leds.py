@@ -52,6 +52,15 @@ def test_constants_mirror_the_contract(vb):
     assert L.N_ZONES == 7 and len(L.DEFAULT_PALETTE) == L.N_COLORS
 
 
+def test_renderers_private_copies_match_led_patterns(vb):
+    """led_strip (and gpio_leds) keep led_patterns' ids as private consts: same values."""
+    from drivers import led_patterns as L
+    from drivers import led_strip as S
+
+    for name in ("C_OFF", "N_COLORS", "N_ZONES", "ALL_ZONES", "P_SOLID", "P_COUNTDOWN", "NEVER_MS"):
+        assert getattr(S, "_" + name) == getattr(L, name), name
+
+
 def test_solid_zone_and_write_only_on_change(vb):
     from drivers.led_patterns import C_GREEN, C_RED
 

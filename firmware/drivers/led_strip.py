@@ -22,20 +22,18 @@ state machine, so interrupts (and the touch/pad IRQ timestamps) are never held o
 
 from array import array
 
-from drivers.led_patterns import (
-    ALL_ZONES,
-    C_OFF,
-    DEFAULT_PALETTE,
-    IntentTracker,
-    N_COLORS,
-    N_ZONES,
-    NEVER_MS,
-    P_COUNTDOWN,
-    P_SOLID,
-    countdown_lit,
-    pattern_level,
-    pattern_next,
-)
+from micropython import const
+
+from drivers.led_patterns import DEFAULT_PALETTE, IntentTracker, countdown_lit, pattern_level, pattern_next
+
+# led_patterns' ids and limits, as private consts (compiled in, no module lookups per render)
+_C_OFF = const(0)          # led_patterns.C_OFF
+_N_COLORS = const(10)      # led_patterns.N_COLORS
+_N_ZONES = const(7)        # led_patterns.N_ZONES
+_ALL_ZONES = const(0x7F)   # led_patterns.ALL_ZONES
+_P_SOLID = const(0)        # led_patterns.P_SOLID
+_P_COUNTDOWN = const(4)    # led_patterns.P_COUNTDOWN
+_NEVER_MS = const(0x3FFFFFFF)   # led_patterns.NEVER_MS
 
 
 class LedStrip:
@@ -43,15 +41,15 @@ class LedStrip:
         self.strip = strip
         self.n = strip.n
         self._zones = []
-        for z in range(N_ZONES):
+        for z in range(_N_ZONES):
             idx = zones[z] if z < len(zones) and zones[z] else ()
             for p in idx:
                 if p < 0 or p >= self.n:
                     raise ValueError("zone %d: pixel %d outside strip of %d" % (z, p, self.n))
             self._zones.append(tuple(idx))
         self._base = palette if palette is not None else DEFAULT_PALETTE
-        self._pal = bytearray(3 * N_COLORS)          # r, g, b per colour at the brightness
-        self._full = array("I", bytes(4 * N_COLORS))  # word per colour at full level
+        self._pal = bytearray(3 * _N_COLORS)          # r, g, b per colour at the brightness
+        self._full = array("I", bytes(4 * _N_COLORS))  # word per colour at full level
         self._frame = array("I", bytes(4 * self.n))  # the frame last sent
         self._intents = IntentTracker()
         self._animated = 0      # bit mask of the zones that change with time
@@ -59,7 +57,7 @@ class LedStrip:
         # next PULSE/COUNTDOWN frame): the caller renders again then, or when the intents
         # change, or while ``pending``.
         self.due_ms = 0
-        self._zone_due = array("i", bytes(4 * N_ZONES))   # per animated zone: its next change
+        self._zone_due = array("i", bytes(4 * _N_ZONES))   # per animated zone: its next change
         self._force = True
         self.pending = False   # zones to draw wait for the strip: render again soon
         self._deferred = 0     # their bit mask
@@ -69,7 +67,7 @@ class LedStrip:
     def set_brightness(self, brightness):
         """Global brightness 0..255 (WS2812 at full white draws ~60 mA per pixel)."""
         b = max(0, min(255, brightness))
-        for c in range(N_COLORS):
+        for c in range(_N_COLORS):
             rgb = self._base[c] if c < len(self._base) else (0, 0, 0)
             for k in range(3):
                 self._pal[3 * c + k] = rgb[k] * b // 255
@@ -100,7 +98,7 @@ class LedStrip:
                 a >>= 1
                 z += 1
         if self._force:
-            draw = ALL_ZONES
+            draw = _ALL_ZONES
         if not draw:
             return False
         if not self.strip.ready():
@@ -128,23 +126,23 @@ class LedStrip:
             c = colors[z]
             word = 0
             lit = len(idx)
-            if c != C_OFF and c < N_COLORS:
+            if c != _C_OFF and c < _N_COLORS:
                 until = tr.until[z]
                 if until < 0 or now_ms < until:
                     pat = tr.pattern[z]
-                    if pat == P_SOLID:
+                    if pat == _P_SOLID:
                         level = 255
                     else:
                         level = pattern_level(pat, now_ms - tr.start[z])
-                    if until >= 0 or pat != P_SOLID:
+                    if until >= 0 or pat != _P_SOLID:
                         animated |= bit
                         # (a SOLID zone only expires: no sum near NEVER_MS, which would
                         # be a big int on the chip's 31-bit small ints)
-                        t = until if pat == P_SOLID else now_ms + pattern_next(pat, now_ms - tr.start[z])
+                        t = until if pat == _P_SOLID else now_ms + pattern_next(pat, now_ms - tr.start[z])
                         if 0 <= until < t:
                             t = until
                         zone_due[z] = t
-                    if pat == P_COUNTDOWN and until >= 0:
+                    if pat == _P_COUNTDOWN and until >= 0:
                         lit = countdown_lit(len(idx), tr.start[z], until, now_ms)
                     if level == 255:
                         word = self._full[c]
@@ -158,7 +156,7 @@ class LedStrip:
                     frame[p] = w
                     dirty = True
         self._animated = animated
-        due = NEVER_MS
+        due = _NEVER_MS
         z = 0
         while animated:
             if animated & 1 and zone_due[z] < due:
@@ -175,7 +173,7 @@ class LedStrip:
 
     def fill(self, color, level=255):
         """Show one colour on every pixel now (self-test, boot error); next render redraws."""
-        w = self._word(color, level) if 0 <= color < N_COLORS else 0
+        w = self._word(color, level) if 0 <= color < _N_COLORS else 0
         self.strip.wait()   # (the previous frame may still be read by the DMA)
         frame = self._frame
         for p in range(self.n):
@@ -186,4 +184,4 @@ class LedStrip:
         self._force = True
 
     def off(self):
-        self.fill(C_OFF, 0)
+        self.fill(_C_OFF, 0)
