@@ -59,8 +59,8 @@ class LedStrip:
         self.due_ms = 0
         self._zone_due = array("i", bytes(4 * _N_ZONES))   # per animated zone: its next change
         self._force = True
-        self.pending = False   # zones to draw wait for the strip: render again soon
-        self._deferred = 0     # their bit mask
+        # Bit mask of the zones to draw that wait for the strip (0: none): render again soon.
+        self.pending = 0
         self.writes = 0
         self.set_brightness(brightness)
 
@@ -86,7 +86,7 @@ class LedStrip:
         previous frame (the DMA reads the frame buffer): until then they wait in
         ``pending``."""
         tr = self._intents
-        draw = tr.sync(intents, now_ms) | self._deferred
+        draw = tr.sync(intents, now_ms) | self.pending
         if now_ms >= self.due_ms:
             # The animated zones whose next change is due (not every animated zone).
             a = self._animated
@@ -102,11 +102,9 @@ class LedStrip:
         if not draw:
             return False
         if not self.strip.ready():
-            self._deferred = draw
-            self.pending = True
+            self.pending = draw
             return False
-        self._deferred = 0
-        self.pending = False
+        self.pending = 0
         animated = self._animated & ~draw   # recomputed below for the zones drawn
         dirty = self._force
         frame = self._frame
@@ -132,18 +130,20 @@ class LedStrip:
                     pat = tr.pattern[z]
                     if pat == _P_SOLID:
                         level = 255
+                        if until >= 0:
+                            # It only expires (no sum near NEVER_MS, which would be a big
+                            # int on the chip's 31-bit small ints).
+                            animated |= bit
+                            zone_due[z] = until
                     else:
                         level = pattern_level(pat, now_ms - tr.start[z])
-                    if until >= 0 or pat != _P_SOLID:
                         animated |= bit
-                        # (a SOLID zone only expires: no sum near NEVER_MS, which would
-                        # be a big int on the chip's 31-bit small ints)
-                        t = until if pat == _P_SOLID else now_ms + pattern_next(pat, now_ms - tr.start[z])
+                        t = now_ms + pattern_next(pat, now_ms - tr.start[z])
                         if 0 <= until < t:
                             t = until
                         zone_due[z] = t
-                    if pat == _P_COUNTDOWN and until >= 0:
-                        lit = countdown_lit(len(idx), tr.start[z], until, now_ms)
+                        if pat == _P_COUNTDOWN and until >= 0:
+                            lit = countdown_lit(len(idx), tr.start[z], until, now_ms)
                     if level == 255:
                         word = self._full[c]
                     elif level:
@@ -180,7 +180,7 @@ class LedStrip:
             frame[p] = w
         self.strip.write(frame)
         self.writes += 1
-        self.pending = False
+        self.pending = 0   # (the next render redraws every zone: _force)
         self._force = True
 
     def off(self):
