@@ -139,10 +139,3 @@ class Debouncer:
                 d = ticks_diff(now_ticks, self._last[i])
                 if d < 0 or d > _EXPIRE_US:
                     self._seen[i] = 0
-
-    def reset(self):
-        for i in range(self.n_sources):
-            self._seen[i] = 0
-            if self._candidate[i] >= 0:
-                self._candidate[i] = -1
-        self._pending = 0
