@@ -47,7 +47,6 @@ class LedStrip:
                 if p < 0 or p >= self.n:
                     raise ValueError("zone %d: pixel %d outside strip of %d" % (z, p, self.n))
             self._zones.append(tuple(idx))
-        self._base = palette if palette is not None else DEFAULT_PALETTE
         self._pal = bytearray(3 * _N_COLORS)          # r, g, b per colour at the brightness
         self._full = array("I", bytes(4 * _N_COLORS))  # word per colour at full level
         self._frame = array("I", bytes(4 * self.n))  # the frame last sent
@@ -62,17 +61,16 @@ class LedStrip:
         # Bit mask of the zones to draw that wait for the strip (0: none): render again soon.
         self.pending = 0
         self.writes = 0
-        self.set_brightness(brightness)
-
-    def set_brightness(self, brightness):
-        """Global brightness 0..255 (WS2812 at full white draws ~60 mA per pixel)."""
+        # The palette at the global brightness 0..255 (WS2812 at full white draws ~60 mA
+        # per pixel).
+        if palette is None:
+            palette = DEFAULT_PALETTE
         b = max(0, min(255, brightness))
         for c in range(_N_COLORS):
-            rgb = self._base[c] if c < len(self._base) else (0, 0, 0)
+            rgb = palette[c] if c < len(palette) else (0, 0, 0)
             for k in range(3):
                 self._pal[3 * c + k] = rgb[k] * b // 255
             self._full[c] = self._word(c, 255)
-        self._force = True
 
     def _word(self, c, level):
         pal = self._pal
