@@ -37,7 +37,7 @@ _NEVER_MS = const(0x3FFFFFFF)   # led_patterns.NEVER_MS
 
 
 class LedStrip:
-    def __init__(self, strip, zones, palette=None, brightness=64):
+    def __init__(self, strip, zones, brightness=64):
         self.strip = strip
         self.n = strip.n
         self._zones = []
@@ -63,11 +63,9 @@ class LedStrip:
         self.writes = 0
         # The palette at the global brightness 0..255 (WS2812 at full white draws ~60 mA
         # per pixel).
-        if palette is None:
-            palette = DEFAULT_PALETTE
         b = max(0, min(255, brightness))
         for c in range(_N_COLORS):
-            rgb = palette[c] if c < len(palette) else (0, 0, 0)
+            rgb = DEFAULT_PALETTE[c]
             for k in range(3):
                 self._pal[3 * c + k] = rgb[k] * b // 255
             self._full[c] = self._word(c, 255)
@@ -169,9 +167,9 @@ class LedStrip:
         self.writes += 1
         return True
 
-    def fill(self, color, level=255):
+    def fill(self, color):
         """Show one colour on every pixel now (self-test, boot error); next render redraws."""
-        w = self._word(color, level) if 0 <= color < _N_COLORS else 0
+        w = self._full[color] if 0 <= color < _N_COLORS else 0
         self.strip.wait()   # (the previous frame may still be read by the DMA)
         frame = self._frame
         for p in range(self.n):
@@ -182,4 +180,4 @@ class LedStrip:
         self._force = True
 
     def off(self):
-        self.fill(_C_OFF, 0)
+        self.fill(_C_OFF)   # (C_OFF's word is 0)
