@@ -70,10 +70,10 @@ class LedStrip:
                 self._pal[3 * c + k] = rgb[k] * b // 255
             self._full[c] = self._word(c, 255)
 
-    def _word(self, c, level):
+    def _word(self, color, level):
         pal = self._pal
-        return self.strip.word(pal[3 * c] * level // 255, pal[3 * c + 1] * level // 255,
-                               pal[3 * c + 2] * level // 255)
+        return self.strip.word(pal[3 * color] * level // 255, pal[3 * color + 1] * level // 255,
+                               pal[3 * color + 2] * level // 255)
 
     def render(self, intents, now_ms):
         """Show the intents at ``now_ms``; returns True if the strip was written.  Only the
