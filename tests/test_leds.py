@@ -54,11 +54,14 @@ def test_constants_mirror_the_contract(vb):
 
 def test_renderers_private_copies_match_led_patterns(vb):
     """led_strip (and gpio_leds) keep led_patterns' ids as private consts: same values."""
+    from drivers import gpio_leds as G
     from drivers import led_patterns as L
     from drivers import led_strip as S
 
     for name in ("C_OFF", "N_COLORS", "N_ZONES", "ALL_ZONES", "P_SOLID", "P_COUNTDOWN", "NEVER_MS"):
         assert getattr(S, "_" + name) == getattr(L, name), name
+    for name in ("C_OFF", "N_ZONES", "P_SOLID", "P_FAST", "P_COUNTDOWN", "FRAME_MS", "NEVER_MS"):
+        assert getattr(G, "_" + name) == getattr(L, name), name
 
 
 def test_solid_zone_and_write_only_on_change(vb):
