@@ -64,6 +64,15 @@ def test_renderers_private_copies_match_led_patterns(vb):
         assert getattr(G, "_" + name) == getattr(L, name), name
 
 
+def test_ws2812_private_pio_options_match_rp2(vb):
+    """ws2812_pio keeps the rp2.PIO option values it uses as private consts: same values."""
+    from rp2 import PIO
+    from drivers import ws2812_pio as W
+
+    for name in ("OUT_LOW", "SHIFT_RIGHT", "JOIN_TX"):
+        assert getattr(W, "_" + name) == getattr(PIO, name), name
+
+
 def test_solid_zone_and_write_only_on_change(vb):
     from drivers.led_patterns import C_GREEN, C_RED
 

@@ -43,10 +43,14 @@ _PIO0_TXF0 = const(0x50200010)   # PIO0 TX FIFO of state machine 0 (+4 per machi
 _PIO_STRIDE = const(0x100000)    # PIO1's registers follow PIO0's (its TXF0: 0x50300010)
 _DREQ_PIO1_TX0 = const(8)        # DREQ_PIO0_TX0 is 0
 _DMA_SIZE_32 = const(2)
+# rp2.PIO's option values, compiled in (no rp2.PIO lookups at import):
+_OUT_LOW = const(2)        # rp2.PIO.OUT_LOW: the side-set pin starts low
+_SHIFT_RIGHT = const(1)    # rp2.PIO.SHIFT_RIGHT
+_JOIN_TX = const(1)        # rp2.PIO.JOIN_TX: both FIFOs as one 8-word TX FIFO
 
 
-@rp2.asm_pio(sideset_init=rp2.PIO.OUT_LOW, out_shiftdir=rp2.PIO.SHIFT_RIGHT, autopull=True,
-             pull_thresh=24, fifo_join=rp2.PIO.JOIN_TX)
+@rp2.asm_pio(sideset_init=_OUT_LOW, out_shiftdir=_SHIFT_RIGHT, autopull=True, pull_thresh=24,
+             fifo_join=_JOIN_TX)
 def ws2812_program():
     label("bit")
     out(x, 1).side(0)[2]            # 3 cycles low (the previous bit's tail); waits here, low
