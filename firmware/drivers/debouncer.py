@@ -47,14 +47,15 @@ _EXPIRE_US = const(1 << 27)  # ~134 s; well inside the valid ticks_diff range
 class Debouncer:
     def __init__(self, n_sources, window_us=20000):
         self.n_sources = n_sources
+        zeros = bytes(4 * n_sources)   # (each array copies it)
         self._window = array("i", [window_us] * n_sources)
-        self._last = array("i", bytes(4 * n_sources))
+        self._last = array("i", zeros)
         self._seen = bytearray(n_sources)
         # Stable-level candidates: first edge time, last edge time, source id with flag.
-        self._stable = array("i", bytes(4 * n_sources))
+        self._stable = array("i", zeros)
         self._level_fns = [None] * n_sources
-        self._first = array("i", bytes(4 * n_sources))
-        self._quiet_from = array("i", bytes(4 * n_sources))
+        self._first = array("i", zeros)
+        self._quiet_from = array("i", zeros)
         self._candidate = array("i", [-1] * n_sources)
         self._level = bytearray(n_sources)   # stable-level sources: last level released
         self._pending = 0
