@@ -132,14 +132,15 @@ class LedStrip:
                             animated |= bit
                             zone_due[z] = until
                     else:
-                        level = pattern_level(pat, now_ms - tr.start[z])
+                        t = now_ms - tr.start[z]   # ms into the pattern
+                        level = pattern_level(pat, t)
                         animated |= bit
-                        t = now_ms + pattern_next(pat, now_ms - tr.start[z])
+                        t = now_ms + pattern_next(pat, t)   # its next change
                         if 0 <= until < t:
                             t = until
                         zone_due[z] = t
                         if pat == _P_COUNTDOWN and until >= 0:
-                            lit = countdown_lit(len(idx), tr.start[z], until, now_ms)
+                            lit = countdown_lit(lit, tr.start[z], until, now_ms)   # (lit: all of idx)
                     if level == 255:
                         word = self._full[c]
                     elif level:
