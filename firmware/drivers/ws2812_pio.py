@@ -107,8 +107,3 @@ class Ws2812Pio:
         else:
             self.sm.put(words)
         self._free_at = time.ticks_add(time.ticks_us(), self._frame_us)
-
-    def deinit(self):
-        if self.dma is not None:
-            self.dma.close()
-        self.sm.active(0)
