@@ -39,17 +39,17 @@ _NEVER_MS = const(0x3FFFFFFF)   # led_patterns.NEVER_MS
 class LedStrip:
     def __init__(self, strip, zones, brightness=64):
         self.strip = strip
-        self.n = strip.n
+        n = self.n = strip.n
         self._zones = []
         for z in range(_N_ZONES):
             idx = zones[z] if z < len(zones) and zones[z] else ()
             for p in idx:
-                if p < 0 or p >= self.n:
-                    raise ValueError("zone %d: pixel %d outside strip of %d" % (z, p, self.n))
+                if p < 0 or p >= n:
+                    raise ValueError("zone %d: pixel %d outside strip of %d" % (z, p, n))
             self._zones.append(tuple(idx))
         self._pal = bytearray(3 * _N_COLORS)          # r, g, b per colour at the brightness
         self._full = array("I", bytes(4 * _N_COLORS))  # word per colour at full level
-        self._frame = array("I", bytes(4 * self.n))  # the frame last sent
+        self._frame = array("I", bytes(4 * n))  # the frame last sent
         self._intents = IntentTracker()
         self._animated = 0      # bit mask of the zones that change with time
         # Session ms at which an animated zone changes next (a blink edge, an expiry, the
@@ -93,7 +93,8 @@ class LedStrip:
                     draw |= 1 << z
                 a >>= 1
                 z += 1
-        if self._force:
+        dirty = self._force   # (a forced frame is written even if no word changed)
+        if dirty:
             draw = _ALL_ZONES
         if not draw:
             return False
@@ -102,7 +103,6 @@ class LedStrip:
             return False
         self.pending = 0
         animated = self._animated & ~draw   # recomputed below for the zones drawn
-        dirty = self._force
         frame = self._frame
         zones = self._zones
         colors = tr.color
