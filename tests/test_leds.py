@@ -52,6 +52,27 @@ def test_constants_mirror_the_contract(vb):
     assert L.N_ZONES == 7 and len(L.DEFAULT_PALETTE) == L.N_COLORS
 
 
+def test_renderers_private_copies_match_led_patterns(vb):
+    """led_strip (and gpio_leds) keep led_patterns' ids as private consts: same values."""
+    from drivers import gpio_leds as G
+    from drivers import led_patterns as L
+    from drivers import led_strip as S
+
+    for name in ("C_OFF", "N_COLORS", "N_ZONES", "ALL_ZONES", "P_SOLID", "P_COUNTDOWN", "NEVER_MS"):
+        assert getattr(S, "_" + name) == getattr(L, name), name
+    for name in ("C_OFF", "N_ZONES", "P_SOLID", "P_FAST", "P_COUNTDOWN", "FRAME_MS", "NEVER_MS"):
+        assert getattr(G, "_" + name) == getattr(L, name), name
+
+
+def test_ws2812_private_pio_options_match_rp2(vb):
+    """ws2812_pio keeps the rp2.PIO option values it uses as private consts: same values."""
+    from rp2 import PIO
+    from drivers import ws2812_pio as W
+
+    for name in ("OUT_LOW", "SHIFT_RIGHT", "JOIN_TX"):
+        assert getattr(W, "_" + name) == getattr(PIO, name), name
+
+
 def test_solid_zone_and_write_only_on_change(vb):
     from drivers.led_patterns import C_GREEN, C_RED
 

@@ -55,8 +55,8 @@ class Buzzer:
     def play(self, seq):
         """Queue a flat (f0, ms0, f1, ms1, ...) sequence."""
         ok = True
-        for k in range(0, len(seq) - 1, 2):
-            if not self.tone(seq[k], seq[k + 1]):
+        for k in range(1, len(seq), 2):
+            if not self.tone(seq[k - 1], seq[k]):
                 ok = False
         return ok
 
@@ -70,8 +70,7 @@ class Buzzer:
                 return True
             self._playing = False
             if self._len == 0:
-                self.pwm.duty_u16(0)
-                return False
+                self.pwm.duty_u16(0)   # the last tone is over
         if self._len == 0:
             return False
         i = self._head
@@ -82,9 +81,7 @@ class Buzzer:
         self._playing = True
         if f:
             self.pwm.freq(f)
-            self.pwm.duty_u16(self.volume)
-        else:
-            self.pwm.duty_u16(0)
+        self.pwm.duty_u16(self.volume if f else 0)   # (freq 0: a rest)
         return True
 
     def stop(self):

@@ -34,8 +34,8 @@ All state lives in preallocated arrays; ``accept``, ``pop_due`` and ``expire`` a
 nothing (the ``is_active`` callables are bound once, at set-up).
 """
 
-import time
 from array import array
+from time import ticks_diff
 
 from micropython import const
 
@@ -47,14 +47,15 @@ _EXPIRE_US = const(1 << 27)  # ~134 s; well inside the valid ticks_diff range
 class Debouncer:
     def __init__(self, n_sources, window_us=20000):
         self.n_sources = n_sources
+        zeros = bytes(4 * n_sources)   # (each array copies it)
         self._window = array("i", [window_us] * n_sources)
-        self._last = array("i", bytes(4 * n_sources))
+        self._last = array("i", zeros)
         self._seen = bytearray(n_sources)
         # Stable-level candidates: first edge time, last edge time, source id with flag.
-        self._stable = array("i", bytes(4 * n_sources))
+        self._stable = array("i", zeros)
         self._level_fns = [None] * n_sources
-        self._first = array("i", bytes(4 * n_sources))
-        self._quiet_from = array("i", bytes(4 * n_sources))
+        self._first = array("i", zeros)
+        self._quiet_from = array("i", zeros)
         self._candidate = array("i", [-1] * n_sources)
         self._level = bytearray(n_sources)   # stable-level sources: last level released
         self._pending = 0
@@ -81,8 +82,8 @@ class Debouncer:
         if i >= self.n_sources:
             self.unknown += 1
             return False
-        if self._locked_out(i, ticks):
-            self.dropped += 1
+        if self._seen[i] and 0 <= ticks_diff(ticks, self._last[i]) < self._window[i]:
+            self.dropped += 1   # inside the lockout window of its last accepted event
             return False
         if self._stable[i] > 0:
             if self._candidate[i] < 0:
@@ -97,12 +98,6 @@ class Debouncer:
         self._last[i] = ticks
         return True
 
-    def _locked_out(self, i, ticks):
-        if not self._seen[i]:
-            return False
-        d = time.ticks_diff(ticks, self._last[i])
-        return 0 <= d < self._window[i]
-
     def holding(self, source):
         """True while an edge of ``source`` waits for its level to prove stable."""
         return self._candidate[source & _SOURCE_MASK] >= 0
@@ -112,13 +107,14 @@ class Debouncer:
         ``self.ticks``), or -1.  Glitches are dropped on the way."""
         if not self._pending:
             return -1
-        for i in range(self.n_sources):
+        # (a while loop and no more locals: the frame stays within 11 words, so a call
+        # at every loop step takes it from the C stack, not from the heap)
+        i = -1
+        while i < self.n_sources - 1:
+            i += 1
             source = self._candidate[i]
-            if source < 0:
-                continue
-            quiet = time.ticks_diff(now_ticks, self._quiet_from[i])
-            if 0 <= quiet < self._stable[i]:
-                continue
+            if source < 0 or 0 <= ticks_diff(now_ticks, self._quiet_from[i]) < self._stable[i]:
+                continue   # no candidate, or not quiet for long enough yet
             self._candidate[i] = -1
             self._pending -= 1
             is_active = self._level_fns[i]
@@ -132,10 +128,8 @@ class Debouncer:
                     continue
                 source = i if level else i | _RELEASE   # the IRQ sampled mid-bounce
             self._level[i] = level
-            first = self._first[i]
             self._seen[i] = 1
-            self._last[i] = first
-            self.ticks = first
+            self.ticks = self._last[i] = self._first[i]
             return source
         return -1
 
@@ -143,13 +137,6 @@ class Debouncer:
         """Forget sources idle for a long time (keeps ``accept`` correct across wraps)."""
         for i in range(self.n_sources):
             if self._seen[i]:
-                d = time.ticks_diff(now_ticks, self._last[i])
+                d = ticks_diff(now_ticks, self._last[i])
                 if d < 0 or d > _EXPIRE_US:
                     self._seen[i] = 0
-
-    def reset(self):
-        for i in range(self.n_sources):
-            self._seen[i] = 0
-            if self._candidate[i] >= 0:
-                self._candidate[i] = -1
-        self._pending = 0

@@ -21,8 +21,7 @@ import time
 
 from micropython import const
 
-RELEASE = const(0x8000)  # flag OR-ed into the source id for release edges
-SOURCE_MASK = const(0x7FFF)
+RELEASE = const(0x8000)  # flag OR-ed into the source id for release edges (the id: source & 0x7FFF)
 
 
 class EdgeInput:
@@ -35,15 +34,12 @@ class EdgeInput:
         self._mark = mark_release
         # Create the bound method once: pin.irq keeps this object, nothing is built per IRQ.
         self._handler = self._irq
-        pin.irq(self._handler, trigger, hard=True)
+        self.enable(trigger)
 
     def _irq(self, pin):
         # Hard IRQ context: no allocation, no exceptions, keep it short.
         t = time.ticks_us()
-        if self._mark and pin.value() != self._active_level:
-            self._ring.put(self._release, t)
-        else:
-            self._ring.put(self.source, t)
+        self._ring.put(self._release if self._mark and pin.value() != self._active_level else self.source, t)
 
     def is_active(self):
         """True while the input is at its active level (pressed / touched)."""
@@ -54,4 +50,5 @@ class EdgeInput:
         self.pin.irq(None)
 
     def enable(self, trigger):
+        """Attach the IRQ handler (again) with ``trigger``."""
         self.pin.irq(self._handler, trigger, hard=True)

@@ -15,17 +15,16 @@ from array import array
 
 from micropython import const
 
-from drivers.led_patterns import (
-    N_ZONES,
-    C_OFF,
-    FRAME_MS,
-    NEVER_MS,
-    P_COUNTDOWN,
-    P_FAST,
-    P_SOLID,
-    IntentTracker,
-    pattern_level,
-)
+from drivers.led_patterns import IntentTracker, pattern_level
+
+# led_patterns' ids and limits, as private consts (compiled in, no module lookups per render)
+_C_OFF = const(0)          # led_patterns.C_OFF
+_N_ZONES = const(7)        # led_patterns.N_ZONES
+_P_SOLID = const(0)        # led_patterns.P_SOLID
+_P_FAST = const(2)         # led_patterns.P_FAST
+_P_COUNTDOWN = const(4)    # led_patterns.P_COUNTDOWN
+_FRAME_MS = const(10)      # led_patterns.FRAME_MS
+_NEVER_MS = const(0x3FFFFFFF)   # led_patterns.NEVER_MS
 
 ANY = const(-1)
 
@@ -35,7 +34,7 @@ class GpioLeds:
         self._pins = []
         zone = []
         color = []
-        for z in range(N_ZONES):
+        for z in range(_N_ZONES):
             entries = pins_by_zone[z] if z < len(pins_by_zone) and pins_by_zone[z] else ()
             for cid, pin in entries:
                 self._pins.append(pin)
@@ -59,18 +58,18 @@ class GpioLeds:
         tr = self._intents
         c = tr.color[z]
         until = tr.until[z]
-        if c == C_OFF or (until >= 0 and now_ms >= until):
+        if c == _C_OFF or (until >= 0 and now_ms >= until):
             return False
         pat = tr.pattern[z]
-        if until >= 0 or pat != P_SOLID:
+        if until >= 0 or pat != _P_SOLID:
             self._animated = True
             # (a GPIO pin changes at a blink edge or an expiry: FRAME_MS is always soon enough)
-            due = now_ms + FRAME_MS
+            due = now_ms + _FRAME_MS
             if due < self.due_ms:
                 self.due_ms = due
-        if pat == P_COUNTDOWN:
+        if pat == _P_COUNTDOWN:
             if until >= 0 and 4 * (until - now_ms) < until - tr.start[z]:
-                return pattern_level(P_FAST, now_ms - tr.start[z]) > 0
+                return pattern_level(_P_FAST, now_ms - tr.start[z]) > 0
             return True
         return pattern_level(pat, now_ms - tr.start[z]) >= 128
 
@@ -88,7 +87,7 @@ class GpioLeds:
             return False
         self._animated = False
         self._force = False
-        self.due_ms = NEVER_MS
+        self.due_ms = _NEVER_MS
         dirty = False
         last_z = -1
         on = False
@@ -118,8 +117,8 @@ class GpioLeds:
         """Light every LED of that colour (and "any" LEDs); C_OFF turns all off. Next render redraws."""
         for i in range(len(self._pins)):
             cid = self._color[i]
-            self._set(i, color != C_OFF and (cid == color or cid == ANY))
+            self._set(i, color != _C_OFF and (cid == color or cid == ANY))
         self._force = True
 
     def off(self):
-        self.fill(C_OFF)
+        self.fill(_C_OFF)

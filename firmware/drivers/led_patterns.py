@@ -47,6 +47,7 @@ NEVER_MS = const(0x3FFFFFFF)   # "no change due": the largest small int on the c
 
 _BLINK_PERIOD = const(500)
 _FAST_PERIOD = const(125)
+_FAST_ON = const((_FAST_PERIOD + 1) // 2)   # ms lit of a FAST period
 _PULSE_PERIOD = const(1600)
 _PULSE_HALF = const(800)
 _PULSE_STEPS = const(15)  # quantised so a pulse costs ~30 writes/s, not one per loop
@@ -71,7 +72,7 @@ def pattern_level(pattern, elapsed_ms):
     if pattern == P_BLINK:
         return 255 if elapsed_ms % _BLINK_PERIOD < _BLINK_PERIOD // 2 else 0
     if pattern == P_FAST:
-        return 255 if elapsed_ms % _FAST_PERIOD < (_FAST_PERIOD + 1) // 2 else 0
+        return 255 if elapsed_ms % _FAST_PERIOD < _FAST_ON else 0
     if pattern == P_PULSE:
         ph = (elapsed_ms + _PULSE_HALF) % _PULSE_PERIOD  # start bright
         tri = ph if ph < _PULSE_HALF else _PULSE_PERIOD - ph
@@ -88,8 +89,7 @@ def pattern_next(pattern, elapsed_ms):
         return _BLINK_PERIOD // 2 - elapsed_ms % (_BLINK_PERIOD // 2)
     if pattern == P_FAST:
         r = elapsed_ms % _FAST_PERIOD
-        on = (_FAST_PERIOD + 1) // 2
-        return on - r if r < on else _FAST_PERIOD - r
+        return _FAST_ON - r if r < _FAST_ON else _FAST_PERIOD - r
     if pattern == P_SOLID:
         return NEVER_MS
     return FRAME_MS

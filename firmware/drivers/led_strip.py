@@ -22,64 +22,58 @@ state machine, so interrupts (and the touch/pad IRQ timestamps) are never held o
 
 from array import array
 
-from drivers.led_patterns import (
-    ALL_ZONES,
-    C_OFF,
-    DEFAULT_PALETTE,
-    IntentTracker,
-    N_COLORS,
-    N_ZONES,
-    NEVER_MS,
-    P_COUNTDOWN,
-    P_SOLID,
-    countdown_lit,
-    pattern_level,
-    pattern_next,
-)
+from micropython import const
+
+from drivers.led_patterns import DEFAULT_PALETTE, IntentTracker, countdown_lit, pattern_level, pattern_next
+
+# led_patterns' ids and limits, as private consts (compiled in, no module lookups per render)
+_C_OFF = const(0)          # led_patterns.C_OFF
+_N_COLORS = const(10)      # led_patterns.N_COLORS
+_N_ZONES = const(7)        # led_patterns.N_ZONES
+_ALL_ZONES = const(0x7F)   # led_patterns.ALL_ZONES
+_P_SOLID = const(0)        # led_patterns.P_SOLID
+_P_COUNTDOWN = const(4)    # led_patterns.P_COUNTDOWN
+_NEVER_MS = const(0x3FFFFFFF)   # led_patterns.NEVER_MS
 
 
 class LedStrip:
-    def __init__(self, strip, zones, palette=None, brightness=64):
+    def __init__(self, strip, zones, brightness=64):
         self.strip = strip
-        self.n = strip.n
+        n = self.n = strip.n
         self._zones = []
-        for z in range(N_ZONES):
+        for z in range(_N_ZONES):
             idx = zones[z] if z < len(zones) and zones[z] else ()
             for p in idx:
-                if p < 0 or p >= self.n:
-                    raise ValueError("zone %d: pixel %d outside strip of %d" % (z, p, self.n))
+                if p < 0 or p >= n:
+                    raise ValueError("zone %d: pixel %d outside strip of %d" % (z, p, n))
             self._zones.append(tuple(idx))
-        self._base = palette if palette is not None else DEFAULT_PALETTE
-        self._pal = bytearray(3 * N_COLORS)          # r, g, b per colour at the brightness
-        self._full = array("I", bytes(4 * N_COLORS))  # word per colour at full level
-        self._frame = array("I", bytes(4 * self.n))  # the frame last sent
+        self._pal = bytearray(3 * _N_COLORS)          # r, g, b per colour at the brightness
+        self._full = array("I", bytes(4 * _N_COLORS))  # word per colour at full level
+        self._frame = array("I", bytes(4 * n))  # the frame last sent
         self._intents = IntentTracker()
         self._animated = 0      # bit mask of the zones that change with time
         # Session ms at which an animated zone changes next (a blink edge, an expiry, the
         # next PULSE/COUNTDOWN frame): the caller renders again then, or when the intents
         # change, or while ``pending``.
         self.due_ms = 0
-        self._zone_due = array("i", bytes(4 * N_ZONES))   # per animated zone: its next change
+        self._zone_due = array("i", bytes(4 * _N_ZONES))   # per animated zone: its next change
         self._force = True
-        self.pending = False   # zones to draw wait for the strip: render again soon
-        self._deferred = 0     # their bit mask
+        # Bit mask of the zones to draw that wait for the strip (0: none): render again soon.
+        self.pending = 0
         self.writes = 0
-        self.set_brightness(brightness)
-
-    def set_brightness(self, brightness):
-        """Global brightness 0..255 (WS2812 at full white draws ~60 mA per pixel)."""
+        # The palette at the global brightness 0..255 (WS2812 at full white draws ~60 mA
+        # per pixel).
         b = max(0, min(255, brightness))
-        for c in range(N_COLORS):
-            rgb = self._base[c] if c < len(self._base) else (0, 0, 0)
+        for c in range(_N_COLORS):
+            rgb = DEFAULT_PALETTE[c]
             for k in range(3):
                 self._pal[3 * c + k] = rgb[k] * b // 255
             self._full[c] = self._word(c, 255)
-        self._force = True
 
-    def _word(self, c, level):
+    def _word(self, color, level):
         pal = self._pal
-        return self.strip.word(pal[3 * c] * level // 255, pal[3 * c + 1] * level // 255,
-                               pal[3 * c + 2] * level // 255)
+        return self.strip.word(pal[3 * color] * level // 255, pal[3 * color + 1] * level // 255,
+                               pal[3 * color + 2] * level // 255)
 
     def render(self, intents, now_ms):
         """Show the intents at ``now_ms``; returns True if the strip was written.  Only the
@@ -88,7 +82,7 @@ class LedStrip:
         previous frame (the DMA reads the frame buffer): until then they wait in
         ``pending``."""
         tr = self._intents
-        draw = tr.sync(intents, now_ms) | self._deferred
+        draw = tr.sync(intents, now_ms) | self.pending
         if now_ms >= self.due_ms:
             # The animated zones whose next change is due (not every animated zone).
             a = self._animated
@@ -99,18 +93,16 @@ class LedStrip:
                     draw |= 1 << z
                 a >>= 1
                 z += 1
-        if self._force:
-            draw = ALL_ZONES
+        dirty = self._force   # (a forced frame is written even if no word changed)
+        if dirty:
+            draw = _ALL_ZONES
         if not draw:
             return False
         if not self.strip.ready():
-            self._deferred = draw
-            self.pending = True
+            self.pending = draw
             return False
-        self._deferred = 0
-        self.pending = False
+        self.pending = 0
         animated = self._animated & ~draw   # recomputed below for the zones drawn
-        dirty = self._force
         frame = self._frame
         zones = self._zones
         colors = tr.color
@@ -128,24 +120,27 @@ class LedStrip:
             c = colors[z]
             word = 0
             lit = len(idx)
-            if c != C_OFF and c < N_COLORS:
+            if c != _C_OFF and c < _N_COLORS:
                 until = tr.until[z]
                 if until < 0 or now_ms < until:
                     pat = tr.pattern[z]
-                    if pat == P_SOLID:
+                    if pat == _P_SOLID:
                         level = 255
+                        if until >= 0:
+                            # It only expires (no sum near NEVER_MS, which would be a big
+                            # int on the chip's 31-bit small ints).
+                            animated |= bit
+                            zone_due[z] = until
                     else:
-                        level = pattern_level(pat, now_ms - tr.start[z])
-                    if until >= 0 or pat != P_SOLID:
+                        t = now_ms - tr.start[z]   # ms into the pattern
+                        level = pattern_level(pat, t)
                         animated |= bit
-                        # (a SOLID zone only expires: no sum near NEVER_MS, which would
-                        # be a big int on the chip's 31-bit small ints)
-                        t = until if pat == P_SOLID else now_ms + pattern_next(pat, now_ms - tr.start[z])
+                        t = now_ms + pattern_next(pat, t)   # its next change
                         if 0 <= until < t:
                             t = until
                         zone_due[z] = t
-                    if pat == P_COUNTDOWN and until >= 0:
-                        lit = countdown_lit(len(idx), tr.start[z], until, now_ms)
+                        if pat == _P_COUNTDOWN and until >= 0:
+                            lit = countdown_lit(lit, tr.start[z], until, now_ms)   # (lit: all of idx)
                     if level == 255:
                         word = self._full[c]
                     elif level:
@@ -158,7 +153,7 @@ class LedStrip:
                     frame[p] = w
                     dirty = True
         self._animated = animated
-        due = NEVER_MS
+        due = _NEVER_MS
         z = 0
         while animated:
             if animated & 1 and zone_due[z] < due:
@@ -173,17 +168,17 @@ class LedStrip:
         self.writes += 1
         return True
 
-    def fill(self, color, level=255):
+    def fill(self, color):
         """Show one colour on every pixel now (self-test, boot error); next render redraws."""
-        w = self._word(color, level) if 0 <= color < N_COLORS else 0
+        w = self._full[color] if 0 <= color < _N_COLORS else 0
         self.strip.wait()   # (the previous frame may still be read by the DMA)
         frame = self._frame
         for p in range(self.n):
             frame[p] = w
         self.strip.write(frame)
         self.writes += 1
-        self.pending = False
+        self.pending = 0   # (the next render redraws every zone: _force)
         self._force = True
 
     def off(self):
-        self.fill(C_OFF, 0)
+        self.fill(_C_OFF)   # (C_OFF's word is 0)

@@ -40,13 +40,17 @@ _SM_FREQ = const(8000000)
 _PIXEL_US = const(30)     # 24 bits x 1.25 us
 _LATCH_US = const(300)    # WS2812B needs >= 280 us low between frames
 _PIO0_TXF0 = const(0x50200010)   # PIO0 TX FIFO of state machine 0 (+4 per machine)
-_PIO1_TXF0 = const(0x50300010)
+_PIO_STRIDE = const(0x100000)    # PIO1's registers follow PIO0's (its TXF0: 0x50300010)
 _DREQ_PIO1_TX0 = const(8)        # DREQ_PIO0_TX0 is 0
 _DMA_SIZE_32 = const(2)
+# rp2.PIO's option values, compiled in (no rp2.PIO lookups at import):
+_OUT_LOW = const(2)        # rp2.PIO.OUT_LOW: the side-set pin starts low
+_SHIFT_RIGHT = const(1)    # rp2.PIO.SHIFT_RIGHT
+_JOIN_TX = const(1)        # rp2.PIO.JOIN_TX: both FIFOs as one 8-word TX FIFO
 
 
-@rp2.asm_pio(sideset_init=rp2.PIO.OUT_LOW, out_shiftdir=rp2.PIO.SHIFT_RIGHT, autopull=True,
-             pull_thresh=24, fifo_join=rp2.PIO.JOIN_TX)
+@rp2.asm_pio(sideset_init=_OUT_LOW, out_shiftdir=_SHIFT_RIGHT, autopull=True, pull_thresh=24,
+             fifo_join=_JOIN_TX)
 def ws2812_program():
     label("bit")
     out(x, 1).side(0)[2]            # 3 cycles low (the previous bit's tail); waits here, low
@@ -65,16 +69,15 @@ class Ws2812Pio:
         self.sm.active(1)
         self._frame_us = n * _PIXEL_US + _LATCH_US
         self._free_at = time.ticks_us()   # when the previous frame has latched
-        self.writes = 0
         self.dma = None
         try:
             dma = rp2.DMA()
         except (AttributeError, OSError):   # no DMA (or none free): put() from the CPU
             return
-        pio1 = sm_id >= 4
-        self._txf = (_PIO1_TXF0 if pio1 else _PIO0_TXF0) + 4 * (sm_id & 3)
+        pio = sm_id >> 2   # state machines 0-3 are PIO0's, 4-7 PIO1's
+        self._txf = _PIO0_TXF0 + pio * _PIO_STRIDE + 4 * (sm_id & 3)
         self._ctrl = dma.pack_ctrl(size=_DMA_SIZE_32, inc_read=True, inc_write=False,
-                                   treq_sel=(_DREQ_PIO1_TX0 if pio1 else 0) + (sm_id & 3))
+                                   treq_sel=pio * _DREQ_PIO1_TX0 + (sm_id & 3))
         self.dma = dma
 
     def word(self, r, g, b):
@@ -104,9 +107,3 @@ class Ws2812Pio:
         else:
             self.sm.put(words)
         self._free_at = time.ticks_add(time.ticks_us(), self._frame_us)
-        self.writes += 1
-
-    def deinit(self):
-        if self.dma is not None:
-            self.dma.close()
-        self.sm.active(0)
