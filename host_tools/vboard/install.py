@@ -216,5 +216,11 @@ def install(clock, purge=("drivers", "referee", "main")):
                 module = sys.modules[name]
                 if getattr(module, "time", proxy) is not proxy:
                     del sys.modules[name]
+                    # ... and from its package, or ``from referee import loop`` would still
+                    # find the old module there (an attribute of the package wins).
+                    parent, _, child = name.rpartition(".")
+                    package = sys.modules.get(parent)
+                    if package is not None and getattr(package, child, None) is module:
+                        delattr(package, child)
                 break
     return Installed(clock, saved)
