@@ -70,8 +70,8 @@ _EV_SLAP = const(4)
 _PH_OVER = const(5)
 _ALL_ZONES = const(0x7F)
 
-# Private copies of the input source id layout of referee/sources.py (which only the boot's
-# builders need: it is dropped after boot; the shared-constants test checks the copies).
+# Private copies of the input source id layout of referee/sources.py (which only the PC and
+# the tests use: the board's builders keep copies too; the shared-constants test checks them).
 _READER0 = const(4)      # touch sensors 0..3, reader IRQ lines 4..7
 _STUCK0 = const(8)       # STUCK buttons 8..9
 _SLAP0 = const(16)       # slap pads 16 + 4 * player + pile
@@ -82,9 +82,9 @@ _REREPORT_MS = const(10000)
 
 
 # Modules only the boot needs (the board file, ruleset, card map and log tables loaders, the
-# device builders and their input source ids, the boot steps): dropped after boot so their
-# code does not hold heap during play (imported again if needed).
-_BOOT_ONLY = const(("referee.startup", "referee.board_hw", "referee.boardfile", "referee.sources"))
+# device builders, the boot steps): dropped after boot so their code does not hold heap during
+# play (imported again if needed).
+_BOOT_ONLY = const(("referee.startup", "referee.board_hw", "referee.boardfile"))
 # The session files' naming and rotation (Logbook.start): dropped after a session start.
 _SESSION_ONLY = const(("referee.logfiles",))
 

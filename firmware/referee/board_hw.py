@@ -7,7 +7,13 @@ This is the only place that constructs ``machine.Pin``/``SPI``/``I2C``/``PWM`` a
 
 from micropython import const
 
-from referee import sources
+# The input source ids (their layout: referee/sources.py, which the PC and the tests use; the
+# board needs only these copies, checked by tests/test_engine_shared_constants.py).
+_TOUCH0 = const(0)       # touch sensor of pile p: _TOUCH0 + p
+_READER0 = const(4)      # PN532 IRQ line of pile p: _READER0 + p
+_STUCK0 = const(8)       # STUCK button of player q: _STUCK0 + q
+_SLAP0 = const(16)       # slap pad of player q on pile p: _SLAP0 + 4 * q + p
+_N_SOURCES = const(24)
 
 _SPI_POLARITY = const(0)  # PN532: SPI mode 0
 _SPI_PHASE = const(0)
@@ -26,19 +32,19 @@ def _input_pin(spec):
 
 def _specs(board):
     """``(source, spec, both_edges)`` of every touch sensor, STUCK button and slap pad (STUCK
-    buttons report both edges: their releases carry ``sources.RELEASE``)."""
+    buttons report both edges: their releases carry ``referee.sources.RELEASE``)."""
     out = []
     for p in range(board["piles"]):
         t = board["touch"][p]
         if t is not None:
-            out.append((sources.touch(p), t, False))
+            out.append((_TOUCH0 + p, t, False))
     for q in range(2):
         pl = board["players"][q]
-        out.append((sources.stuck(q), pl["stuck"], True))
+        out.append((_STUCK0 + q, pl["stuck"], True))
         for p in range(board["piles"]):
             s = pl["slap"][p]
             if s is not None:
-                out.append((sources.slap(q, p), s, False))
+                out.append((_SLAP0 + 4 * q + p, s, False))
     return out
 
 
@@ -47,8 +53,8 @@ def build_inputs(board, ring, reader_irqs=None):
 
     Keep the returned list alive for as long as the IRQs should fire.  Touch sensors and slap
     pads trigger on their active edge only; STUCK buttons on both edges (releases carry
-    ``sources.RELEASE``) for the long-press correction gesture.  ``reader_irqs``: the PN532
-    IRQ lines are timestamped too, on their falling edge (``sources.reader(pile)``): None (or
+    ``referee.sources.RELEASE``) for the long-press correction gesture.  ``reader_irqs``: the PN532
+    IRQ lines are timestamped too, on their falling edge (``referee.sources.reader(pile)``): None (or
     True) for the board's IRQ pins made here, or the pins by pile (``build_nfc``'s, shared with
     the drivers), or False for none; the PN532 drivers then only read ``irq.value()`` and must not attach
     their own handler.
@@ -67,7 +73,7 @@ def build_inputs(board, ring, reader_irqs=None):
     if reader_irqs is None or reader_irqs is True:
         reader_irqs = [Pin(r["irq"], Pin.IN, Pin.PULL_UP) for r in board["nfc"]["readers"]]
     for p, pin in enumerate(reader_irqs or ()):
-        out.append(EdgeInput(pin, sources.reader(p), ring, Pin.IRQ_FALLING))
+        out.append(EdgeInput(pin, _READER0 + p, ring, Pin.IRQ_FALLING))
     return out
 
 
@@ -77,9 +83,9 @@ def build_debouncer(board, inputs=()):
     level they must hold (``stable_ms``; touch sensors report their first edge)."""
     from drivers.debouncer import Debouncer
 
-    deb = Debouncer(sources.N_SOURCES, board["debounce_ms"] * 1000)
+    deb = Debouncer(_N_SOURCES, board["debounce_ms"] * 1000)
     for p in range(board["piles"]):
-        deb.set_window(sources.reader(p), 0)
+        deb.set_window(_READER0 + p, 0)
     stable = {}
     for source, spec, _ in _specs(board):
         if spec["debounce_ms"] is not None:

@@ -13,7 +13,7 @@ import spit
 from spit.clock import SessionClock
 from spit.legal import MODE_OWN_DECK
 from drivers.input_ring import InputRing
-from referee import board_hw, sources
+from referee import board_hw
 from referee.boardfile import (load as load_board, load_ruleset, load_cards, load_log_tables, BoardError,
                                ERR_HARDWARE, ERR_RULESET)
 from referee.boot import LOG_BUFFER_BYTES
@@ -36,6 +36,7 @@ class BootError(Exception):
 
 _PASSIVE_RETRIES = const(0xFF)   # PN532 MxRtyPassiveActivation: wait for a card
 _RING = const(64)
+_STUCK0 = const(8)   # the source id of player 0's STUCK button (referee/sources.py stuck(0))
 
 
 # What a BoardError's blink code is about, by code (referee/boardfile.py's ERR_ constants).
@@ -81,7 +82,7 @@ def build(app):
         app.inputs = board_hw.build_inputs(board, app.ring, [irq for _, _, irq in nfc])
         for e in app.inputs:
             for q in range(2):
-                if e.source == sources.stuck(q):   # player q's STUCK button
+                if e.source == _STUCK0 + q:   # player q's STUCK button
                     app.stuck_inputs[q] = e
         app.deb = board_hw.build_debouncer(board, app.inputs)
         app.pn532 = []
