@@ -12,8 +12,8 @@ except ImportError:  # CPython
         return x
 
 
-TYPE_CHECKING = const(False)   # (mpy-cross drops the block below: pyright reads it)
-if TYPE_CHECKING:
+_TYPE_CHECKING = const(False)   # (mpy-cross drops the block below: pyright reads it)
+if _TYPE_CHECKING:
     from typing import Any
 
 _HIST = const(16)        # cards remembered per pile (as in referee.py)

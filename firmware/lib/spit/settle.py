@@ -53,8 +53,8 @@ _PH_BETWEEN = const(4)
 _PH_OVER = const(5)
 
 
-TYPE_CHECKING = const(False)   # (mpy-cross drops the block below: pyright reads it)
-if TYPE_CHECKING:
+_TYPE_CHECKING = const(False)   # (mpy-cross drops the block below: pyright reads it)
+if _TYPE_CHECKING:
     from typing import Any
 
 
