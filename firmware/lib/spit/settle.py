@@ -209,26 +209,21 @@ class Settlement:
             self._emit(_V_QUESTION, ms, us, _Q_WENT_OUT, self.question_player, 1, -1)
             return
         n = self.npiles
-        owner = self._owner
-        for p in range(3):
-            owner[p] = -1
-        if self.single_pile >= 0 and self.out_player >= 0:
+        out = self.out_player
+        first = self.first_slapper
+        if first < 0:
+            first = out if out >= 0 else 0
+        claimed = self.slap_pile[first]   # the first slapper's pile is theirs (R-ROUND-3/4)
+        rest = 1 - first   # the other takes the rest: the pile they slapped, or all if the same
+        if self.single_pile >= 0 and out >= 0:
             # R-ROUND-6: the first out takes nothing; the opponent takes the center.
-            for p in range(n):
-                owner[p] = 1 - self.out_player
-        else:
-            first = self.first_slapper
-            if first < 0:
-                first = self.out_player if self.out_player >= 0 else 0
-            if self.slap_pile[first] >= 0:
-                owner[self.slap_pile[first]] = first
-            second = 1 - first
-            sp = self.slap_pile[second]
-            if sp >= 0 and owner[sp] < 0:
-                owner[sp] = second   # different piles: each takes the one they slapped
-            for p in range(n):
-                if owner[p] < 0:
-                    owner[p] = second   # same pile or no slap: the other takes the rest
+            claimed = -1
+            rest = 1 - out
+        owner = self._owner
+        for p in range(n):
+            owner[p] = rest
+        if claimed >= 0:
+            owner[claimed] = first
         taken = self._taken
         taken[0] = 0
         taken[1] = 0
@@ -236,16 +231,14 @@ class Settlement:
             size = self.size[p] + self.unread[p]   # R-ROUND-5: unread cards are in it too
             taken[owner[p]] += size
             self._emit(_V_PILE_WON, ms, us, owner[p], p, size, -1)
+        rules = self.rules
         for p in range(2):
             kept = self.stock_left[p] + self.spit_left[p]   # R-ROUND-5
             self.cards[p] = taken[p] + kept
-            if self.rules.points_target > 0:
+            if rules.points_target > 0:
                 self.score[p] += kept   # R-GAME-4: a point per card left
                 self._emit(_V_SCORE, ms, us, p, self.score[p], -1, -1)
-        self._finish_round(ms, us)
-
-    def _finish_round(self, ms, us):
-        rules = self.rules
+        # The round is settled: the streak (R-GAME-5), then the game's end (R-GAME-1..6).
         rw = self.round_winner
         if rw >= 0 and rw == self.streak_player:
             self.streak += 1
@@ -256,7 +249,6 @@ class Settlement:
             # R-GAME-5: a round nobody won (blocked, equal stocks) breaks "in a row".
             self.streak_player = -1
             self.streak = 0
-        out = self.out_player
         if out >= 0 and self.cards[out] == 0:
             self.game_over(ms, us, out, _R_NO_CARDS)   # R-GAME-1/2/3
         elif self.cards[0] == 0 or self.cards[1] == 0:
@@ -269,7 +261,7 @@ class Settlement:
         elif rules.rounds_in_a_row > 0 and self.streak >= rules.rounds_in_a_row:
             self.game_over(ms, us, self.streak_player, _R_STREAK)   # R-GAME-5
         elif self.timer_due:
-            self._timer_verdict(ms, us, self.cards[0], self.cards[1])
+            self._fewer_wins(ms, us, self.cards[0], self.cards[1], _R_TIMER)   # R-GAME-6
         else:
             self._phase_to(_PH_BETWEEN)
             self.ready[0] = False
@@ -278,33 +270,35 @@ class Settlement:
     # --- blocked rounds, the timer, questions ---
     def blocked(self, ms, us):
         """Both stuck and no spit card left anywhere (R-ROUND-1, R-ROUND-2, R-OWN-1)."""
-        if self.rules.mode != _MODE_TABLEAU:
-            # Own deck (and speed with nothing to recycle): fewer cards left wins.
-            a = self.left[0] if self.rules.mode == _MODE_OWN_DECK else 0
-            b = self.left[1] if self.rules.mode == _MODE_OWN_DECK else 0
-            self.game_over(ms, us, 0 if a < b else 1 if b < a else -1, _R_BLOCKED)
-            return
-        self.out_player = -1
-        self.out_unknown = False
-        self._emit(_V_ROUND_END, ms, us, _R_BLOCKED, -1, self.round, -1)
-        self._ask(ms, us, _AFTER_BLOCKED)
+        mode = self.rules.mode
+        if mode == _MODE_OWN_DECK:
+            # R-OWN-1: fewer cards left wins.
+            self._fewer_wins(ms, us, self.left[0], self.left[1], _R_BLOCKED)
+        elif mode != _MODE_TABLEAU:
+            self.game_over(ms, us, -1, _R_BLOCKED)   # Speed with nothing to recycle: a draw
+        else:
+            self.out_player = -1
+            self.out_unknown = False
+            self._ask(ms, us, _R_BLOCKED, _AFTER_BLOCKED)
 
     def timer_expired(self, ms, us):
         if self.rules.mode == _MODE_OWN_DECK:
-            self._timer_verdict(ms, us, self.left[0], self.left[1])
+            self._fewer_wins(ms, us, self.left[0], self.left[1], _R_TIMER)   # R-GAME-6
         elif self.phase == _PH_BETWEEN:
-            self._timer_verdict(ms, us, self.cards[0], self.cards[1])
-        elif self.phase in (_PH_SLAP, _PH_QUESTION):
-            pass   # settled when this round's piles are given out (timer_due)
-        else:
-            self._emit(_V_ROUND_END, ms, us, _R_TIMER, -1, self.round, -1)
-            self._ask(ms, us, _AFTER_TIMER)
+            self._fewer_wins(ms, us, self.cards[0], self.cards[1], _R_TIMER)   # R-GAME-6
+        elif self.phase != _PH_SLAP and self.phase != _PH_QUESTION:
+            # (during the slaps or a question it is settled when this round's piles are given
+            # out: timer_due)
+            self._ask(ms, us, _R_TIMER, _AFTER_TIMER)
 
-    def _timer_verdict(self, ms, us, a, b):
-        # R-GAME-6: fewer cards in total wins.
-        self.game_over(ms, us, 0 if a < b else 1 if b < a else -1, _R_TIMER)
+    def _fewer_wins(self, ms, us, a, b, reason):
+        # R-GAME-6, R-OWN-1: fewer cards in total wins; as many: a draw.
+        self.game_over(ms, us, 0 if a < b else 1 if b < a else -1, reason)
 
-    def _ask(self, ms, us, after):
+    def _ask(self, ms, us, reason, after):
+        """The round ends for ``reason`` (blocked, the timer) with the stocks unseen: how many
+        stock cards player 0 has left is asked (``after`` says what the answer settles)."""
+        self._emit(_V_ROUND_END, ms, us, reason, -1, self.round, -1)
         total = self.stock_start[0] + self.stock_start[1] - self.played - self.unread_cards()
         self.question_total = total if total > 0 else 0
         self.question_player = 0
@@ -313,15 +307,15 @@ class Settlement:
         self._emit(_V_QUESTION, ms, us, _Q_STOCK_LEFT, 0, self.question_total, -1)
 
     def on_answer(self, ms, us, player, value):
+        after = self.question_after
+        out = player if value == 1 else 1 - player   # (a went_out answer: 1 is "I went out")
         if self.phase != _PH_QUESTION or player != self.question_player \
-                or value < 0 or value > self.question_total:
+                or value < 0 or value > self.question_total \
+                or (after == _AFTER_WENT_OUT and not self.can_be_out(out)):
+            # (who went out: the cards seen may say otherwise; the question stands)
             self._emit(_V_ERROR, ms, us, _E_BAD_ANSWER, -1, value, player)
             return
-        if self.question_after == _AFTER_WENT_OUT:
-            out = player if value == 1 else 1 - player
-            if not self.can_be_out(out):
-                self._emit(_V_ERROR, ms, us, _E_BAD_ANSWER, -1, value, player)
-                return   # the cards seen say otherwise: the question stands
+        if after == _AFTER_WENT_OUT:
             self._set_out(out)
             self._show_round_winner(ms)
             self._phase_to(_PH_SLAP)
@@ -331,12 +325,13 @@ class Settlement:
         self.stock_left[1 - player] = self.question_total - value
         s0 = self.stock_left[0]
         s1 = self.stock_left[1]
-        if self.question_after == _AFTER_TIMER:
-            if self.rules.mode == _MODE_SPEED:
-                # R-GAME-6 in Speed: hand and stock (asked); the side piles are nobody's cards.
-                self._timer_verdict(ms, us, s0, s1)
-            else:
-                self._timer_verdict(ms, us, s0 + self.spit_left[0], s1 + self.spit_left[1])
+        if after == _AFTER_TIMER:
+            if self.rules.mode != _MODE_SPEED:
+                # R-GAME-6: stock and spit cards.  In Speed: hand and stock (asked); the side
+                # piles are nobody's cards.
+                s0 += self.spit_left[0]
+                s1 += self.spit_left[1]
+            self._fewer_wins(ms, us, s0, s1, _R_TIMER)
             return
         # R-ROUND-2: in a blocked round the player with fewer tableau cards wins it.
         self.round_winner = 0 if s0 < s1 else 1 if s1 < s0 else -1
