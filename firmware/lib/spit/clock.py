@@ -56,21 +56,18 @@ class SessionClock:
             d = self._ticks_diff(now_us, self._anchor_us)
             if d < 0:
                 d = 0  # never go backwards
-            self._add(d)
+            q = d // 1000
+            self.ms += q
+            self.us += d - q * 1000
+            if self.us >= 1000:
+                self.us -= 1000
+                self.ms += 1
         else:
             # A long pause: ticks_us may have wrapped any number of times; ticks_ms has not.
             self.coarse_jumps += 1
             self.ms += elapsed_ms
         self._anchor_us = now_us
         self._anchor_ms = now_ms
-
-    def _add(self, d):
-        q = d // 1000
-        self.ms += q
-        self.us += d - q * 1000
-        if self.us >= 1000:
-            self.us -= 1000
-            self.ms += 1
 
     def convert(self, ticks):
         """Session time of a ``ticks_us`` stamp near the last update, into ev_ms/ev_us."""
