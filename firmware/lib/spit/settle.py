@@ -97,9 +97,10 @@ class Settlement:
         self._owner = [-1, -1, -1]
         self._taken = [0, 0]
 
-    def unread_cards(self):
-        """Cards that landed with no read this round, on all piles (played all the same)."""
-        total = 0
+    def center_cards(self):
+        """Cards that reached the center this round, on all piles: those played, and those
+        that landed with no read (played all the same, R-ROUND-5)."""
+        total = self.played
         for n in self.unread:
             total += n
         return total
@@ -108,7 +109,7 @@ class Settlement:
     def can_be_out(self, player):
         """Enough cards reached the center for ``player`` to have gone out (R-ROUND-1/2)."""
         rules = self.rules
-        return self.played + self.unread_cards() >= self.stock_start[player] and not (
+        return self.center_cards() >= self.stock_start[player] and not (
             rules.round_end == _END_STOCKS_AND_SPIT and rules.mode == _MODE_TABLEAU
             and self.spit_left[player] > 0)
 
@@ -164,7 +165,7 @@ class Settlement:
         self.out_player = player
         self.round_winner = player
         self.stock_left[player] = 0
-        opp_played = self.played + self.unread_cards() - self.stock_start[player]
+        opp_played = self.center_cards() - self.stock_start[player]
         left = self.stock_start[other] - opp_played
         self.stock_left[other] = left if left > 0 else 0
         if self.single_pile < 0 and self.rules.round_end != _END_STOCKS_AND_SPIT \
@@ -200,9 +201,10 @@ class Settlement:
 
     def assign_piles(self, ms, us):
         """Give out the center piles, carry the card counts over, check the game end."""
+        first = self.first_slapper
         if self.out_unknown:
             # The slaps are in; the counts depend on who went out: ask the first slapper.
-            self.question_player = self.first_slapper if self.first_slapper >= 0 else 0
+            self.question_player = first if first >= 0 else 0
             self.question_total = 1
             self.question_after = _AFTER_WENT_OUT
             self._phase_to(_PH_QUESTION)
@@ -210,7 +212,6 @@ class Settlement:
             return
         n = self.npiles
         out = self.out_player
-        first = self.first_slapper
         if first < 0:
             first = out if out >= 0 else 0
         claimed = self.slap_pile[first]   # the first slapper's pile is theirs (R-ROUND-3/4)
@@ -232,36 +233,35 @@ class Settlement:
             taken[owner[p]] += size
             self._emit(_V_PILE_WON, ms, us, owner[p], p, size, -1)
         rules = self.rules
+        target = rules.points_target
+        cards = self.cards
+        score = self.score
         for p in range(2):
             kept = self.stock_left[p] + self.spit_left[p]   # R-ROUND-5
-            self.cards[p] = taken[p] + kept
-            if rules.points_target > 0:
-                self.score[p] += kept   # R-GAME-4: a point per card left
-                self._emit(_V_SCORE, ms, us, p, self.score[p], -1, -1)
+            cards[p] = taken[p] + kept
+            if target > 0:
+                score[p] += kept   # R-GAME-4: a point per card left
+                self._emit(_V_SCORE, ms, us, p, score[p], -1, -1)
         # The round is settled: the streak (R-GAME-5), then the game's end (R-GAME-1..6).
-        rw = self.round_winner
-        if rw >= 0 and rw == self.streak_player:
-            self.streak += 1
-        elif rw >= 0:
+        rw = self.round_winner   # (-1: nobody, a blocked round's equal stocks)
+        if rw < 0 or rw != self.streak_player:
+            # A new streak, or (-1) R-GAME-5: a round nobody won breaks "in a row".
             self.streak_player = rw
-            self.streak = 1
-        else:
-            # R-GAME-5: a round nobody won (blocked, equal stocks) breaks "in a row".
-            self.streak_player = -1
             self.streak = 0
-        if out >= 0 and self.cards[out] == 0:
+        if rw >= 0:
+            self.streak += 1
+        if out >= 0 and cards[out] == 0:
             self.game_over(ms, us, out, _R_NO_CARDS)   # R-GAME-1/2/3
-        elif self.cards[0] == 0 or self.cards[1] == 0:
-            self.game_over(ms, us, 0 if self.cards[0] == 0 else 1, _R_NO_CARDS)
-        elif rules.points_target > 0 and (self.score[0] >= rules.points_target
-                                          or self.score[1] >= rules.points_target):
-            s0 = self.score[0]
-            s1 = self.score[1]
+        elif cards[0] == 0 or cards[1] == 0:
+            self.game_over(ms, us, 0 if cards[0] == 0 else 1, _R_NO_CARDS)
+        elif target > 0 and (score[0] >= target or score[1] >= target):
+            s0 = score[0]
+            s1 = score[1]
             self.game_over(ms, us, 0 if s0 < s1 else 1 if s1 < s0 else rw, _R_POINTS)
         elif rules.rounds_in_a_row > 0 and self.streak >= rules.rounds_in_a_row:
             self.game_over(ms, us, self.streak_player, _R_STREAK)   # R-GAME-5
         elif self.timer_due:
-            self._fewer_wins(ms, us, self.cards[0], self.cards[1], _R_TIMER)   # R-GAME-6
+            self._fewer_wins(ms, us, cards[0], cards[1], _R_TIMER)   # R-GAME-6
         else:
             self._phase_to(_PH_BETWEEN)
             self.ready[0] = False
@@ -299,7 +299,7 @@ class Settlement:
         """The round ends for ``reason`` (blocked, the timer) with the stocks unseen: how many
         stock cards player 0 has left is asked (``after`` says what the answer settles)."""
         self._emit(_V_ROUND_END, ms, us, reason, -1, self.round, -1)
-        total = self.stock_start[0] + self.stock_start[1] - self.played - self.unread_cards()
+        total = self.stock_start[0] + self.stock_start[1] - self.center_cards()
         self.question_total = total if total > 0 else 0
         self.question_player = 0
         self.question_after = after
