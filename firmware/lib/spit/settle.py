@@ -115,13 +115,12 @@ class Settlement:
 
     def going_out(self, ms, us, player, pile):
         rules = self.rules
-        if rules.mode == _MODE_OWN_DECK:
+        own_deck = rules.mode == _MODE_OWN_DECK
+        if own_deck or not self.can_be_out(player):
             # R-OWN-1 ends by itself when the last card is played: a slap means nothing.
-            self._emit(_V_ERROR, ms, us, _E_UNEXPECTED, pile, -1, player)
-            return
-        if not self.can_be_out(player):
-            # Not enough cards reached the center for this player to be out (R-ROUND-1/2).
-            self._emit(_V_ERROR, ms, us, _E_SLAP_EARLY, pile, -1, player)
+            # Otherwise not enough cards reached the center for this player to be out
+            # (R-ROUND-1/2).
+            self._emit(_V_ERROR, ms, us, _E_UNEXPECTED if own_deck else _E_SLAP_EARLY, pile, -1, player)
             return
         if rules.mode == _MODE_SPEED:
             self.game_over(ms, us, player, _R_OUT)   # R-SPEED-1: played out hand and stock
@@ -282,10 +281,12 @@ class Settlement:
             self._ask(ms, us, _R_BLOCKED, _AFTER_BLOCKED)
 
     def timer_expired(self, ms, us):
-        if self.rules.mode == _MODE_OWN_DECK:
-            self._fewer_wins(ms, us, self.left[0], self.left[1], _R_TIMER)   # R-GAME-6
-        elif self.phase == _PH_BETWEEN:
-            self._fewer_wins(ms, us, self.cards[0], self.cards[1], _R_TIMER)   # R-GAME-6
+        own_deck = self.rules.mode == _MODE_OWN_DECK
+        if own_deck or self.phase == _PH_BETWEEN:
+            # R-GAME-6: own deck, the cards not yet played to the center; between rounds, the
+            # cards each player has for the next.
+            counts = self.left if own_deck else self.cards
+            self._fewer_wins(ms, us, counts[0], counts[1], _R_TIMER)
         elif self.phase != _PH_SLAP and self.phase != _PH_QUESTION:
             # (during the slaps or a question it is settled when this round's piles are given
             # out: timer_due)
