@@ -36,9 +36,7 @@ class SessionClock:
         self.ev_ms = 0
         self.ev_us = 0
         self.coarse_jumps = 0   # pauses that had to be bridged with ticks_ms
-        self._anchor_us = 0
-        self._anchor_ms = 0
-        self.start()
+        self.start()   # (sets _anchor_us, _anchor_ms: the ticks of the last update)
 
     def start(self):
         """Session time 0 is now."""
