@@ -28,7 +28,7 @@ def uid_hex(uid, n=-1):
     """``b"\\x04\\xa1"`` -> ``"04A1"`` (first n bytes)."""
     if n < 0:
         n = len(uid)
-    return "".join("%02X" % uid[i] for i in range(n))
+    return ("%02X" * n) % tuple(uid[:n])
 
 
 _SLOT = const(11)   # one card's UID: its length byte, then up to 10 bytes (zero padded)
