@@ -301,11 +301,13 @@ class Settlement:
         stock cards player 0 has left is asked (``after`` says what the answer settles)."""
         self._emit(_V_ROUND_END, ms, us, reason, -1, self.round, -1)
         total = self.stock_start[0] + self.stock_start[1] - self.center_cards()
-        self.question_total = total if total > 0 else 0
+        if total < 0:
+            total = 0
+        self.question_total = total
         self.question_player = 0
         self.question_after = after
         self._phase_to(_PH_QUESTION)
-        self._emit(_V_QUESTION, ms, us, _Q_STOCK_LEFT, 0, self.question_total, -1)
+        self._emit(_V_QUESTION, ms, us, _Q_STOCK_LEFT, 0, total, -1)
 
     def on_answer(self, ms, us, player, value):
         after = self.question_after
@@ -322,10 +324,11 @@ class Settlement:
             self._phase_to(_PH_SLAP)
             self.assign_piles(ms, us)
             return
-        self.stock_left[player] = value
-        self.stock_left[1 - player] = self.question_total - value
-        s0 = self.stock_left[0]
-        s1 = self.stock_left[1]
+        stock_left = self.stock_left
+        stock_left[player] = value
+        stock_left[1 - player] = self.question_total - value
+        s0 = stock_left[0]
+        s1 = stock_left[1]
         if after == _AFTER_TIMER:
             if self.rules.mode != _MODE_SPEED:
                 # R-GAME-6: stock and spit cards.  In Speed: hand and stock (asked); the side
