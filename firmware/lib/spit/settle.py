@@ -182,20 +182,22 @@ class Settlement:
 
     def claim(self, ms, us, player, pile):
         """R-ROUND-3/4: a slap (or a choice) on a pile while piles are being claimed."""
-        if self.slap_pile[player] >= 0:
+        slap_pile = self.slap_pile
+        if slap_pile[player] >= 0:
             return
-        mode = self.rules.slap
+        rules = self.rules
+        mode = rules.slap
         # The player who went out (or won a blocked round, R-ROUND-2); -1: either may slap.
         claimer = self.out_player if self.out_player >= 0 else self.round_winner
         if mode != _SLAP_BOTH and claimer >= 0 and player != claimer:
             # R-ROUND-3 (001) / R-ROUND-4: only the player who went out claims a pile.
             self._emit(_V_ERROR, ms, us, _E_UNEXPECTED, pile, -1, player)
             return
-        self.slap_pile[player] = pile
+        slap_pile[player] = pile
         if self.first_slapper < 0:
             self.first_slapper = player
-            self.slap_deadline_ms = ms + self.rules.slap_window_ms
-        if mode != _SLAP_BOTH or self.slap_pile[1 - player] >= 0:
+            self.slap_deadline_ms = ms + rules.slap_window_ms
+        if mode != _SLAP_BOTH or slap_pile[1 - player] >= 0:
             self.assign_piles(ms, us)
 
     def assign_piles(self, ms, us):
