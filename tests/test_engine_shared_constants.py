@@ -37,8 +37,8 @@ def test_private_copies_of_codes_agree_with_their_modules():
     # (NAME): const() is inlined per module only, so the copy costs no global lookup per use
     # and no name in the module's table.  Every _NAME whose NAME a source module defines must
     # equal it.
-    from spit import cards, intake, intents, legal, timebase, verdicts
-    sources = (verdicts, intake, legal, cards, timebase, referee)
+    from spit import cards, intake, intents, legal, rules, timebase, verdicts
+    sources = (verdicts, intake, legal, rules, cards, timebase, referee)
     checked = 0
     for module in (referee, settle, corrections, intents, legal):
         for name, value in vars(module).items():

@@ -12,7 +12,9 @@ bad one raises ``CardMapError`` naming the UID.  This runs on the PC: ``spit fla
 import json
 
 from spit.cards import parse_card, CardError
-from spit.cardmap import CardMap, CardMapError, MAX_CARDS, PACKED_MAGIC, SLOT_BYTES, _hash, uid_hex
+from spit.cardmap import CardMap, CardMapError, PACKED_MAGIC, SLOT_BYTES, _hash, uid_hex
+
+MAX_CARDS = 255   # the map's index (spit.cardmap.CardMap) holds slot numbers + 1 in bytes
 
 
 def add(cm, uid_text, value):

@@ -28,13 +28,12 @@ def uid_hex(uid, n=-1):
     """``b"\\x04\\xa1"`` -> ``"04A1"`` (first n bytes)."""
     if n < 0:
         n = len(uid)
-    return "".join("%02X" % uid[i] for i in range(n))
+    return ("%02X" * n) % tuple(uid[:n])
 
 
 _SLOT = const(11)   # one card's UID: its length byte, then up to 10 bytes (zero padded)
-_MAX_CARDS = const(255)   # slot numbers + 1 fit the index's bytes
 SLOT_BYTES = _SLOT
-MAX_CARDS = _MAX_CARDS
+# (At most 255 cards: the index holds slot numbers + 1 in bytes; spit.cardfile.MAX_CARDS.)
 PACKED_MAGIC = b"spit cards 1\n"   # the first bytes of the board's cards.bin
 
 

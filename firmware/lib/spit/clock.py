@@ -36,9 +36,7 @@ class SessionClock:
         self.ev_ms = 0
         self.ev_us = 0
         self.coarse_jumps = 0   # pauses that had to be bridged with ticks_ms
-        self._anchor_us = 0
-        self._anchor_ms = 0
-        self.start()
+        self.start()   # (sets _anchor_us, _anchor_ms: the ticks of the last update)
 
     def start(self):
         """Session time 0 is now."""
@@ -56,21 +54,18 @@ class SessionClock:
             d = self._ticks_diff(now_us, self._anchor_us)
             if d < 0:
                 d = 0  # never go backwards
-            self._add(d)
+            q = d // 1000
+            self.ms += q
+            self.us += d - q * 1000
+            if self.us >= 1000:
+                self.us -= 1000
+                self.ms += 1
         else:
             # A long pause: ticks_us may have wrapped any number of times; ticks_ms has not.
             self.coarse_jumps += 1
             self.ms += elapsed_ms
         self._anchor_us = now_us
         self._anchor_ms = now_ms
-
-    def _add(self, d):
-        q = d // 1000
-        self.ms += q
-        self.us += d - q * 1000
-        if self.us >= 1000:
-            self.us -= 1000
-            self.ms += 1
 
     def convert(self, ticks):
         """Session time of a ``ticks_us`` stamp near the last update, into ev_ms/ev_us."""

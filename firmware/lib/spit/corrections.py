@@ -12,8 +12,8 @@ except ImportError:  # CPython
         return x
 
 
-TYPE_CHECKING = const(False)   # (mpy-cross drops the block below: pyright reads it)
-if TYPE_CHECKING:
+_TYPE_CHECKING = const(False)   # (mpy-cross drops the block below: pyright reads it)
+if _TYPE_CHECKING:
     from typing import Any
 
 _HIST = const(16)        # cards remembered per pile (as in referee.py)
@@ -28,7 +28,6 @@ _V_UNDO = const(18)
 _V_RESYNC = const(19)
 _E_UNEXPECTED = const(7)
 _E_UNDO_LIMIT = const(14)
-_MODE_OWN_DECK = const(1)
 _MODE_SPEED = const(2)
 _NEVER_T = const(-0x20000000)   # land_t: no landing to race against (as in referee.py)
 
@@ -48,6 +47,7 @@ class Corrections:
     spitter: "Any"
     spit_left: list
     first_flip: bool
+    _own_deck: bool
     left: list
     _hist: "Any"
     _hist_lo: "Any"
@@ -63,47 +63,49 @@ class Corrections:
         question, between rounds, game over) its piles are no longer the referee's to change.
         The referee remembers the last ``_HIST`` cards of a pile: an undo that would leave a
         pile with cards but no known top is refused (``undo_limit``); set the top with ``top``."""
-        # (how many of the pile's last landings the history still remembers)
+        # (how many of the pile's last landings the history still remembers; 0 for no pile)
         depth = min(self.size[pile] - self._hist_lo[pile], _HIST) if 0 <= pile < self.npiles else 0
-        if not (0 <= pile < self.npiles) or depth == 0 or self.phase > _PH_PLAY:
+        if depth == 0 or self.phase > _PH_PLAY:
             self._emit(_V_ERROR, ms, us, _E_UNEXPECTED, pile, -1, -1)
             return
-        if depth == 1 and self.size[pile] > 1:
+        n = self.size[pile] - 1   # (the top's entry)
+        if depth == 1 and n > 0:
             self._emit(_V_ERROR, ms, us, _E_UNDO_LIMIT, pile, -1, -1)
             return
-        n = self.size[pile] - 1   # (the top's entry)
         self.size[pile] = n
         depth -= 1
         self._hist_lo[pile] = n - depth   # the taken-back landing is no longer remembered
-        h = self._hist[pile * _HIST + n % _HIST]
+        hist = self._hist
+        h = hist[pile * _HIST + n % _HIST]
         card = h & 63
         player = (h >> 7 & 3) - 1
-        own = self.rules.mode == _MODE_OWN_DECK
+        own = self._own_deck
         i = (player if (own and player >= 0) else 0) * 64 + card
         if self._seen[i] > 0:
             self._seen[i] -= 1
         if h & _SPIT_BIT:
             self.need_spit[pile] = 1
             self.spitter[pile] = player
-            if self.rules.mode == _MODE_OWN_DECK:
+            if own:
                 self.left[player] += 1
             elif not (self.rules.mode == _MODE_SPEED and self.first_flip):
                 self.spit_left[player] += 1   # (Speed's middle cards are no side-pile cards)
         else:
             self.played -= 1
-            if self.rules.mode == _MODE_OWN_DECK and player >= 0:
+            if own and player >= 0:
                 self.left[player] += 1
         self.land_t[pile] = _NEVER_T   # nothing to race against
+        top = -1
+        rank = 0
         if depth > 0:
-            h = self._hist[pile * _HIST + (n - 1) % _HIST]
-            self.top[pile] = h & 63
+            h = hist[pile * _HIST + (n - 1) % _HIST]
+            top = h & 63
             # The rank that card counted as when it landed: R-CARD-4 as_below, a joker still
             # counts as the card it covers (docs/rules.md, joker_next).
-            self.top_rank[pile] = h >> _RANK_SHIFT
-        else:
-            self.top[pile] = -1
-            self.top_rank[pile] = 0
-        self._emit(_V_UNDO, ms, us, pile, card, self.top[pile], -1)
+            rank = h >> _RANK_SHIFT
+        self.top[pile] = top
+        self.top_rank[pile] = rank
+        self._emit(_V_UNDO, ms, us, pile, card, top, -1)
 
     def _on_top(self, ms, us, pile, card):
         """Correction: the pile's top card is ``card`` (a landing the readers missed)."""
@@ -114,15 +116,16 @@ class Corrections:
             return
         spit = self.need_spit[pile]
         player = self.spitter[pile] if spit else -1
-        i = card + 64 * player if self.rules.mode == _MODE_OWN_DECK and player >= 0 else card
+        i = card + 64 * player if self._own_deck and player >= 0 else card
         if self._seen[i] == 255:
             self._seen[i] = 254   # (_land counts this card: its count stays at the 255 cap)
         self._land(ms, us, pile, card, player, _SPIT_BIT if spit else 0)
         self.land_t[pile] = _NEVER_T   # a correction, not a landing to race against
-        if self.unread[pile] > 0 and not spit:
-            # That unread touch on this pile was this card: _land counted it as played and
-            # puts it in the pile's size (R-ROUND-5).
-            self.unread[pile] -= 1
-        if not spit and self.intents is not None:
-            self.intents.on_play(ms)   # play is live: the STUCK lamps go out
+        if not spit:
+            if self.unread[pile] > 0:
+                # That unread touch on this pile was this card: _land counted it as played and
+                # puts it in the pile's size (R-ROUND-5).
+                self.unread[pile] -= 1
+            if self.intents is not None:
+                self.intents.on_play(ms)   # play is live: the STUCK lamps go out
         self._emit(_V_RESYNC, ms, us, pile, card, -1, -1)

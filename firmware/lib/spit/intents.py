@@ -151,7 +151,7 @@ class LedIntents:
     def on_play(self, t_ms):
         """Play is live: the STUCK lamps go out (nothing to do when they are out already)."""
         color = self.color
-        if color[ZONE_PLAYER0] != OFF or color[ZONE_PLAYER1] != OFF:
+        if color[ZONE_PLAYER0] or color[ZONE_PLAYER1]:   # (OFF is 0)
             self.show(ZONE_PLAYER0, OFF, SOLID, -1)
             self.show(ZONE_PLAYER1, OFF, SOLID, -1)
 

@@ -11,25 +11,16 @@ except ImportError:  # CPython
     def const(x):
         return x
 
-_JOKER = const(0)   # spit.cards.JOKER (a private copy: tests/test_engine_shared_constants.py)
+# Private copies of the codes ``spit.rules`` defines (const() is inlined per module only; the
+# board has no spit.rules); tests/test_engine_shared_constants.py checks they agree.
+_JOKER = const(0)           # spit.cards.JOKER
+_WRAP_BOTH = const(0)       # R-CARD-2: A links K and 2 both ways
+_WRAP_ACE_ONLY = const(1)   # R-CARD-3: only an Ace goes on a K or a 2, never K/2 onto an Ace
+_MODE_SPEED = const(2)      # R-SPEED-1
 
-WRAP_BOTH = const(0)      # R-CARD-2: A links K and 2 both ways
-WRAP_ACE_ONLY = const(1)  # R-CARD-3: only an Ace goes on a K or a 2, never K/2 onto an Ace
-WRAP_NONE = const(2)      # no linkage at all (A is low only)
-
-MODE_TABLEAU = const(0)   # one shared deck, stocks + spit pile (000, 001, 002)
-MODE_OWN_DECK = const(1)  # R-OWN-1: each player has their own deck (003)
-MODE_SPEED = const(2)     # R-SPEED-1: hands of five, side piles (002 names it)
-
-SLAP_BOTH = const(0)      # R-ROUND-3 (000, 002): both slap
-SLAP_OUT_ONLY = const(1)  # R-ROUND-3 (001): only the player who went out slaps
-SLAP_CHOOSE = const(2)    # R-ROUND-4 (002 variant): the player who went out chooses a pile
-
-END_STOCKS = const(0)           # R-ROUND-1: a round ends when a player's stocks are empty
-END_STOCKS_AND_SPIT = const(1)  # R-ROUND-2: ... and their spit pile too
-
-JOKER_ANY = const(0)       # anything may be played on a joker
-JOKER_AS_BELOW = const(1)  # a joker keeps the rank of the card it covers
+# R-OWN-1: each player has their own deck (003).  Public: the board's startup reads it here (the
+# other option codes are spit.rules'; a Ruleset holds them as small ints).
+MODE_OWN_DECK = const(1)
 
 
 class Ruleset:
@@ -66,7 +57,7 @@ class Ruleset:
     def default_counts(self):
         if self.mode == MODE_OWN_DECK:
             return [52 + self.jokers, 52 + self.jokers]
-        if self.mode == MODE_SPEED:
+        if self.mode == _MODE_SPEED:
             # 52 = 2 middle cards + 2 side piles + two personal stocks (hand included).
             each = (52 - 2 - 2 * self.speed_side) // 2
             return [each, each]
@@ -93,7 +84,7 @@ def fits(rules, top, top_rank, card):
     if top_rank == 0:
         return True
     r = card & 15
-    if top_rank == 1 and rules.wrap == WRAP_ACE_ONLY:
+    if top_rank == 1 and rules.wrap == _WRAP_ACE_ONLY:
         # R-CARD-3: "only Aces go onto Kings or 2s, not the other way": nothing but a
         # joker may cover an Ace, which is what makes stalemates more frequent.
         return False
@@ -102,7 +93,7 @@ def fits(rules, top, top_rank, card):
         return True
     if d == 12 or d == -12:
         # Ace next to King. R-CARD-2: both ways. R-CARD-3: only an Ace onto a King.
-        if rules.wrap == WRAP_BOTH:
+        if rules.wrap == _WRAP_BOTH:
             return True
-        return rules.wrap == WRAP_ACE_ONLY and r == 1
+        return rules.wrap == _WRAP_ACE_ONLY and r == 1
     return False

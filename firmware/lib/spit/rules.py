@@ -10,9 +10,27 @@ This module is not installed on the board: ``spit flash`` resolves ``ruleset.jso
 short check (``referee/boardfile.py`` ``load_ruleset``).
 """
 
-from spit.legal import (Ruleset, fits, WRAP_BOTH, WRAP_ACE_ONLY, WRAP_NONE, MODE_TABLEAU,  # noqa: F401
-                        MODE_OWN_DECK, MODE_SPEED, SLAP_BOTH, SLAP_OUT_ONLY, SLAP_CHOOSE, END_STOCKS,
-                        END_STOCKS_AND_SPIT, JOKER_ANY, JOKER_AS_BELOW)
+from spit.legal import Ruleset, fits, MODE_OWN_DECK  # noqa: F401
+
+# A Ruleset's option codes: each is its choice's index in _CHOICES below.  The engine modules
+# on the board keep private const copies (tests/test_engine_shared_constants.py).
+WRAP_BOTH = 0      # R-CARD-2: A links K and 2 both ways
+WRAP_ACE_ONLY = 1  # R-CARD-3: only an Ace goes on a K or a 2, never K/2 onto an Ace
+WRAP_NONE = 2      # no linkage at all (A is low only)
+
+MODE_TABLEAU = 0   # one shared deck, stocks + spit pile (000, 001, 002)
+# MODE_OWN_DECK = 1: R-OWN-1, each player has their own deck (003); spit.legal's (the board's)
+MODE_SPEED = 2     # R-SPEED-1: hands of five, side piles (002 names it)
+
+SLAP_BOTH = 0      # R-ROUND-3 (000, 002): both slap
+SLAP_OUT_ONLY = 1  # R-ROUND-3 (001): only the player who went out slaps
+SLAP_CHOOSE = 2    # R-ROUND-4 (002 variant): the player who went out chooses a pile
+
+END_STOCKS = 0           # R-ROUND-1: a round ends when a player's stocks are empty
+END_STOCKS_AND_SPIT = 1  # R-ROUND-2: ... and their spit pile too
+
+JOKER_ANY = 0       # anything may be played on a joker
+JOKER_AS_BELOW = 1  # a joker keeps the rank of the card it covers
 
 _CHOICES = {
     "wrap": ("both", "ace_only", "none"),

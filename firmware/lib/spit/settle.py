@@ -53,8 +53,8 @@ _PH_BETWEEN = const(4)
 _PH_OVER = const(5)
 
 
-TYPE_CHECKING = const(False)   # (mpy-cross drops the block below: pyright reads it)
-if TYPE_CHECKING:
+_TYPE_CHECKING = const(False)   # (mpy-cross drops the block below: pyright reads it)
+if _TYPE_CHECKING:
     from typing import Any
 
 
@@ -97,9 +97,10 @@ class Settlement:
         self._owner = [-1, -1, -1]
         self._taken = [0, 0]
 
-    def unread_cards(self):
-        """Cards that landed with no read this round, on all piles (played all the same)."""
-        total = 0
+    def center_cards(self):
+        """Cards that reached the center this round, on all piles: those played, and those
+        that landed with no read (played all the same, R-ROUND-5)."""
+        total = self.played
         for n in self.unread:
             total += n
         return total
@@ -108,19 +109,18 @@ class Settlement:
     def can_be_out(self, player):
         """Enough cards reached the center for ``player`` to have gone out (R-ROUND-1/2)."""
         rules = self.rules
-        return self.played + self.unread_cards() >= self.stock_start[player] and not (
+        return self.center_cards() >= self.stock_start[player] and not (
             rules.round_end == _END_STOCKS_AND_SPIT and rules.mode == _MODE_TABLEAU
             and self.spit_left[player] > 0)
 
     def going_out(self, ms, us, player, pile):
         rules = self.rules
-        if rules.mode == _MODE_OWN_DECK:
+        own_deck = rules.mode == _MODE_OWN_DECK
+        if own_deck or not self.can_be_out(player):
             # R-OWN-1 ends by itself when the last card is played: a slap means nothing.
-            self._emit(_V_ERROR, ms, us, _E_UNEXPECTED, pile, -1, player)
-            return
-        if not self.can_be_out(player):
-            # Not enough cards reached the center for this player to be out (R-ROUND-1/2).
-            self._emit(_V_ERROR, ms, us, _E_SLAP_EARLY, pile, -1, player)
+            # Otherwise not enough cards reached the center for this player to be out
+            # (R-ROUND-1/2).
+            self._emit(_V_ERROR, ms, us, _E_UNEXPECTED if own_deck else _E_SLAP_EARLY, pile, -1, player)
             return
         if rules.mode == _MODE_SPEED:
             self.game_over(ms, us, player, _R_OUT)   # R-SPEED-1: played out hand and stock
@@ -164,7 +164,7 @@ class Settlement:
         self.out_player = player
         self.round_winner = player
         self.stock_left[player] = 0
-        opp_played = self.played + self.unread_cards() - self.stock_start[player]
+        opp_played = self.center_cards() - self.stock_start[player]
         left = self.stock_start[other] - opp_played
         self.stock_left[other] = left if left > 0 else 0
         if self.single_pile < 0 and self.rules.round_end != _END_STOCKS_AND_SPIT \
@@ -182,53 +182,50 @@ class Settlement:
 
     def claim(self, ms, us, player, pile):
         """R-ROUND-3/4: a slap (or a choice) on a pile while piles are being claimed."""
-        if self.slap_pile[player] >= 0:
+        slap_pile = self.slap_pile
+        if slap_pile[player] >= 0:
             return
-        mode = self.rules.slap
+        rules = self.rules
+        mode = rules.slap
         # The player who went out (or won a blocked round, R-ROUND-2); -1: either may slap.
         claimer = self.out_player if self.out_player >= 0 else self.round_winner
         if mode != _SLAP_BOTH and claimer >= 0 and player != claimer:
             # R-ROUND-3 (001) / R-ROUND-4: only the player who went out claims a pile.
             self._emit(_V_ERROR, ms, us, _E_UNEXPECTED, pile, -1, player)
             return
-        self.slap_pile[player] = pile
+        slap_pile[player] = pile
         if self.first_slapper < 0:
             self.first_slapper = player
-            self.slap_deadline_ms = ms + self.rules.slap_window_ms
-        if mode != _SLAP_BOTH or self.slap_pile[1 - player] >= 0:
+            self.slap_deadline_ms = ms + rules.slap_window_ms
+        if mode != _SLAP_BOTH or slap_pile[1 - player] >= 0:
             self.assign_piles(ms, us)
 
     def assign_piles(self, ms, us):
         """Give out the center piles, carry the card counts over, check the game end."""
+        first = self.first_slapper
         if self.out_unknown:
             # The slaps are in; the counts depend on who went out: ask the first slapper.
-            self.question_player = self.first_slapper if self.first_slapper >= 0 else 0
+            self.question_player = first if first >= 0 else 0
             self.question_total = 1
             self.question_after = _AFTER_WENT_OUT
             self._phase_to(_PH_QUESTION)
             self._emit(_V_QUESTION, ms, us, _Q_WENT_OUT, self.question_player, 1, -1)
             return
         n = self.npiles
-        owner = self._owner
-        for p in range(3):
-            owner[p] = -1
-        if self.single_pile >= 0 and self.out_player >= 0:
+        out = self.out_player
+        if first < 0:
+            first = out if out >= 0 else 0
+        claimed = self.slap_pile[first]   # the first slapper's pile is theirs (R-ROUND-3/4)
+        rest = 1 - first   # the other takes the rest: the pile they slapped, or all if the same
+        if self.single_pile >= 0 and out >= 0:
             # R-ROUND-6: the first out takes nothing; the opponent takes the center.
-            for p in range(n):
-                owner[p] = 1 - self.out_player
-        else:
-            first = self.first_slapper
-            if first < 0:
-                first = self.out_player if self.out_player >= 0 else 0
-            if self.slap_pile[first] >= 0:
-                owner[self.slap_pile[first]] = first
-            second = 1 - first
-            sp = self.slap_pile[second]
-            if sp >= 0 and owner[sp] < 0:
-                owner[sp] = second   # different piles: each takes the one they slapped
-            for p in range(n):
-                if owner[p] < 0:
-                    owner[p] = second   # same pile or no slap: the other takes the rest
+            claimed = -1
+            rest = 1 - out
+        owner = self._owner
+        for p in range(n):
+            owner[p] = rest
+        if claimed >= 0:
+            owner[claimed] = first
         taken = self._taken
         taken[0] = 0
         taken[1] = 0
@@ -236,40 +233,36 @@ class Settlement:
             size = self.size[p] + self.unread[p]   # R-ROUND-5: unread cards are in it too
             taken[owner[p]] += size
             self._emit(_V_PILE_WON, ms, us, owner[p], p, size, -1)
+        rules = self.rules
+        target = rules.points_target
+        cards = self.cards
+        score = self.score
         for p in range(2):
             kept = self.stock_left[p] + self.spit_left[p]   # R-ROUND-5
-            self.cards[p] = taken[p] + kept
-            if self.rules.points_target > 0:
-                self.score[p] += kept   # R-GAME-4: a point per card left
-                self._emit(_V_SCORE, ms, us, p, self.score[p], -1, -1)
-        self._finish_round(ms, us)
-
-    def _finish_round(self, ms, us):
-        rules = self.rules
-        rw = self.round_winner
-        if rw >= 0 and rw == self.streak_player:
-            self.streak += 1
-        elif rw >= 0:
+            cards[p] = taken[p] + kept
+            if target > 0:
+                score[p] += kept   # R-GAME-4: a point per card left
+                self._emit(_V_SCORE, ms, us, p, score[p], -1, -1)
+        # The round is settled: the streak (R-GAME-5), then the game's end (R-GAME-1..6).
+        rw = self.round_winner   # (-1: nobody, a blocked round's equal stocks)
+        if rw < 0 or rw != self.streak_player:
+            # A new streak, or (-1) R-GAME-5: a round nobody won breaks "in a row".
             self.streak_player = rw
-            self.streak = 1
-        else:
-            # R-GAME-5: a round nobody won (blocked, equal stocks) breaks "in a row".
-            self.streak_player = -1
             self.streak = 0
-        out = self.out_player
-        if out >= 0 and self.cards[out] == 0:
+        if rw >= 0:
+            self.streak += 1
+        if out >= 0 and cards[out] == 0:
             self.game_over(ms, us, out, _R_NO_CARDS)   # R-GAME-1/2/3
-        elif self.cards[0] == 0 or self.cards[1] == 0:
-            self.game_over(ms, us, 0 if self.cards[0] == 0 else 1, _R_NO_CARDS)
-        elif rules.points_target > 0 and (self.score[0] >= rules.points_target
-                                          or self.score[1] >= rules.points_target):
-            s0 = self.score[0]
-            s1 = self.score[1]
+        elif cards[0] == 0 or cards[1] == 0:
+            self.game_over(ms, us, 0 if cards[0] == 0 else 1, _R_NO_CARDS)
+        elif target > 0 and (score[0] >= target or score[1] >= target):
+            s0 = score[0]
+            s1 = score[1]
             self.game_over(ms, us, 0 if s0 < s1 else 1 if s1 < s0 else rw, _R_POINTS)
         elif rules.rounds_in_a_row > 0 and self.streak >= rules.rounds_in_a_row:
             self.game_over(ms, us, self.streak_player, _R_STREAK)   # R-GAME-5
         elif self.timer_due:
-            self._timer_verdict(ms, us, self.cards[0], self.cards[1])
+            self._fewer_wins(ms, us, cards[0], cards[1], _R_TIMER)   # R-GAME-6
         else:
             self._phase_to(_PH_BETWEEN)
             self.ready[0] = False
@@ -278,65 +271,73 @@ class Settlement:
     # --- blocked rounds, the timer, questions ---
     def blocked(self, ms, us):
         """Both stuck and no spit card left anywhere (R-ROUND-1, R-ROUND-2, R-OWN-1)."""
-        if self.rules.mode != _MODE_TABLEAU:
-            # Own deck (and speed with nothing to recycle): fewer cards left wins.
-            a = self.left[0] if self.rules.mode == _MODE_OWN_DECK else 0
-            b = self.left[1] if self.rules.mode == _MODE_OWN_DECK else 0
-            self.game_over(ms, us, 0 if a < b else 1 if b < a else -1, _R_BLOCKED)
-            return
-        self.out_player = -1
-        self.out_unknown = False
-        self._emit(_V_ROUND_END, ms, us, _R_BLOCKED, -1, self.round, -1)
-        self._ask(ms, us, _AFTER_BLOCKED)
+        mode = self.rules.mode
+        if mode == _MODE_OWN_DECK:
+            # R-OWN-1: fewer cards left wins.
+            self._fewer_wins(ms, us, self.left[0], self.left[1], _R_BLOCKED)
+        elif mode != _MODE_TABLEAU:
+            self.game_over(ms, us, -1, _R_BLOCKED)   # Speed with nothing to recycle: a draw
+        else:
+            self.out_player = -1
+            self.out_unknown = False
+            self._ask(ms, us, _R_BLOCKED, _AFTER_BLOCKED)
 
     def timer_expired(self, ms, us):
-        if self.rules.mode == _MODE_OWN_DECK:
-            self._timer_verdict(ms, us, self.left[0], self.left[1])
-        elif self.phase == _PH_BETWEEN:
-            self._timer_verdict(ms, us, self.cards[0], self.cards[1])
-        elif self.phase in (_PH_SLAP, _PH_QUESTION):
-            pass   # settled when this round's piles are given out (timer_due)
-        else:
-            self._emit(_V_ROUND_END, ms, us, _R_TIMER, -1, self.round, -1)
-            self._ask(ms, us, _AFTER_TIMER)
+        own_deck = self.rules.mode == _MODE_OWN_DECK
+        if own_deck or self.phase == _PH_BETWEEN:
+            # R-GAME-6: own deck, the cards not yet played to the center; between rounds, the
+            # cards each player has for the next.
+            counts = self.left if own_deck else self.cards
+            self._fewer_wins(ms, us, counts[0], counts[1], _R_TIMER)
+        elif self.phase != _PH_SLAP and self.phase != _PH_QUESTION:
+            # (during the slaps or a question it is settled when this round's piles are given
+            # out: timer_due)
+            self._ask(ms, us, _R_TIMER, _AFTER_TIMER)
 
-    def _timer_verdict(self, ms, us, a, b):
-        # R-GAME-6: fewer cards in total wins.
-        self.game_over(ms, us, 0 if a < b else 1 if b < a else -1, _R_TIMER)
+    def _fewer_wins(self, ms, us, a, b, reason):
+        # R-GAME-6, R-OWN-1: fewer cards in total wins; as many: a draw.
+        self.game_over(ms, us, 0 if a < b else 1 if b < a else -1, reason)
 
-    def _ask(self, ms, us, after):
-        total = self.stock_start[0] + self.stock_start[1] - self.played - self.unread_cards()
-        self.question_total = total if total > 0 else 0
+    def _ask(self, ms, us, reason, after):
+        """The round ends for ``reason`` (blocked, the timer) with the stocks unseen: how many
+        stock cards player 0 has left is asked (``after`` says what the answer settles)."""
+        self._emit(_V_ROUND_END, ms, us, reason, -1, self.round, -1)
+        total = self.stock_start[0] + self.stock_start[1] - self.center_cards()
+        if total < 0:
+            total = 0
+        self.question_total = total
         self.question_player = 0
         self.question_after = after
         self._phase_to(_PH_QUESTION)
-        self._emit(_V_QUESTION, ms, us, _Q_STOCK_LEFT, 0, self.question_total, -1)
+        self._emit(_V_QUESTION, ms, us, _Q_STOCK_LEFT, 0, total, -1)
 
     def on_answer(self, ms, us, player, value):
+        after = self.question_after
+        out = player if value == 1 else 1 - player   # (a went_out answer: 1 is "I went out")
         if self.phase != _PH_QUESTION or player != self.question_player \
-                or value < 0 or value > self.question_total:
+                or value < 0 or value > self.question_total \
+                or (after == _AFTER_WENT_OUT and not self.can_be_out(out)):
+            # (who went out: the cards seen may say otherwise; the question stands)
             self._emit(_V_ERROR, ms, us, _E_BAD_ANSWER, -1, value, player)
             return
-        if self.question_after == _AFTER_WENT_OUT:
-            out = player if value == 1 else 1 - player
-            if not self.can_be_out(out):
-                self._emit(_V_ERROR, ms, us, _E_BAD_ANSWER, -1, value, player)
-                return   # the cards seen say otherwise: the question stands
+        if after == _AFTER_WENT_OUT:
             self._set_out(out)
             self._show_round_winner(ms)
             self._phase_to(_PH_SLAP)
             self.assign_piles(ms, us)
             return
-        self.stock_left[player] = value
-        self.stock_left[1 - player] = self.question_total - value
-        s0 = self.stock_left[0]
-        s1 = self.stock_left[1]
-        if self.question_after == _AFTER_TIMER:
-            if self.rules.mode == _MODE_SPEED:
-                # R-GAME-6 in Speed: hand and stock (asked); the side piles are nobody's cards.
-                self._timer_verdict(ms, us, s0, s1)
-            else:
-                self._timer_verdict(ms, us, s0 + self.spit_left[0], s1 + self.spit_left[1])
+        stock_left = self.stock_left
+        stock_left[player] = value
+        stock_left[1 - player] = self.question_total - value
+        s0 = stock_left[0]
+        s1 = stock_left[1]
+        if after == _AFTER_TIMER:
+            if self.rules.mode != _MODE_SPEED:
+                # R-GAME-6: stock and spit cards.  In Speed: hand and stock (asked); the side
+                # piles are nobody's cards.
+                s0 += self.spit_left[0]
+                s1 += self.spit_left[1]
+            self._fewer_wins(ms, us, s0, s1, _R_TIMER)
             return
         # R-ROUND-2: in a blocked round the player with fewer tableau cards wins it.
         self.round_winner = 0 if s0 < s1 else 1 if s1 < s0 else -1
