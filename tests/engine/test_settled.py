@@ -98,6 +98,22 @@ def test_r_round_2_a_blocked_round_answered_lights_its_winner():
     assert _lamp(t, ZONE_PLAYER1) == (GREEN, PULSE) and _lamp(t, ZONE_PLAYER0) == (OFF, SOLID)
 
 
+def test_r_own_1_a_drawn_game_lights_no_loser():
+    # docs/hardware.md: red is the game's loser; a draw (equal cards, both blocked) has none:
+    # RESULT and both player zones pulse white.  A won game: green and red.
+    from spit.intents import LedIntents, ZONE_PLAYER0, ZONE_PLAYER1, ZONE_RESULT
+    from spit.intents import GREEN, RED, WHITE, PULSE, SOLID
+    for last_card, winner, lamps in ((None, -1, ((WHITE, PULSE), (WHITE, PULSE), (WHITE, PULSE))),
+                                     ("QS", 1, ((RED, SOLID), (GREEN, PULSE), (GREEN, PULSE)))):
+        t = Table("own_deck", counts=[5, 5], leds=LedIntents())   # both: a row of 4, empty decks
+        t.card(0, "7H", 2010, player=0).card(1, "KS", 2011, player=1).flush()
+        if last_card:
+            t.card(1, last_card, 3000, player=1).flush()        # player 1: one card fewer
+        t.stuck(0, 3400).stuck(1, 3500).flush()
+        assert t.last("game_over")["winner"] == winner
+        assert (_lamp(t, ZONE_PLAYER0), _lamp(t, ZONE_PLAYER1), _lamp(t, ZONE_RESULT)) == lamps
+
+
 # --- a new round plans its own spit cards (R-PLAY-1, R-STALL-1/4) ---
 
 def test_r_stall_4_a_spit_call_cut_short_by_the_round_end_does_not_leak_into_the_next_round():

@@ -125,9 +125,15 @@ class LedIntents:
         elif code == _V_PILE_WON:
             self.show(b, GREEN if a == 0 else CYAN, BLINK, t_ms + _ALERT_MS)
         elif code == _V_GAME_OVER:
-            self.show(ZONE_RESULT, GREEN, PULSE, -1)
+            # The winner's zone pulses green, the loser's is red.  A draw (a = -1: equal cards
+            # when blocked or at the timer, R-OWN-1, R-GAME-6) has no loser: every zone of the
+            # result pulses white.
+            self.show(ZONE_RESULT, GREEN if a >= 0 else WHITE, PULSE, -1)
             for p in range(2):
-                self.show(ZONE_PLAYER0 + p, GREEN if p == a else RED, PULSE if p == a else SOLID, -1)
+                if a < 0:
+                    self.show(ZONE_PLAYER0 + p, WHITE, PULSE, -1)
+                else:
+                    self.show(ZONE_PLAYER0 + p, GREEN if p == a else RED, PULSE if p == a else SOLID, -1)
         elif code == _V_ERROR:
             if 0 <= b < 3:
                 self.show(b, MAGENTA, FAST, t_ms + _ALERT_MS)
