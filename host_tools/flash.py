@@ -280,7 +280,9 @@ def collect_firmware(firmware_dir):
 # Modules only the PC uses (log parsing/re-judging, rule descriptions, reading logs back).  Kept anyway while a
 # device module imports them (anywhere in its code), so a device import never breaks.
 HOST_ONLY = ("lib/spit/log.py", "lib/spit/describe.py", "lib/spit/words.py", "referee/logread.py",
-             "referee/sources.py")   # (the input source ids' layout: the board's modules keep copies)
+             # (the verdict codes and the input source ids' layout: the board's modules keep private
+             # copies of what they use, checked by tests/test_engine_shared_constants.py)
+             "lib/spit/verdicts.py", "referee/sources.py")
 # The board file's full validator and the ruleset presets and checks: spit flash runs them on the PC and writes
 # the checked board and ruleset (``checked_board``, ``checked_ruleset``); the device loads those with a short
 # check (referee/boardfile.py imports the full ones only where they are present).

@@ -68,6 +68,8 @@ def test_private_copies_of_codes_agree_with_their_modules():
                     assert getattr(src, name[1:]) == value, (module.__name__, name, value)
                     checked += 1
     assert checked >= 19
+    # The reasons' names outcome() gives (spit.settle keeps them: spit.verdicts is PC only).
+    assert settle._REASON_NAMES == verdicts.REASON_NAMES
     # The few the names do not pair:
     assert referee._HIST_MASK == referee._HIST - 1 and referee._HIST & referee._HIST_MASK == 0
 

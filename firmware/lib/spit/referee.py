@@ -178,13 +178,6 @@ class Referee(EventQueue, Settlement, Corrections):
         """An error seen outside the engine (unknown tag, dead reader): flag it at once."""
         self._emit(_V_ERROR, ms, us, reason, pile, value, -1)
 
-    def outcome(self):
-        """``None`` while the game runs, else ``(winner, reason)`` (winner -1: a draw)."""
-        if self.phase != PH_OVER:
-            return None
-        from spit.verdicts import REASON_NAMES   # (the device never asks: not loaded for this)
-        return (self.winner, REASON_NAMES[self.over_reason])
-
     # --- internals ---
     def _emit(self, code, ms, us, a, b, c, d):
         if self.intents is not None:

@@ -35,6 +35,9 @@ _R_TIMER = const(2)
 _R_POINTS = const(3)
 _R_STREAK = const(4)
 _R_NO_CARDS = const(5)
+# Their names, as outcome() gives them (spit.verdicts' REASON_NAMES, copied: spit.verdicts is
+# not installed on the board; tests/test_engine_shared_constants.py checks the copy).
+_REASON_NAMES = const(("out", "blocked", "timer", "points", "streak", "no_cards"))
 _E_SLAP_EARLY = const(6)
 _E_UNEXPECTED = const(7)
 _E_BAD_ANSWER = const(8)
@@ -343,6 +346,12 @@ class Settlement:
         self.round_winner = 0 if s0 < s1 else 1 if s1 < s0 else -1
         self._show_round_winner(ms)
         self._open_slaps()
+
+    def outcome(self):
+        """``None`` while the game runs, else ``(winner, reason)`` (winner -1: a draw)."""
+        if self.phase != _PH_OVER:
+            return None
+        return (self.winner, _REASON_NAMES[self.over_reason])
 
     def game_over(self, ms, us, winner, reason):
         self._phase_to(_PH_OVER)
