@@ -84,19 +84,6 @@ _SATURATED_US = const(500000000)
 _NEVER_T = const(-0x20000000)
 
 
-def _steps(rules):
-    """The table of ``Referee._steps``: bit ``r`` of entry ``top_rank`` is set when a card of
-    rank ``r`` (1..13) goes on a top that counts as ``top_rank`` (1..13) by ``fits`` (R-CARD-2/3),
-    unless the colours matter too (R-CARD-5: all 0, ``fits`` decides every card)."""
-    steps = [0] * 14
-    if not rules.alternate_colours:
-        for top in range(1, 14):
-            for r in range(1, 14):
-                if fits(rules, top, top, r):   # (top: that rank's card of suit 0)
-                    steps[top] |= 1 << r
-    return steps
-
-
 class Referee(EventQueue, Settlement, Corrections):
     # The loop's entry points in this class's own table: MicroPython looks a method up in the
     # instance, then in each class in turn (about 4.6 us per class on the RP2040).
@@ -120,8 +107,16 @@ class Referee(EventQueue, Settlement, Corrections):
         self._race_window = rules.race_window_us
         self._slow_spit = rules.slow_spit_ms > 0
         # _steps[top_rank] >> rank & 1: a card of that rank (not a joker) goes on that rank
-        # (fits(), R-CARD-2/3, precomputed); all 0 when the colours matter too (R-CARD-5).
-        self._steps = _steps(rules)
+        # (fits(), R-CARD-2/3, precomputed): bit r of entry top_rank is set when a card of rank
+        # r (1..13) goes on a top that counts as top_rank (1..13); all 0 when the colours matter
+        # too (R-CARD-5: fits() decides every card).
+        steps = [0] * 14
+        if not rules.alternate_colours:
+            for top in range(1, 14):
+                for r in range(1, 14):
+                    if fits(rules, top, top, r):   # (top: that rank's card of suit 0)
+                        steps[top] |= 1 << r
+        self._steps = steps
         self._joker_any = rules.joker_next == _JOKER_ANY
         self.sink = sink
         self.intents = intents   # a spit.intents.LedIntents, or None (no LEDs); set once, here
