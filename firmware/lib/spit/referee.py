@@ -247,54 +247,56 @@ class Referee(EventQueue, Settlement, Corrections):
         self._emit(_V_COUNTDOWN, ms, us, self.rules.countdown_ms, self.round, -1, -1)
 
     def _plan_spit(self, ms, us):
-        """Decide who spits onto which pile at the coming flip. False: nobody can."""
+        """Decide who spits onto which pile at the coming flip.  Returns how many piles get a
+        spit card (0: nobody can)."""
         rules = self.rules
         n = self.npiles
+        spitter = self.spitter
         for p in range(n):
-            self.spitter[p] = -1
+            spitter[p] = -1
         left = self.spit_left
         if rules.mode == _MODE_OWN_DECK:
             # R-OWN-1: a player spits while their deck (beyond the row) has cards.
             for p in range(2):
                 if self.left[p] > rules.row:
-                    self.spitter[p] = p
+                    spitter[p] = p
         elif rules.mode == _MODE_SPEED and self.first_flip:
-            self.spitter[0] = 0   # R-SPEED-1: the two single middle cards start the piles
-            self.spitter[1] = 1
+            spitter[0] = 0   # R-SPEED-1: the two single middle cards start the piles
+            spitter[1] = 1
         elif rules.mode == _MODE_SPEED:
             if left[0] == 0 and left[1] == 0:
                 self._recycle(ms, us)
             for p in range(2):
                 if left[p] > 0:
-                    self.spitter[p] = p
+                    spitter[p] = p
         elif self.single_pile >= 0:
             q = self.single_pile
             if left[q] > 0:
-                self.spitter[q] = q
+                spitter[q] = q
         elif left[0] > 0 and left[1] > 0:
-            self.spitter[0] = 0
-            self.spitter[1] = 1
+            spitter[0] = 0
+            spitter[1] = 1
             if n == 3:
                 # R-STALL-4: the third pile is filled by the players in turn.
                 k = self.flips % 2
                 if left[k] >= 2:
-                    self.spitter[2] = k
+                    spitter[2] = k
                 elif left[1 - k] >= 2:
-                    self.spitter[2] = 1 - k
+                    spitter[2] = 1 - k
         else:
             # R-STALL-2: only one player has spit cards: they spit alone, onto their pile.
             for q in range(2):
                 if left[q] > 0:
                     self.single_pile = q
-                    self.spitter[q] = q
-        anyone = False
+                    spitter[q] = q
+        piles = 0
         for p in range(n):
-            self.need_spit[p] = 1 if self.spitter[p] >= 0 else 0
-            if self.need_spit[p]:
-                anyone = True
-        if anyone:
+            q = 1 if spitter[p] >= 0 else 0
+            self.need_spit[p] = q
+            piles += q
+        if piles:
             self.flips += 1   # flips planned this round (the round's first flip included)
-        return anyone
+        return piles
 
     def _recycle(self, ms, us):
         # R-SPEED-1: the center piles but their top cards become the new side piles.
@@ -547,10 +549,8 @@ class Referee(EventQueue, Settlement, Corrections):
         if not self.stuck[1 - player]:
             return
         # R-STALL-1: both stuck.
-        if self._plan_spit(ms, us):
-            piles = 0
-            for p in range(self.npiles):
-                piles += self.need_spit[p]
+        piles = self._plan_spit(ms, us)
+        if piles:
             self._emit(_V_SPIT_CALL, ms, us, piles, -1, -1, -1)   # piles getting a spit card
             self._countdown(ms, us)
         else:
