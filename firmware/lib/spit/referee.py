@@ -190,6 +190,7 @@ class Referee(EventQueue, Settlement, Corrections):
 
     def _start_round(self, ms, us):
         rules = self.rules
+        mode = rules.mode
         self.round += 1
         for p in range(self.npiles):
             self.top[p] = -1
@@ -207,11 +208,12 @@ class Referee(EventQueue, Settlement, Corrections):
             c = self.cards[p]
             self.stuck[p] = False
             self.ready[p] = False
-            if rules.mode == _MODE_TABLEAU:
+            if mode == _MODE_TABLEAU:
                 # R-SETUP-2/3/4: stocks first, the rest is the spit pile.
-                self.stock_start[p] = c if c < rules.stock_cards else rules.stock_cards
-                self.spit_left[p] = c - self.stock_start[p]
-            elif rules.mode == _MODE_OWN_DECK:
+                s = c if c < rules.stock_cards else rules.stock_cards
+                self.stock_start[p] = s
+                self.spit_left[p] = c - s
+            elif mode == _MODE_OWN_DECK:
                 self.left[p] = c
             else:
                 self.stock_start[p] = c
@@ -238,13 +240,13 @@ class Referee(EventQueue, Settlement, Corrections):
     def _countdown(self, ms, us):
         """R-PLAY-1 / R-STALL-1: a countdown, then the next card on each pile is its spit card."""
         self._phase_to(PH_COUNTDOWN)
-        self.cd_ms = ms + self.rules.countdown_ms
-        self.cd_us = us
-        self.live_ms = self.cd_ms
-        self.live_us = us
-        self.stuck[0] = False
-        self.stuck[1] = False
-        self._emit(_V_COUNTDOWN, ms, us, self.rules.countdown_ms, self.round, -1, -1)
+        cd = self.rules.countdown_ms
+        self.cd_ms = self.live_ms = ms + cd
+        self.cd_us = self.live_us = us
+        stuck = self.stuck
+        stuck[0] = False
+        stuck[1] = False
+        self._emit(_V_COUNTDOWN, ms, us, cd, self.round, -1, -1)
 
     def _plan_spit(self, ms, us):
         """Decide who spits onto which pile at the coming flip.  Returns how many piles get a
@@ -312,8 +314,9 @@ class Referee(EventQueue, Settlement, Corrections):
                 self.size[p] = 1
                 hist[p * _HIST] = hist[p * _HIST + ((n - 1) & _HIST_MASK)]   # the top's entry
                 self._hist_lo[p] = 0
-            if self.top[p] >= 0:
-                seen[self.top[p]] += 1
+            t = self.top[p]
+            if t >= 0:
+                seen[t] += 1
         self.spit_left[0] = (total + 1) // 2
         self.spit_left[1] = total // 2
         self._emit(_V_RECYCLE, ms, us, total, -1, -1, -1)
