@@ -82,9 +82,19 @@ _FLOOR = const(-0x20000000)  # times further back are clamped here: "long ago" (
 F_LATE = const(1)        # _process flag: arrived after later events were judged
 F_TIED = const(2)        # _process flag: cannot be ordered against the previous landing on its pile
 
+_TYPE_CHECKING = const(False)   # (mpy-cross drops the block below: pyright reads it)
+if _TYPE_CHECKING:
+    from typing import Any
+
 
 class EventQueue:
-    def __init__(self, npiles, reorder_us, touch_match_us, relist_us=0):
+    # The hooks the game implements (Referee; see the module docstring): annotations only, no
+    # do-nothing methods (nothing makes a plain EventQueue).
+    _clock_to: "Any"
+    _on_card: "Any"
+    _process: "Any"
+
+    def __init__(self, npiles, reorder_us, touch_match_us, relist_us):
         self.npiles = npiles
         self._piles = tuple(range(npiles))   # ("a in _piles": one test for 0 <= a < npiles)
         self.reorder_us = reorder_us
@@ -441,15 +451,6 @@ class EventQueue:
         else:
             self._process(kind, ms, us, q[k + 2], q[k + 3], q[k + 4], flags)
 
-    # --- hooks for the game ---
-    def _clock_to(self, ms, us):
-        pass
-
-    def _on_card(self, ms, us, pile, card, player, tied):
-        pass
-
-    def _process(self, kind, ms, us, a, b, c, flags):
-        pass
 
 
 def _shifted(t, shift):
