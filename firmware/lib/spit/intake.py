@@ -31,8 +31,8 @@ the touch edge that marks the true landing, and readers are serviced one after t
 Everything is preallocated: feeding an event allocates nothing.  The game itself lives in the
 subclass (``Referee``): it implements ``_on_card(ms, us, pile, card, player, tied)`` (a card read,
 on one of the table's piles, in landing order), ``_process(kind, ms, us, a, b, c, flags)`` (every
-other event, a card read on a pile the table does not have as ``EV_OFF_TABLE``, and a card that
-arrived late: ``F_LATE``, ``F_TIED``) and ``_clock_to(ms, us)`` (time-driven transitions up to that
+other event, a card read on a pile the table does not have as ``_EV_OFF_TABLE``, and a card that
+arrived late: ``_F_LATE``, ``_F_TIED``) and ``_clock_to(ms, us)`` (time-driven transitions up to that
 time), and clears ``_timed`` while no time-driven transition can happen (then ``_clock_to`` is not
 called).  While a hook runs, ``_done`` is the judged event's time in this module's units; a
 subclass that keeps such times extends ``_rebase`` to move them with the base.
@@ -68,8 +68,10 @@ EV_UNDO = const(6)     # a: pile                 (correction: take back the last
 EV_TOP = const(7)      # a: pile, b: card        (correction: the top card really is ...)
 EV_ANSWER = const(8)   # a: player, b: value     (answer to the referee's question)
 EV_TICK = const(9)     # time passes, nothing happened (log end marker)
-EV_NO_READ = const(10)  # internal: a touch no card read claimed; a: pile
-EV_OFF_TABLE = const(11)  # internal: a card read on a pile the table does not have (as EV_CARD)
+# Internal kinds (spit.referee keeps private copies, tests/test_engine_shared_constants.py
+# checks them):
+_EV_NO_READ = const(10)  # a touch no card read claimed; a: pile
+_EV_OFF_TABLE = const(11)  # a card read on a pile the table does not have (as EV_CARD)
 EVENT_NAMES = ("", "touch", "card", "stuck", "slap", "ready", "undo", "top", "answer", "tick", "no_read")
 
 _CAP = const(32)         # buffered events (a few hundred ms of the fastest play)
@@ -79,8 +81,9 @@ _TOUCH_CAP = const(8)    # unmatched touches per pile
 _LIMIT = const(0x20000000)   # move the base once the horizon is this far past it (537 s of us)
 _FLOOR = const(-0x20000000)  # times further back are clamped here: "long ago" (and "never")
 
-F_LATE = const(1)        # _process flag: arrived after later events were judged
-F_TIED = const(2)        # _process flag: cannot be ordered against the previous landing on its pile
+# The flags _process gets (private: spit.referee keeps copies, checked as the kinds above).
+_F_LATE = const(1)        # _process flag: arrived after later events were judged
+_F_TIED = const(2)        # _process flag: cannot be ordered against the previous landing on its pile
 
 _TYPE_CHECKING = const(False)   # (mpy-cross drops the block below: pyright reads it)
 if _TYPE_CHECKING:
@@ -111,7 +114,7 @@ class EventQueue:
         # Unmatched touches: pile p owns slots p*_TOUCH_CAP .. + _tcount[p], sorted by time.
         n = npiles * _TOUCH_CAP
         self._tt = [0] * n
-        self._tflag = [0] * n   # F_TIED: this touch's card may have landed under the previous one
+        self._tflag = [0] * n   # _F_TIED: this touch's card may have landed under the previous one
         self._tcount = [0] * npiles
         self._untouched = [0] * npiles   # _tcount when no touch waits (compared as a whole)
         self._read_t = [_FLOOR] * npiles   # the last read's own time, per pile
@@ -182,7 +185,7 @@ class EventQueue:
                         self._relist_end = w
                 t = tt
             else:
-                kind = EV_OFF_TABLE   # judged apart: only a card on a real pile goes to _on_card
+                kind = _EV_OFF_TABLE   # judged apart: only a card on a real pile goes to _on_card
         if self._qn > 0:
             self._insert(kind, t, a, b, c, flags)   # sorted in among what waits
             self.advance(ms, us)
@@ -208,7 +211,7 @@ class EventQueue:
     def _pair(self, pile, t):
         """Pair a read at time ``t`` on ``pile`` with a touch and set the pile's ``_land_t`` to
         its landing time: that touch's time, the previous read's landing (one activation read
-        both), or the read's own time.  Returns the read's flags (``F_TIED`` or 0)."""
+        both), or the read's own time.  Returns the read's flags (``_F_TIED`` or 0)."""
         rt = self._read_t[pile]   # the previous read (feed records this one after)
         tcount = self._tcount
         if tcount[pile] > 0:
@@ -230,7 +233,7 @@ class EventQueue:
                     return flags
                 for i in range(base + 1, base + n):
                     if tt[i] <= t:
-                        tflag[i] = F_TIED
+                        tflag[i] = _F_TIED
                 self._pop_touch(pile)
                 return flags
         # No touch of its own: it landed at the read's time, unless the previous read on the pile
@@ -240,12 +243,12 @@ class EventQueue:
             if t == rt and land_t[pile] >= self._done:
                 # Reported with the previous read's time: both answered one activation, so
                 # they landed together as far as anyone can tell (unless that is judged).
-                return F_TIED   # (keeps that read's landing time)
+                return _F_TIED   # (keeps that read's landing time)
             # Right after the previous read on the pile (in the same or a later ms), the card may
             # have been in the field already when that read was made (read in UID order): a tie.
             if t // 1000 >= rt // 1000 and t - rt <= self.relist_us:
                 land_t[pile] = t
-                return F_TIED
+                return _F_TIED
         land_t[pile] = t
         return 0
 
@@ -378,7 +381,7 @@ class EventQueue:
 
     def _unread_first(self, pile):
         """The pile's earliest touch will get no read: a ``no_read`` event at its time."""
-        self._insert(EV_NO_READ, self._tt[pile * _TOUCH_CAP], pile, -1, -1, 0)
+        self._insert(_EV_NO_READ, self._tt[pile * _TOUCH_CAP], pile, -1, -1, 0)
         self._pop_touch(pile)
 
     def _pop_touch(self, pile):
@@ -438,7 +441,7 @@ class EventQueue:
         flags = q[k] & 3
         if t < self._done:
             t = self._done   # arrived after later events were judged: judged now, at the latest time
-            flags |= F_LATE
+            flags |= _F_LATE
         else:
             self._done = t
         ms = self._base_ms + t // 1000
@@ -446,7 +449,7 @@ class EventQueue:
         if self._timed:
             self._clock_to(ms, us)
         # (Judging never feeds the queue, so the slot still holds this event.)
-        if kind == EV_CARD and not flags & F_LATE:   # a card read in time
+        if kind == EV_CARD and not flags & _F_LATE:   # a card read in time
             self._on_card(ms, us, q[k + 2], q[k + 3], q[k + 4], flags)
         else:
             self._process(kind, ms, us, q[k + 2], q[k + 3], q[k + 4], flags)
