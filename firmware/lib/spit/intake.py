@@ -348,8 +348,8 @@ class EventQueue:
         shift = (ms - self._base_ms) * 1000
         self._base_ms = ms
         q = self._q
-        for i in range(_CAP):
-            q[i * _SLOT + 1] = _shifted(q[i * _SLOT + 1], shift)
+        for i in range(1, _CAP * _SLOT, _SLOT):   # (each slot's time)
+            q[i] = _shifted(q[i], shift)
         tt = self._tt
         for i in range(len(tt)):
             tt[i] = _shifted(tt[i], shift)
