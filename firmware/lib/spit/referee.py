@@ -529,27 +529,29 @@ class Referee(EventQueue, Settlement, Corrections):
         return EventQueue._rebase(self, ms, us)
 
     def _on_stuck(self, ms, us, player):
-        if player < 0 or player > 1:
+        if player & -2:   # (not 0 or 1)
             self._emit(_V_ERROR, ms, us, _E_BAD_PLAYER, -1, -1, player)
             return
-        if self.phase == PH_BETWEEN:
+        phase = self.phase
+        if phase == PH_BETWEEN:
             self._on_ready(ms, us, player)   # STUCK doubles as READY between rounds
             return
-        if self.phase == PH_SLAP and self.out_unknown:
+        if phase == PH_SLAP and self.out_unknown:
             self.declare_out(ms, us, player)   # "I went out" (docs/rules.md, who went out)
             return
-        if self.phase > PH_PLAY:
+        if phase > PH_PLAY:
             # One rule for every input: no meaning now (slaps, a question, the game is over)
             # -> error unexpected.
             self._emit(_V_ERROR, ms, us, _E_UNEXPECTED, -1, -1, player)
             return
-        if self.phase != PH_PLAY or not self.spit_done() or self.stuck[player]:
+        stuck = self.stuck
+        if phase != PH_PLAY or not self.spit_done() or stuck[player]:
             # A repeat of what the referee already acted on (a second press, a press racing
             # the other player's into the spit call it started): nothing new, no error.
             return
-        self.stuck[player] = True
+        stuck[player] = True
         self._emit(_V_STUCK, ms, us, player, -1, -1, -1)
-        if not self.stuck[1 - player]:
+        if not stuck[1 - player]:
             return
         # R-STALL-1: both stuck.
         piles = self._plan_spit(ms, us)
@@ -560,27 +562,30 @@ class Referee(EventQueue, Settlement, Corrections):
             self.blocked(ms, us)
 
     def _on_ready(self, ms, us, player):
-        if player < 0 or player > 1:
+        if player & -2:   # (not 0 or 1)
             self._emit(_V_ERROR, ms, us, _E_BAD_PLAYER, -1, -1, player)
             return
-        if self.phase != PH_BETWEEN:
-            if self.phase != PH_COUNTDOWN:   # in a countdown: a repeat of the READY that started it
+        phase = self.phase
+        if phase != PH_BETWEEN:
+            if phase != PH_COUNTDOWN:   # in a countdown: a repeat of the READY that started it
                 self._emit(_V_ERROR, ms, us, _E_UNEXPECTED, -1, -1, player)
             return
-        self.ready[player] = True
-        if self.ready[0] and self.ready[1]:
+        ready = self.ready
+        ready[player] = True
+        if ready[0] and ready[1]:
             self._start_round(ms, us)
 
     def _on_slap(self, ms, us, player, pile):
-        if player < 0 or player > 1:
+        if player & -2:   # (not 0 or 1)
             self._emit(_V_ERROR, ms, us, _E_BAD_PLAYER, pile, -1, player)
             return
-        if not (0 <= pile < self.npiles):
+        if pile not in self._piles:
             self._emit(_V_ERROR, ms, us, _E_BAD_PILE, pile, -1, player)
             return
-        if self.phase == PH_PLAY:
+        phase = self.phase
+        if phase == PH_PLAY:
             self.going_out(ms, us, player, pile)
-        elif self.phase == PH_SLAP:
+        elif phase == PH_SLAP:
             self.claim(ms, us, player, pile)
         else:
             self._emit(_V_ERROR, ms, us, _E_UNEXPECTED, pile, -1, player)
