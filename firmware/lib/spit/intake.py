@@ -31,8 +31,10 @@ the touch edge that marks the true landing, and readers are serviced one after t
 Everything is preallocated: feeding an event allocates nothing.  The game itself lives in the
 subclass (``Referee``): it implements ``_on_card(ms, us, pile, card, player, tied)`` (a card read,
 on one of the table's piles, in landing order), ``_process(kind, ms, us, a, b, c, flags)`` (every
-other event, a card read on a pile the table does not have as ``_EV_OFF_TABLE``, and a card that
-arrived late: ``_F_LATE``, ``_F_TIED``) and ``_clock_to(ms, us)`` (time-driven transitions up to that
+event but a card read in time with no flag, which ``advance`` passes to ``_on_card`` itself: a card
+read on a pile the table does not have as ``_EV_OFF_TABLE``, a card that arrived late (``_F_LATE``)
+or is tied (``_F_TIED``: ``_process`` passes it on to ``_on_card``)) and ``_clock_to(ms, us)``
+(time-driven transitions up to that
 time), and clears ``_timed`` while no time-driven transition can happen (then ``_clock_to`` is not
 called).  While a hook runs, ``_done`` is the judged event's time in this module's units; a
 subclass that keeps such times extends ``_rebase`` to move them with the base.
@@ -448,11 +450,9 @@ class EventQueue:
         us = t % 1000
         if self._timed:
             self._clock_to(ms, us)
-        # (Judging never feeds the queue, so the slot still holds this event.)
-        if kind == EV_CARD and not flags & _F_LATE:   # a card read in time
-            self._on_card(ms, us, q[k + 2], q[k + 3], q[k + 4], flags)
-        else:
-            self._process(kind, ms, us, q[k + 2], q[k + 3], q[k + 4], flags)
+        # (Judging never feeds the queue, so the slot still holds this event.)  A card read in
+        # time (flags 0 or _F_TIED) goes on from _process to _on_card with those flags.
+        self._process(kind, ms, us, q[k + 2], q[k + 3], q[k + 4], flags)
 
 
 
