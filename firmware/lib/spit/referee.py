@@ -204,9 +204,8 @@ class Referee(EventQueue, Settlement, Corrections):
             self.spitter[p] = -1
             self.unread[p] = 0
         self._clear_seen()
-        for p in range(2):
+        for p in range(2):   # (stuck: cleared by _countdown below)
             c = self.cards[p]
-            self.stuck[p] = False
             self.ready[p] = False
             if mode == _MODE_TABLEAU:
                 # R-SETUP-2/3/4: stocks first, the rest is the spit pile.
