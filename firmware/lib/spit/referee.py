@@ -261,15 +261,16 @@ class Referee(EventQueue, Settlement, Corrections):
             for p in range(2):
                 if self.left[p] > rules.row:
                     spitter[p] = p
-        elif rules.mode == _MODE_SPEED and self.first_flip:
-            spitter[0] = 0   # R-SPEED-1: the two single middle cards start the piles
-            spitter[1] = 1
         elif rules.mode == _MODE_SPEED:
-            if left[0] == 0 and left[1] == 0:
-                self._recycle(ms, us)
-            for p in range(2):
-                if left[p] > 0:
-                    spitter[p] = p
+            if self.first_flip:
+                spitter[0] = 0   # R-SPEED-1: the two single middle cards start the piles
+                spitter[1] = 1
+            else:
+                if left[0] == 0 and left[1] == 0:
+                    self._recycle(ms, us)
+                for p in range(2):
+                    if left[p] > 0:
+                        spitter[p] = p
         elif self.single_pile >= 0:
             q = self.single_pile
             if left[q] > 0:
