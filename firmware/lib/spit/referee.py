@@ -338,10 +338,7 @@ class Referee(EventQueue, Settlement, Corrections):
 
     def spit_done(self):
         """No pile is waiting for its spit card."""
-        for p in range(self.npiles):
-            if self.need_spit[p]:
-                return False
-        return True
+        return 1 not in self.need_spit   # (need_spit holds 0 or 1 per pile)
 
     def _process(self, kind, ms, us, a, b, c, flags):
         if flags & _F_LATE:
