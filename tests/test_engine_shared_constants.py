@@ -71,6 +71,9 @@ def test_private_copies_of_codes_agree_with_their_modules():
     # The reasons' names outcome() gives (spit.settle keeps them: spit.verdicts is PC only).
     assert settle._REASON_NAMES == verdicts.REASON_NAMES
     # The few the names do not pair:
+    # (intake's internal kinds and _process flags are private there too)
+    assert (referee._EV_NO_READ, referee._EV_OFF_TABLE, referee._F_LATE, referee._F_TIED) == (
+        intake._EV_NO_READ, intake._EV_OFF_TABLE, intake._F_LATE, intake._F_TIED)
     assert referee._HIST_MASK == referee._HIST - 1 and referee._HIST & referee._HIST_MASK == 0
 
 

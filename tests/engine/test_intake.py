@@ -109,7 +109,7 @@ def test_r_play_5_quiet_keeps_the_read_gap_tie():
 
 
 def test_a_read_on_a_pile_the_table_does_not_have_is_bad_pile_in_time_or_late():
-    # Such a read is buffered apart from the card reads on real piles (intake.EV_OFF_TABLE)
+    # Such a read is buffered apart from the card reads on real piles (intake._EV_OFF_TABLE)
     # and judged as one: in time order, flagged late when later events were judged first.
     t = Table(reorder_us=150000).begin()
     n = len(t.raw)

@@ -31,8 +31,10 @@ the touch edge that marks the true landing, and readers are serviced one after t
 Everything is preallocated: feeding an event allocates nothing.  The game itself lives in the
 subclass (``Referee``): it implements ``_on_card(ms, us, pile, card, player, tied)`` (a card read,
 on one of the table's piles, in landing order), ``_process(kind, ms, us, a, b, c, flags)`` (every
-other event, a card read on a pile the table does not have as ``EV_OFF_TABLE``, and a card that
-arrived late: ``F_LATE``, ``F_TIED``) and ``_clock_to(ms, us)`` (time-driven transitions up to that
+event but a card read in time with no flag, which ``advance`` passes to ``_on_card`` itself: a card
+read on a pile the table does not have as ``_EV_OFF_TABLE``, a card that arrived late (``_F_LATE``)
+or is tied (``_F_TIED``: ``_process`` passes it on to ``_on_card``)) and ``_clock_to(ms, us)``
+(time-driven transitions up to that
 time), and clears ``_timed`` while no time-driven transition can happen (then ``_clock_to`` is not
 called).  While a hook runs, ``_done`` is the judged event's time in this module's units; a
 subclass that keeps such times extends ``_rebase`` to move them with the base.
@@ -68,8 +70,10 @@ EV_UNDO = const(6)     # a: pile                 (correction: take back the last
 EV_TOP = const(7)      # a: pile, b: card        (correction: the top card really is ...)
 EV_ANSWER = const(8)   # a: player, b: value     (answer to the referee's question)
 EV_TICK = const(9)     # time passes, nothing happened (log end marker)
-EV_NO_READ = const(10)  # internal: a touch no card read claimed; a: pile
-EV_OFF_TABLE = const(11)  # internal: a card read on a pile the table does not have (as EV_CARD)
+# Internal kinds (spit.referee keeps private copies, tests/test_engine_shared_constants.py
+# checks them):
+_EV_NO_READ = const(10)  # a touch no card read claimed; a: pile
+_EV_OFF_TABLE = const(11)  # a card read on a pile the table does not have (as EV_CARD)
 EVENT_NAMES = ("", "touch", "card", "stuck", "slap", "ready", "undo", "top", "answer", "tick", "no_read")
 
 _CAP = const(32)         # buffered events (a few hundred ms of the fastest play)
@@ -79,12 +83,23 @@ _TOUCH_CAP = const(8)    # unmatched touches per pile
 _LIMIT = const(0x20000000)   # move the base once the horizon is this far past it (537 s of us)
 _FLOOR = const(-0x20000000)  # times further back are clamped here: "long ago" (and "never")
 
-F_LATE = const(1)        # _process flag: arrived after later events were judged
-F_TIED = const(2)        # _process flag: cannot be ordered against the previous landing on its pile
+# The flags _process gets (private: spit.referee keeps copies, checked as the kinds above).
+_F_LATE = const(1)        # _process flag: arrived after later events were judged
+_F_TIED = const(2)        # _process flag: cannot be ordered against the previous landing on its pile
+
+_TYPE_CHECKING = const(False)   # (mpy-cross drops the block below: pyright reads it)
+if _TYPE_CHECKING:
+    from typing import Any
 
 
 class EventQueue:
-    def __init__(self, npiles, reorder_us, touch_match_us, relist_us=0):
+    # The hooks the game implements (Referee; see the module docstring): annotations only, no
+    # do-nothing methods (nothing makes a plain EventQueue).
+    _clock_to: "Any"
+    _on_card: "Any"
+    _process: "Any"
+
+    def __init__(self, npiles, reorder_us, touch_match_us, relist_us):
         self.npiles = npiles
         self._piles = tuple(range(npiles))   # ("a in _piles": one test for 0 <= a < npiles)
         self.reorder_us = reorder_us
@@ -101,7 +116,7 @@ class EventQueue:
         # Unmatched touches: pile p owns slots p*_TOUCH_CAP .. + _tcount[p], sorted by time.
         n = npiles * _TOUCH_CAP
         self._tt = [0] * n
-        self._tflag = [0] * n   # F_TIED: this touch's card may have landed under the previous one
+        self._tflag = [0] * n   # _F_TIED: this touch's card may have landed under the previous one
         self._tcount = [0] * npiles
         self._untouched = [0] * npiles   # _tcount when no touch waits (compared as a whole)
         self._read_t = [_FLOOR] * npiles   # the last read's own time, per pile
@@ -172,7 +187,7 @@ class EventQueue:
                         self._relist_end = w
                 t = tt
             else:
-                kind = EV_OFF_TABLE   # judged apart: only a card on a real pile goes to _on_card
+                kind = _EV_OFF_TABLE   # judged apart: only a card on a real pile goes to _on_card
         if self._qn > 0:
             self._insert(kind, t, a, b, c, flags)   # sorted in among what waits
             self.advance(ms, us)
@@ -198,7 +213,7 @@ class EventQueue:
     def _pair(self, pile, t):
         """Pair a read at time ``t`` on ``pile`` with a touch and set the pile's ``_land_t`` to
         its landing time: that touch's time, the previous read's landing (one activation read
-        both), or the read's own time.  Returns the read's flags (``F_TIED`` or 0)."""
+        both), or the read's own time.  Returns the read's flags (``_F_TIED`` or 0)."""
         rt = self._read_t[pile]   # the previous read (feed records this one after)
         tcount = self._tcount
         if tcount[pile] > 0:
@@ -220,7 +235,7 @@ class EventQueue:
                     return flags
                 for i in range(base + 1, base + n):
                     if tt[i] <= t:
-                        tflag[i] = F_TIED
+                        tflag[i] = _F_TIED
                 self._pop_touch(pile)
                 return flags
         # No touch of its own: it landed at the read's time, unless the previous read on the pile
@@ -230,12 +245,12 @@ class EventQueue:
             if t == rt and land_t[pile] >= self._done:
                 # Reported with the previous read's time: both answered one activation, so
                 # they landed together as far as anyone can tell (unless that is judged).
-                return F_TIED   # (keeps that read's landing time)
+                return _F_TIED   # (keeps that read's landing time)
             # Right after the previous read on the pile (in the same or a later ms), the card may
             # have been in the field already when that read was made (read in UID order): a tie.
             if t // 1000 >= rt // 1000 and t - rt <= self.relist_us:
                 land_t[pile] = t
-                return F_TIED
+                return _F_TIED
         land_t[pile] = t
         return 0
 
@@ -335,8 +350,8 @@ class EventQueue:
         shift = (ms - self._base_ms) * 1000
         self._base_ms = ms
         q = self._q
-        for i in range(_CAP):
-            q[i * _SLOT + 1] = _shifted(q[i * _SLOT + 1], shift)
+        for i in range(1, _CAP * _SLOT, _SLOT):   # (each slot's time)
+            q[i] = _shifted(q[i], shift)
         tt = self._tt
         for i in range(len(tt)):
             tt[i] = _shifted(tt[i], shift)
@@ -368,7 +383,7 @@ class EventQueue:
 
     def _unread_first(self, pile):
         """The pile's earliest touch will get no read: a ``no_read`` event at its time."""
-        self._insert(EV_NO_READ, self._tt[pile * _TOUCH_CAP], pile, -1, -1, 0)
+        self._insert(_EV_NO_READ, self._tt[pile * _TOUCH_CAP], pile, -1, -1, 0)
         self._pop_touch(pile)
 
     def _pop_touch(self, pile):
@@ -428,28 +443,17 @@ class EventQueue:
         flags = q[k] & 3
         if t < self._done:
             t = self._done   # arrived after later events were judged: judged now, at the latest time
-            flags |= F_LATE
+            flags |= _F_LATE
         else:
             self._done = t
         ms = self._base_ms + t // 1000
         us = t % 1000
         if self._timed:
             self._clock_to(ms, us)
-        # (Judging never feeds the queue, so the slot still holds this event.)
-        if kind == EV_CARD and not flags & F_LATE:   # a card read in time
-            self._on_card(ms, us, q[k + 2], q[k + 3], q[k + 4], flags)
-        else:
-            self._process(kind, ms, us, q[k + 2], q[k + 3], q[k + 4], flags)
+        # (Judging never feeds the queue, so the slot still holds this event.)  A card read in
+        # time (flags 0 or _F_TIED) goes on from _process to _on_card with those flags.
+        self._process(kind, ms, us, q[k + 2], q[k + 3], q[k + 4], flags)
 
-    # --- hooks for the game ---
-    def _clock_to(self, ms, us):
-        pass
-
-    def _on_card(self, ms, us, pile, card, player, tied):
-        pass
-
-    def _process(self, kind, ms, us, a, b, c, flags):
-        pass
 
 
 def _shifted(t, shift):

@@ -84,19 +84,6 @@ _SATURATED_US = const(500000000)
 _NEVER_T = const(-0x20000000)
 
 
-def _steps(rules):
-    """The table of ``Referee._steps``: bit ``r`` of entry ``top_rank`` is set when a card of
-    rank ``r`` (1..13) goes on a top that counts as ``top_rank`` (1..13) by ``fits`` (R-CARD-2/3),
-    unless the colours matter too (R-CARD-5: all 0, ``fits`` decides every card)."""
-    steps = [0] * 14
-    if not rules.alternate_colours:
-        for top in range(1, 14):
-            for r in range(1, 14):
-                if fits(rules, top, top, r):   # (top: that rank's card of suit 0)
-                    steps[top] |= 1 << r
-    return steps
-
-
 class Referee(EventQueue, Settlement, Corrections):
     # The loop's entry points in this class's own table: MicroPython looks a method up in the
     # instance, then in each class in turn (about 4.6 us per class on the RP2040).
@@ -120,8 +107,16 @@ class Referee(EventQueue, Settlement, Corrections):
         self._race_window = rules.race_window_us
         self._slow_spit = rules.slow_spit_ms > 0
         # _steps[top_rank] >> rank & 1: a card of that rank (not a joker) goes on that rank
-        # (fits(), R-CARD-2/3, precomputed); all 0 when the colours matter too (R-CARD-5).
-        self._steps = _steps(rules)
+        # (fits(), R-CARD-2/3, precomputed): bit r of entry top_rank is set when a card of rank
+        # r (1..13) goes on a top that counts as top_rank (1..13); all 0 when the colours matter
+        # too (R-CARD-5: fits() decides every card).
+        steps = [0] * 14
+        if not rules.alternate_colours:
+            for top in range(1, 14):
+                for r in range(1, 14):
+                    if fits(rules, top, top, r):   # (top: that rank's card of suit 0)
+                        steps[top] |= 1 << r
+        self._steps = steps
         self._joker_any = rules.joker_next == _JOKER_ANY
         self.sink = sink
         self.intents = intents   # a spit.intents.LedIntents, or None (no LEDs); set once, here
@@ -188,6 +183,7 @@ class Referee(EventQueue, Settlement, Corrections):
 
     def _start_round(self, ms, us):
         rules = self.rules
+        mode = rules.mode
         self.round += 1
         for p in range(self.npiles):
             self.top[p] = -1
@@ -201,15 +197,15 @@ class Referee(EventQueue, Settlement, Corrections):
             self.spitter[p] = -1
             self.unread[p] = 0
         self._clear_seen()
-        for p in range(2):
+        for p in range(2):   # (stuck: cleared by _countdown below)
             c = self.cards[p]
-            self.stuck[p] = False
             self.ready[p] = False
-            if rules.mode == _MODE_TABLEAU:
+            if mode == _MODE_TABLEAU:
                 # R-SETUP-2/3/4: stocks first, the rest is the spit pile.
-                self.stock_start[p] = c if c < rules.stock_cards else rules.stock_cards
-                self.spit_left[p] = c - self.stock_start[p]
-            elif rules.mode == _MODE_OWN_DECK:
+                s = c if c < rules.stock_cards else rules.stock_cards
+                self.stock_start[p] = s
+                self.spit_left[p] = c - s
+            elif mode == _MODE_OWN_DECK:
                 self.left[p] = c
             else:
                 self.stock_start[p] = c
@@ -236,63 +232,66 @@ class Referee(EventQueue, Settlement, Corrections):
     def _countdown(self, ms, us):
         """R-PLAY-1 / R-STALL-1: a countdown, then the next card on each pile is its spit card."""
         self._phase_to(PH_COUNTDOWN)
-        self.cd_ms = ms + self.rules.countdown_ms
-        self.cd_us = us
-        self.live_ms = self.cd_ms
-        self.live_us = us
-        self.stuck[0] = False
-        self.stuck[1] = False
-        self._emit(_V_COUNTDOWN, ms, us, self.rules.countdown_ms, self.round, -1, -1)
+        cd = self.rules.countdown_ms
+        self.cd_ms = self.live_ms = ms + cd
+        self.cd_us = self.live_us = us
+        stuck = self.stuck
+        stuck[0] = False
+        stuck[1] = False
+        self._emit(_V_COUNTDOWN, ms, us, cd, self.round, -1, -1)
 
     def _plan_spit(self, ms, us):
-        """Decide who spits onto which pile at the coming flip. False: nobody can."""
+        """Decide who spits onto which pile at the coming flip.  Returns how many piles get a
+        spit card (0: nobody can)."""
         rules = self.rules
         n = self.npiles
+        spitter = self.spitter
         for p in range(n):
-            self.spitter[p] = -1
+            spitter[p] = -1
         left = self.spit_left
         if rules.mode == _MODE_OWN_DECK:
             # R-OWN-1: a player spits while their deck (beyond the row) has cards.
             for p in range(2):
                 if self.left[p] > rules.row:
-                    self.spitter[p] = p
-        elif rules.mode == _MODE_SPEED and self.first_flip:
-            self.spitter[0] = 0   # R-SPEED-1: the two single middle cards start the piles
-            self.spitter[1] = 1
+                    spitter[p] = p
         elif rules.mode == _MODE_SPEED:
-            if left[0] == 0 and left[1] == 0:
-                self._recycle(ms, us)
-            for p in range(2):
-                if left[p] > 0:
-                    self.spitter[p] = p
+            if self.first_flip:
+                spitter[0] = 0   # R-SPEED-1: the two single middle cards start the piles
+                spitter[1] = 1
+            else:
+                if left[0] == 0 and left[1] == 0:
+                    self._recycle(ms, us)
+                for p in range(2):
+                    if left[p] > 0:
+                        spitter[p] = p
         elif self.single_pile >= 0:
             q = self.single_pile
             if left[q] > 0:
-                self.spitter[q] = q
+                spitter[q] = q
         elif left[0] > 0 and left[1] > 0:
-            self.spitter[0] = 0
-            self.spitter[1] = 1
+            spitter[0] = 0
+            spitter[1] = 1
             if n == 3:
                 # R-STALL-4: the third pile is filled by the players in turn.
                 k = self.flips % 2
                 if left[k] >= 2:
-                    self.spitter[2] = k
+                    spitter[2] = k
                 elif left[1 - k] >= 2:
-                    self.spitter[2] = 1 - k
+                    spitter[2] = 1 - k
         else:
             # R-STALL-2: only one player has spit cards: they spit alone, onto their pile.
             for q in range(2):
                 if left[q] > 0:
                     self.single_pile = q
-                    self.spitter[q] = q
-        anyone = False
+                    spitter[q] = q
+        piles = 0
         for p in range(n):
-            self.need_spit[p] = 1 if self.spitter[p] >= 0 else 0
-            if self.need_spit[p]:
-                anyone = True
-        if anyone:
+            q = 1 if spitter[p] >= 0 else 0
+            self.need_spit[p] = q
+            piles += q
+        if piles:
             self.flips += 1   # flips planned this round (the round's first flip included)
-        return anyone
+        return piles
 
     def _recycle(self, ms, us):
         # R-SPEED-1: the center piles but their top cards become the new side piles.
@@ -308,8 +307,9 @@ class Referee(EventQueue, Settlement, Corrections):
                 self.size[p] = 1
                 hist[p * _HIST] = hist[p * _HIST + ((n - 1) & _HIST_MASK)]   # the top's entry
                 self._hist_lo[p] = 0
-            if self.top[p] >= 0:
-                seen[self.top[p]] += 1
+            t = self.top[p]
+            if t >= 0:
+                seen[t] += 1
         self.spit_left[0] = (total + 1) // 2
         self.spit_left[1] = total // 2
         self._emit(_V_RECYCLE, ms, us, total, -1, -1, -1)
@@ -331,10 +331,7 @@ class Referee(EventQueue, Settlement, Corrections):
 
     def spit_done(self):
         """No pile is waiting for its spit card."""
-        for p in range(self.npiles):
-            if self.need_spit[p]:
-                return False
-        return True
+        return 1 not in self.need_spit   # (need_spit holds 0 or 1 per pile)
 
     def _process(self, kind, ms, us, a, b, c, flags):
         if flags & _F_LATE:
@@ -522,60 +519,63 @@ class Referee(EventQueue, Settlement, Corrections):
         return EventQueue._rebase(self, ms, us)
 
     def _on_stuck(self, ms, us, player):
-        if player < 0 or player > 1:
+        if player & -2:   # (not 0 or 1)
             self._emit(_V_ERROR, ms, us, _E_BAD_PLAYER, -1, -1, player)
             return
-        if self.phase == PH_BETWEEN:
+        phase = self.phase
+        if phase == PH_BETWEEN:
             self._on_ready(ms, us, player)   # STUCK doubles as READY between rounds
             return
-        if self.phase == PH_SLAP and self.out_unknown:
+        if phase == PH_SLAP and self.out_unknown:
             self.declare_out(ms, us, player)   # "I went out" (docs/rules.md, who went out)
             return
-        if self.phase > PH_PLAY:
+        if phase > PH_PLAY:
             # One rule for every input: no meaning now (slaps, a question, the game is over)
             # -> error unexpected.
             self._emit(_V_ERROR, ms, us, _E_UNEXPECTED, -1, -1, player)
             return
-        if self.phase != PH_PLAY or not self.spit_done() or self.stuck[player]:
+        stuck = self.stuck
+        if phase != PH_PLAY or not self.spit_done() or stuck[player]:
             # A repeat of what the referee already acted on (a second press, a press racing
             # the other player's into the spit call it started): nothing new, no error.
             return
-        self.stuck[player] = True
+        stuck[player] = True
         self._emit(_V_STUCK, ms, us, player, -1, -1, -1)
-        if not self.stuck[1 - player]:
+        if not stuck[1 - player]:
             return
         # R-STALL-1: both stuck.
-        if self._plan_spit(ms, us):
-            piles = 0
-            for p in range(self.npiles):
-                piles += self.need_spit[p]
+        piles = self._plan_spit(ms, us)
+        if piles:
             self._emit(_V_SPIT_CALL, ms, us, piles, -1, -1, -1)   # piles getting a spit card
             self._countdown(ms, us)
         else:
             self.blocked(ms, us)
 
     def _on_ready(self, ms, us, player):
-        if player < 0 or player > 1:
+        if player & -2:   # (not 0 or 1)
             self._emit(_V_ERROR, ms, us, _E_BAD_PLAYER, -1, -1, player)
             return
-        if self.phase != PH_BETWEEN:
-            if self.phase != PH_COUNTDOWN:   # in a countdown: a repeat of the READY that started it
+        phase = self.phase
+        if phase != PH_BETWEEN:
+            if phase != PH_COUNTDOWN:   # in a countdown: a repeat of the READY that started it
                 self._emit(_V_ERROR, ms, us, _E_UNEXPECTED, -1, -1, player)
             return
-        self.ready[player] = True
-        if self.ready[0] and self.ready[1]:
+        ready = self.ready
+        ready[player] = True
+        if ready[0] and ready[1]:
             self._start_round(ms, us)
 
     def _on_slap(self, ms, us, player, pile):
-        if player < 0 or player > 1:
+        if player & -2:   # (not 0 or 1)
             self._emit(_V_ERROR, ms, us, _E_BAD_PLAYER, pile, -1, player)
             return
-        if not (0 <= pile < self.npiles):
+        if pile not in self._piles:
             self._emit(_V_ERROR, ms, us, _E_BAD_PILE, pile, -1, player)
             return
-        if self.phase == PH_PLAY:
+        phase = self.phase
+        if phase == PH_PLAY:
             self.going_out(ms, us, player, pile)
-        elif self.phase == PH_SLAP:
+        elif phase == PH_SLAP:
             self.claim(ms, us, player, pile)
         else:
             self._emit(_V_ERROR, ms, us, _E_UNEXPECTED, pile, -1, player)
