@@ -111,9 +111,7 @@ def build(app):
 
 
 def selftest(app):
-    """The firmware line, the PN532 firmware version per reader (a dead one is retried
-    later) and an LED sweep."""
-    app.out("spit-referee %s board=%s" % (spit.__version__, app.board["name"]))
+    """PN532 firmware version per reader (a dead one is retried later) and an LED sweep."""
     nfc = app.board["nfc"]
     app.versions = []   # per pile: (ic, ver, rev, support) or None (no answer)
     for p, pn in enumerate(app.pn532):
