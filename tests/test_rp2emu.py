@@ -98,22 +98,6 @@ def test_referee_game_at_the_pins(board):
     assert any(v["verdict"] == "accept" and v["card"] == "9S" for v in got), got
     b.table.emulators[1].silent = False
 
-    # LED frames: each accept on pile 0 shows green on PILE0, each late orange there.
-    # (A verdict followed within 6 ms by another on the same pile, by the verdicts' own times,
-    # may be judged in the same step, as PN532 reads here take 5-10 ms, and so drawn over in the
-    # same frame: the later one is what the players see.  Judge by "t", not by when the lines
-    # came: the echo takes one record per loop step, so they can come further apart.)  Frames are
-    # looked up from the table time the verdict came over the console: its "t" is session time,
-    # which runs ahead of it.
-    pile0 = [(at, v) for at, v in b.verdicts if v.get("pile") == 0 and v["verdict"] in ("accept", "late", "tie")]
-    for k, (at, v) in enumerate(pile0):
-        if k + 1 < len(pile0) and pile0[k + 1][1]["t"] - v["t"] < 6 * MS:
-            continue
-        if v["verdict"] in ("accept", "late"):
-            want = "green" if v["verdict"] == "accept" else "orange"
-            after = [f for f in b.table.frames if f["t_us"] >= at - 20 * MS][:20]
-            assert any(b.table.zone_colours(f["rgb"])["pile0"] == want for f in after), (v, want)
-
     # Hard IRQs on the real port: each touch edge is stamped at the emulated time the pin
     # changed (give or take the IRQ latency), unless interrupts were masked then.
     lines = b.pull_log()
@@ -128,6 +112,24 @@ def test_referee_game_at_the_pins(board):
         masked = [m for m in b.table.masked if m[0] <= edge[2] <= m[0] + m[1]]
         allowed = 100 + (max(m[0] + m[1] - edge[2] for m in masked) if masked else 0)
         assert -100 <= late <= allowed, (edge, t_log, late, masked)
+
+    # LED frames: each accept on pile 0 shows green on PILE0, each late orange there, from the
+    # card's landing on: a verdict's "t" is its card's landing in session time, ``ref`` maps it
+    # to the table's (the console lines come 40-70 ms after the frame, so their arrival says
+    # little).  How soon is bench_rp2's figure, not this test's: a race loser's late verdict waits
+    # for its own read after the winner's (30-45 ms); the window is 100 ms.  A verdict followed
+    # within 6 ms by another on the same pile may be judged in the same step, as PN532 reads here
+    # take 5-10 ms, and so drawn over in the same frame: the later one is what players see.
+    pile0 = [v for _, v in b.verdicts if v.get("pile") == 0 and v["verdict"] in ("accept", "late", "tie")]
+    for k, v in enumerate(pile0):
+        if k + 1 < len(pile0) and pile0[k + 1]["t"] - v["t"] < 6 * MS:
+            continue
+        if v["verdict"] in ("accept", "late"):
+            want = "green" if v["verdict"] == "accept" else "orange"
+            landed = v["t"] + ref
+            shown = [b.table.zone_colours(f["rgb"])["pile0"] for f in b.table.frames
+                     if landed <= f["t_us"] <= landed + 100 * MS]
+            assert want in shown, (v, want, shown)
 
     # The device's log re-judges on the PC to the same verdicts (`spit replay`, exit 0).
     import tempfile
