@@ -241,9 +241,10 @@ def round_breaks(objs, offset):
 # ---- races on one pile -------------------------------------------------------------------------
 def races(per_dt, say):
     """``{dt_ms: {right, tie, wrong, first_ms, loser_ms}}`` for two cards dt apart on pile 0 (touch
-    + tag each): how the race was called, and when the LEDs showed it: each race's first card's
-    landing to the first frame with pile 0 green (its accept), the second card's landing to the
-    first frame with pile 0 orange (its late verdict), in ms, for the races called right."""
+    + tag each): how the race was called (a tie is not right), and when the LEDs showed it: each
+    race's first card's landing to the first frame with pile 0 green (its accept), the second
+    card's landing to the first frame with pile 0 orange (its late verdict; purple too for a
+    tie), in ms."""
     from spit.cards import parse_card, rank_of
     from host_tools.rp2emu.board import FlashedPico
     out = {}
@@ -267,14 +268,20 @@ def races(per_dt, say):
         for dt in RACE_DTS_MS:
             out[dt] = {"right": 0, "tie": 0, "wrong": 0, "first_ms": [], "loser_ms": []}
 
-        def shown_after(t_land, colour):
+        def shown_after(t_land, colours):
             """ms from table time ``t_land`` (session time + board.t0) to the first frame at
-            or after it whose pile 0 zone shows ``colour`` (None: none within 500 ms)."""
+            or after it whose pile 0 zone shows one of ``colours`` (None: none within 500 ms)."""
             at = board.t0 + t_land
             for f in board.table.frames:
-                if at <= f["t_us"] <= at + 500 * MS and board.table.zone_colours(f["rgb"])["pile0"] == colour:
+                if at <= f["t_us"] <= at + 500 * MS and board.table.zone_colours(f["rgb"])["pile0"] in colours:
                     return (f["t_us"] - at) / 1000.0
             return None
+
+        def led_times(dt, t, loser_colours):
+            for key, t_land, colours in (("first_ms", t, ("green",)), ("loser_ms", t + dt * MS, loser_colours)):
+                shown = shown_after(t_land, colours)
+                if shown is not None:
+                    out[dt][key].append(shown)
         for _ in range(per_dt):
             for dt in RACE_DTS_MS:
                 r = rank_of(parse_card(top))
@@ -289,17 +296,17 @@ def races(per_dt, say):
                 board.land(0, second, t + dt * MS)
                 board.run_to(t + 500 * MS)
                 got = [(v["verdict"], v.get("card")) for v in board.since(i)]
-                if ("accept", first) in got and ("late", second) in got:
-                    out[dt]["right"] += 1
-                    top = first
-                    for key, t_land, colour in (("first_ms", t, "green"), ("loser_ms", t + dt * MS, "orange")):
-                        shown = shown_after(t_land, colour)
-                        if shown is not None:
-                            out[dt][key].append(shown)
-                elif any(k == "tie" for k, _ in got):
+                # A tie is not right, even though the first-stamped card stays and the other is
+                # then judged late against it (R-PLAY-5): the players must correct it.
+                if any(k == "tie" for k, _ in got):
                     out[dt]["tie"] += 1
                     acc = [c for k, c in got if k == "accept"]
                     top = acc[-1] if acc else first
+                    led_times(dt, t, ("purple", "orange"))   # (the tie, or the late drawn over it)
+                elif ("accept", first) in got and ("late", second) in got:
+                    out[dt]["right"] += 1
+                    top = first
+                    led_times(dt, t, ("orange",))
                 else:
                     out[dt]["wrong"] += 1
                     acc = [c for k, c in got if k == "accept"]
@@ -455,7 +462,7 @@ def main(argv=None):
         print("race on one pile      " + "".join("%9s" % ("%d ms" % d) for d in RACE_DTS_MS))
         for k in ("right", "tie", "wrong"):
             print("%-21s" % k + "".join("%9d" % race[d][k] for d in RACE_DTS_MS))
-        for k, label in (("first_ms", "first: -> green, max"), ("loser_ms", "loser: -> orange, max")):
+        for k, label in (("first_ms", "first: -> green, max"), ("loser_ms", "second: late/tie, max")):
             print("%-21s" % label + "".join("%9s" % fmt(max(race[d][k]) if race[d][k] else None)
                                             for d in RACE_DTS_MS))
     print(".mpy per board (as spit flash compiles): " + ", ".join("%s %d B" % kv for kv in sizes.items()))
