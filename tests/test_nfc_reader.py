@@ -418,3 +418,80 @@ def test_r_play_5_quiet_follows_all_cards_of_an_activation_once(wupa):
         assert quiet == [(0, 1), (0, 3)]
     finally:
         t.close()
+
+
+def _run_until_cards(t, n, limit_us=200000, step_us=250):
+    """Run the table until ``n`` cards were reported (at most ``limit_us``)."""
+    end = t.clock.now_us + limit_us
+    while len(t.cards) < n and t.clock.now_us < end:
+        t.run(step_us, step_us)
+
+
+def test_r_play_5_a_single_listed_tag_settles_its_pile_at_once():
+    # A listing that found one tag: any other tag answers a later REQA, with a later time, so
+    # the pile is quiet for the referee as the card is reported, not a halt and a scan later.
+    t = Table(piles=1)
+    try:
+        at_quiet = []
+        em = t.emulators[0]
+        t.readers[0].on_quiet = lambda pile: at_quiet.append((len(t.cards), em.commands[-1]))
+        t.run(20000)
+        em.place_tag(uid(1))
+        t.run(60000)
+        assert at_quiet == [(1, 0x4A)]   # with the card, before the tag's halt (InRelease 0x52)
+    finally:
+        t.close()
+
+
+def test_r_play_5_race_second_tag_is_listed_after_the_scans_reqa():
+    # Two cards race onto one pile: the first is listed alone, the second lands while it is
+    # halted.  The scan's REQA hears the second, and the chip's listing reads it in one command,
+    # not the scan's own anticollision and SELECT frames (one command each).
+    t = Table(piles=1)
+    try:
+        em = t.emulators[0]
+        t.run(20000)
+        em.place_tag(uid(1))
+        _run_until_cards(t, 1)
+        em.place_tag(uid(2))
+        landed = t.ticks_now()
+        frames = len(em.raw_frames)
+        commands = len(em.commands)
+        _run_until_cards(t, 2)
+        assert [c[1] for c in t.cards] == [uid(1), uid(2)]
+        assert [f for f, _ in em.raw_frames[frames:]] == [0x26]            # REQA only
+        assert em.commands[commands:] == [0x52, 0x08, 0x42, 0x4A]          # halt, framing, REQA, listing
+        # Stamped when its REQA was answered: not before it landed.
+        assert t.time.ticks_diff(t.cards[1][2], landed) > 0
+        assert not t.readers[0].wakes_halted
+    finally:
+        t.close()
+
+
+def test_handed_over_listing_with_no_new_tag_lets_the_next_scan_resolve_it():
+    # A chip whose listing wakes halted tags, before the reader has learned it: the listing
+    # handed a new tag's REQA answer returns two halted tags instead (higher UIDs win).  The
+    # next scan then resolves anticollision itself and reads the new tag at once, rather than
+    # handing over to the same listing again.
+    t = Table(piles=1, emulator_options={"list_uses_wupa": True})
+    try:
+        em = t.emulators[0]
+        reader = t.readers[0]
+        t.run(20000)
+        em.place_tag(uid(0x50))
+        em.place_tag(uid(0x60))
+        t.run(100000)
+        assert sorted(c[1] for c in t.cards) == [uid(0x50), uid(0x60)]
+        assert reader.wakes_halted
+        while reader._state != t.mod._POLL_WAIT:   # between two scans (no listing pending)
+            t.run(250, 250)
+        reader.wakes_halted = False    # as if not learned yet
+        reader._relists = 0
+        em.place_tag(uid(0x10))
+        commands = len(em.commands)
+        _run_until_cards(t, 3)
+        assert t.cards[2][1] == uid(0x10)
+        assert em.commands[commands:].count(0x4A) == 1     # one handed-over listing
+        assert any(f == 0x93 for f, _ in em.raw_frames)   # the scan's own anticollision
+    finally:
+        t.close()

@@ -11,10 +11,12 @@ Newest card on a growing pile::
 
 Every card read is halted (HLTA).  Whether the chip's listing (InListPassiveTarget, MaxTg=2)
 sends REQA or WUPA (which wakes halted tags) is not documented, so each listing is followed
-by a ``TagScan`` (own REQA, anticollision, SELECT, HLTA: ``drivers/tag_scan.py``), which only
-tags not read yet answer (ISO 14443-3).  The same read tag listed twice in a row means the
-chip wakes halted tags (``wakes_halted``): the reader then scans every ``poll_us`` instead,
-resolving collisions bit by bit.  ``STRATEGY_FIELD_RESET`` also switches the field off and on
+by a ``TagScan`` (own REQA: ``drivers/tag_scan.py``), which only tags not read yet answer
+(ISO 14443-3).  An answered REQA is handed over to a listing, which reads the new tag(s) in
+one command (a race's second card: one command, not the scan's seven).  The same read tag
+listed twice in a row means the chip wakes halted tags (``wakes_halted``): the reader then
+scans every ``poll_us`` instead, resolving anticollision itself, bit by bit (as it does
+once after a handed-over listing that found no new tag).  ``STRATEGY_FIELD_RESET`` also switches the field off and on
 every ``field_reset_us`` on a quiet pile: every tag wakes and is read again.  The reader
 remembers the pile's UIDs (``memory`` slots) and reports each once; ``clear_pile()`` when
 the pile is taken.
@@ -57,8 +59,9 @@ _HALT_NEXT = const(9)   # a listed tag was delivered: halt it in the next step
 _DETECT_NEXT = const(10)   # its pile reported quiet: list (or poll) again in the next step
 
 _MAX_UID_LEN = const(10)   # pn532.MAX_UID_LEN
-_BUSY = const(0)    # tag_scan.BUSY / QUIET: what TagScan.step() returns (else FOUND)
+_BUSY = const(0)    # tag_scan.BUSY / QUIET / ANSWERED: what TagScan.step() returns (else FOUND)
 _QUIET = const(2)
+_ANSWERED = const(3)
 _RETRY_FOREVER = const(0xFF)   # MxRtyPassiveActivation: the chip itself waits for a card
 _MAX_SHIFT = const(12)
 _RELISTS_FOR_WUPA = const(2)
@@ -122,7 +125,8 @@ class NfcReader:
         self._activation_us = 0     # when the scan's current REQA was answered
         self._scan_started_us = 0
         self.group = LandingGroup()   # new cards that answered one activation together
-        self._handoff = False       # the listing resolves a scan's collision
+        self._handoff = False       # the listing reads what answered a scan's REQA
+        self._own_anticoll = False  # the next scan resolves anticollision itself
         self._acked_us = None       # when the listing's ACK was read (None: not yet)
         self._last_found = bytearray(1 + _MAX_UID_LEN)   # the scan's last tag (length + UID)
 
@@ -197,7 +201,11 @@ class NfcReader:
         self._acked_us = None
 
     def _start_scan(self, now_us):
-        self.scan.start()
+        # A chip whose listing leaves halted tags alone reads what answers the scan's REQA
+        # in one command (a listing); not right after such a listing found no new tag (it
+        # may have woken halted ones: then the scan resolves them itself, once).
+        self.scan.start(not (self.wakes_halted or self._own_anticoll))
+        self._own_anticoll = False
         self._scan_started_us = now_us
         self.scans += 1
         self._last_found[0] = 0
@@ -306,7 +314,9 @@ class NfcReader:
         new1 = not memory.known(buf, n)
         new2 = n2 > 0 and not memory.known(pn.uid2, n2)
         delivered = 0
-        if (new1 or new2) and (handoff or n2 or group.open):
+        if handoff and not (new1 or new2):
+            self._own_anticoll = True   # (see _start_scan)
+        if (new1 or new2) and ((handoff and self.scan.collided) or n2 or group.open):
             # Tags that answered together; more may follow in the scan: hold them.  (An
             # open group keeps its time: stamp_us is that time then.)
             group.start(stamp_us)
@@ -317,7 +327,7 @@ class NfcReader:
             delivered += self._deliver(pn.uid2, n2, new2)
         # The chip wakes halted tags if its listing returns the same tag, read and halted
         # before, twice in a row (a tag that browned out is halted again and stays quiet).
-        if new1 or new2 or handoff:
+        if new1 or new2:
             self._relists = 0
         elif self._relists and same_uid(self._relisted_uid, buf, n):
             self._relists += 1
@@ -326,6 +336,11 @@ class NfcReader:
         else:
             self._relists = 1
             keep_uid(self._relisted_uid, buf, n)
+        if not group.open:
+            # Every tag that answered this activation was listed (the chip lists two, and
+            # a third answers a later REQA, with a later time): the pile is quiet for the
+            # referee now, not after the scan.
+            self._settle()
         # Halt it even when known (a re-woken tag must go quiet again), in the next step:
         # the card's verdict and LEDs come first.
         self._state = _HALT_NEXT
@@ -339,13 +354,11 @@ class NfcReader:
         self._since_us = now_us
         self._ok()
         if result == _BUSY:
-            if scan.collided and not self.wakes_halted:
-                # Two tags answered at once.  A chip whose listing leaves halted tags alone
-                # resolves that itself, in one command: list them.
-                self.pn532.abort()
-                scan.stop()
-                self._start_listing()
-                self._handoff = True
+            return 0
+        if result == _ANSWERED:
+            # A new tag (or several): the chip's listing reads them in one command.
+            self._start_listing()
+            self._handoff = True
             return 0
         if result == _QUIET:
             return self._scan_over(now_us)
@@ -377,11 +390,7 @@ class NfcReader:
         """The pile is quiet: report the group, then a field reset or the next detection."""
         self.scan.stop()
         delivered = self._close_group()
-        quiet = self._unsettled
-        if quiet:
-            self._unsettled = False
-            if self.on_quiet is not None:
-                self.on_quiet(self.pile)
+        quiet = self._settle()
         # No field resets on a chip that wakes halted tags: re-reading the whole pile would
         # take the scan's bit-wise anticollision, one probe per shared UID bit and card.
         if (self.strategy == STRATEGY_FIELD_RESET and not self.wakes_halted
@@ -424,6 +433,16 @@ class NfcReader:
             self._report(buf, group.uid_into(k, buf), group.stamp_us)
         group.clear()
         return held
+
+    def _settle(self):
+        """No tag reported with an earlier time can follow: ``on_quiet``, if cards were
+        reported since the last one.  Returns True if it was called for."""
+        if not self._unsettled:
+            return False
+        self._unsettled = False
+        if self.on_quiet is not None:
+            self.on_quiet(self.pile)
+        return True
 
     def _report(self, buf, n, stamp_us):
         copy_into(_UID, 0, buf, 0, n)

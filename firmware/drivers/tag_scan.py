@@ -18,9 +18,13 @@ mod 8); silence means every answering tag has a 0 there, and the walk goes on wi
 bit.  Each probe is a framing write and one exchange, one probe per UID bit the tags share;
 they are all found, one after the other, in the same scan.
 
-``start()`` sends the first command; then call ``step()`` each time ``pn532.reply_ready()``.
-``step()`` returns ``FOUND`` (``uid``/``uid_len``/``sak`` hold the tag, already halted,
-``found_collided`` says whether another tag answered its REQA too; the scan goes on by itself), ``QUIET`` (a REQA went unanswered: the scan is over) or ``BUSY``.
+``start(hand_off)`` sends the first command; then call ``step()`` each time
+``pn532.reply_ready()``.  ``step()`` returns ``FOUND`` (``uid``/``uid_len``/``sak`` hold the
+tag, already halted, ``found_collided`` says whether another tag answered its REQA too; the
+scan goes on by itself), ``QUIET`` (a REQA went unanswered: the scan is over), ``ANSWERED``
+(with ``hand_off``: a REQA was answered and nothing more is sent: the chip's own listing,
+one command, then reads what answered; ``collided`` says whether two kinds of tag did) or
+``BUSY``.
 Nothing is allocated after ``__init__``.
 """
 
@@ -31,6 +35,7 @@ from drivers.pn532 import PN532Error
 BUSY = const(0)
 FOUND = const(1)
 QUIET = const(2)
+ANSWERED = const(3)
 
 _MAX_UID_LEN = const(10)   # pn532.MAX_UID_LEN
 # InCommunicateThru status (pn532's thru_status): the tag answered / stayed silent.
@@ -88,14 +93,16 @@ class TagScan:
         self._level = 0
         self._known = 0          # UID bits of this cascade level already known
         self._complete = False   # CLn known from a clean answer: SELECT next
+        self.hand_off = False    # stop at an answered REQA (ANSWERED)
 
     @property
     def awaiting_reqa(self):
         """The next reply is a REQA's: an answer starts a tag's activation."""
         return self._state == _S_REQA
 
-    def start(self):
-        """Begin a scan (CRC off, REQA framing)."""
+    def start(self, hand_off=False):
+        """Begin a scan (CRC off, REQA framing); ``hand_off``: end it at an answered REQA."""
+        self.hand_off = hand_off
         self._restarts = 0
         self._next_reqa()
 
@@ -155,6 +162,9 @@ class TagScan:
                 return QUIET
             if status != _THRU_OK:
                 self.collided = True   # different ATQAs: two kinds of tag at once
+            if self.hand_off:
+                self._state = _S_IDLE
+                return ANSWERED
             self._level = 0
             self.uid_len = 0
             self._known = 0   # cascade level 1: no UID bit known yet
