@@ -282,10 +282,12 @@ class App:
     def _on_quiet(self, pile):
         """The pile's reader found no other tag of the activation it just reported: the
         engine stops holding later landings on the other piles back for one (their verdicts
-        come now, not ``relist_us`` after this pile's read)."""
+        come now, not ``relist_us`` after this pile's read).  With cards of this step still
+        queued, the next step's ``judge_cards`` feeds them first and then tells the engine
+        (one reader reports per step, so one pile waits at most)."""
         if self._cards_in:
-            self.feed_cards()   # (the engine hears of the cards before the quiet)
-        if self.referee.quiet(pile):
+            self._quiet_pile = pile
+        elif self.referee.quiet(pile):
             self._judge = True
 
     def _forget_card(self, pile, card):

@@ -55,6 +55,7 @@ def init(self):
     """The loop's own state (``App.__init__``)."""
     self._read = False         # a reader delivered a tag in this step
     self._fed_pile = -1        # the pile whose reader fed the card to judge in the next step
+    self._quiet_pile = -1      # a pile its reader settled with cards queued (App._on_quiet)
     # Cards read in this step, fed in the next: (ms, us, pile, card, owner) each.
     self._card_queue = [0] * (5 * _CARDS_IN)
     self._cards_in = 0
@@ -248,6 +249,10 @@ def judge_cards(self):
     the reader's next bus command, the other readers and the input ring (``run_locked``)."""
     if self._cards_in:
         self.feed_cards()
+    p = self._quiet_pile
+    if p >= 0:
+        self._quiet_pile = -1
+        self.referee.quiet(p)   # (after its cards: see App._on_quiet)
     clock = self.clock
     clock.update()
     ms = clock.ms
