@@ -470,9 +470,9 @@ def test_r_play_5_race_second_tag_is_listed_after_the_scans_reqa():
 
 def test_handed_over_listing_with_no_new_tag_lets_the_next_scan_resolve_it():
     # A chip whose listing wakes halted tags, before the reader has learned it: the listing
-    # handed a new tag's REQA answer returns two halted tags instead (higher UIDs win).  The
-    # next scan then resolves anticollision itself and reads the new tag at once, rather than
-    # handing over to the same listing again.
+    # handed a new tag's REQA answer returns two halted tags instead (higher UIDs win), and the
+    # same ones again after they were halted.  The next scan then resolves anticollision itself
+    # and reads the new tag, rather than handing over to the same listing for ever.
     t = Table(piles=1, emulator_options={"list_uses_wupa": True})
     try:
         em = t.emulators[0]
@@ -491,7 +491,29 @@ def test_handed_over_listing_with_no_new_tag_lets_the_next_scan_resolve_it():
         commands = len(em.commands)
         _run_until_cards(t, 3)
         assert t.cards[2][1] == uid(0x10)
-        assert em.commands[commands:].count(0x4A) == 1     # one handed-over listing
+        assert em.commands[commands:].count(0x4A) == 2     # the same tags twice, then its own
         assert any(f == 0x93 for f, _ in em.raw_frames)   # the scan's own anticollision
+    finally:
+        t.close()
+
+
+def test_r_play_5_field_resets_keep_a_growing_pile_in_order():
+    # After each field reset every tag on the pile answers REQA again: the reader re-reads them
+    # two by two through handed-over listings, reports only the new ones, in landing order and
+    # soon after they land, and does not take the woken tags for a chip that wakes halted ones.
+    t = Table(piles=1, strategy="STRATEGY_FIELD_RESET", reader_options={"field_reset_us": 30000})
+    try:
+        em = t.emulators[0]
+        landed = []
+        for n in range(12):
+            em.place_tag(uid(0x40 + 7 * n))   # UIDs up and down the order the chip lists in
+            landed.append(t.ticks_now())
+            t.run(45000)
+        t.run(100000)
+        reader = t.readers[0]
+        assert [c[1] for c in t.cards] == [uid(0x40 + 7 * n) for n in range(12)]
+        assert reader.field_resets >= 10 and reader.rereads >= 20
+        assert not reader.wakes_halted
+        assert max(t.time.ticks_diff(c[2], at) for c, at in zip(t.cards, landed)) < 20000
     finally:
         t.close()

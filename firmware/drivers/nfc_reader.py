@@ -16,7 +16,7 @@ by a ``TagScan`` (own REQA: ``drivers/tag_scan.py``), which only tags not read y
 one command (a race's second card: one command, not the scan's seven).  The same read tag
 listed twice in a row means the chip wakes halted tags (``wakes_halted``): the reader then
 scans every ``poll_us`` instead, resolving anticollision itself, bit by bit (as it does
-once after a handed-over listing that found no new tag).  ``STRATEGY_FIELD_RESET`` also switches the field off and on
+once after a handed-over listing that returned the tag the listing before it had).  ``STRATEGY_FIELD_RESET`` also switches the field off and on
 every ``field_reset_us`` on a quiet pile: every tag wakes and is read again.  The reader
 remembers the pile's UIDs (``memory`` slots) and reports each once; ``clear_pile()`` when
 the pile is taken.
@@ -202,8 +202,8 @@ class NfcReader:
 
     def _start_scan(self, now_us):
         # A chip whose listing leaves halted tags alone reads what answers the scan's REQA
-        # in one command (a listing); not right after such a listing found no new tag (it
-        # may have woken halted ones: then the scan resolves them itself, once).
+        # in one command (a listing); not right after such a listing returned the tag the
+        # listing before it had (halted tags woken: then the scan resolves them itself, once).
         self.scan.start(not (self.wakes_halted or self._own_anticoll))
         self._own_anticoll = False
         self._scan_started_us = now_us
@@ -314,8 +314,6 @@ class NfcReader:
         new1 = not memory.known(buf, n)
         new2 = n2 > 0 and not memory.known(pn.uid2, n2)
         delivered = 0
-        if handoff and not (new1 or new2):
-            self._own_anticoll = True   # (see _start_scan)
         if (new1 or new2) and ((handoff and self.scan.collided) or n2 or group.open):
             # Tags that answered together; more may follow in the scan: hold them.  (An
             # open group keeps its time: stamp_us is that time then.)
@@ -330,9 +328,15 @@ class NfcReader:
         if new1 or new2:
             self._relists = 0
         elif self._relists and same_uid(self._relisted_uid, buf, n):
-            self._relists += 1
-            if self._relists >= _RELISTS_FOR_WUPA:
-                self.wakes_halted = True
+            if handoff:
+                # Its tags answered a REQA, so they were awake (a field reset, a brown-out):
+                # no proof of WUPA.  But the same tag again means the halt did not hold: the
+                # next scan resolves anticollision itself (see _start_scan).
+                self._own_anticoll = True
+            else:
+                self._relists += 1
+                if self._relists >= _RELISTS_FOR_WUPA:
+                    self.wakes_halted = True
         else:
             self._relists = 1
             keep_uid(self._relisted_uid, buf, n)
