@@ -16,8 +16,9 @@ by a ``TagScan`` (own REQA: ``drivers/tag_scan.py``), which only tags not read y
 one command (a race's second card: one command, not the scan's seven).  The same read tag
 listed twice in a row means the chip wakes halted tags (``wakes_halted``): the reader then
 scans every ``poll_us`` instead, resolving anticollision itself, bit by bit (as it does
-once after a handed-over listing that returned the tag the listing before it had).  ``STRATEGY_FIELD_RESET`` also switches the field off and on
-every ``field_reset_us`` on a quiet pile: every tag wakes and is read again.  The reader
+once after a handed-over listing that returned the tag the listing before it had).
+``STRATEGY_FIELD_RESET`` also switches the field off and on every ``field_reset_us`` on a
+quiet pile: every tag wakes and is read again.  The reader
 remembers the pile's UIDs (``memory`` slots) and reports each once; ``clear_pile()`` when
 the pile is taken.
 
