@@ -6,8 +6,9 @@ allocated per step or per card (only a failure allocates, when it happens).
 
 Newest card on a growing pile::
 
-    listing --reply--> (card to on_card) halt it --> scan (own REQA) --quiet--> listing ...
+    listing --reply--> (card to on_card) halt it --> scan (own REQA) --silence--> listing ...
        (the chip waits for a card itself: no bus traffic on a quiet pile)
+    scan's REQA --answered--> listing (reads the new tag in one command) --> halt it --> scan
 
 Every card read is halted (HLTA).  Whether the chip's listing (InListPassiveTarget, MaxTg=2)
 sends REQA or WUPA (which wakes halted tags) is not documented, so each listing is followed
@@ -18,9 +19,8 @@ listed twice in a row means the chip wakes halted tags (``wakes_halted``): the r
 scans every ``poll_us`` instead, resolving anticollision itself, bit by bit (as it does
 once after a handed-over listing that returned the tag the listing before it had).
 ``STRATEGY_FIELD_RESET`` also switches the field off and on every ``field_reset_us`` on a
-quiet pile: every tag wakes and is read again.  The reader
-remembers the pile's UIDs (``memory`` slots) and reports each once; ``clear_pile()`` when
-the pile is taken.
+quiet pile: every tag wakes and is read again.  The reader remembers the pile's UIDs
+(``memory`` slots) and reports each once; ``clear_pile()`` when the pile is taken.
 
 Time stamps are never earlier than the landing (the referee matches reads to touch edges):
 a listing's IRQ edge, or the time a scan's REQA was answered.  New tags that answered one
