@@ -156,6 +156,26 @@ def test_r_round_3_out_only_the_opponent_keeps_the_other_pile():
     assert t.last()["reason"] == "unexpected"
 
 
+
+def test_r_round_3_both_slap_the_opponents_hand_may_come_down_first():
+    # round_end=stocks_and_spit (R-ROUND-2) with slap=both (R-ROUND-3, 000/002): player 1
+    # still holds spit cards, so their slap says player 0 went out; it is a claim, not early.
+    t = Table("tableau", counts=[16, 36], slap="both").begin()   # player 0: 15 stock + 1 spit, spat
+    t.run(0, 15)
+    t.slap(1, 1).flush()
+    assert t.last()["verdict"] == "round_end" and t.ref.out_player == 0
+    t.slap(0, 1, t.now + 100).flush()      # same pile: the first hand (player 1) takes it
+    assert _won(t) == [(0, 0, 16), (1, 1, 1)]
+    assert t.ref.cards == [16, 36]
+
+
+def test_r_round_3_both_slap_neither_can_be_out_is_too_early():
+    t = Table("tableau", counts=[20, 32], slap="both").begin()   # both still hold spit cards
+    t.run(0, 15)
+    t.slap(1, 1).flush()
+    assert t.last()["reason"] == "slap_too_early"
+    assert t.of("round_end") == []
+
 # --- R-ROUND-4 ---
 
 def test_r_round_4_choose_no_slap_the_out_player_picks_a_pile():

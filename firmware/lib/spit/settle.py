@@ -118,24 +118,29 @@ class Settlement:
 
     def going_out(self, ms, us, player, pile):
         rules = self.rules
-        own_deck = rules.mode == _MODE_OWN_DECK
-        if own_deck or not self.can_be_out(player):
+        mode = rules.mode
+        both = rules.slap == _SLAP_BOTH and mode != _MODE_SPEED and self.can_be_out(1 - player)
+        out = self.can_be_out(player)
+        if mode == _MODE_OWN_DECK or not (out or both):
             # R-OWN-1 ends by itself when the last card is played: a slap means nothing.
-            # Otherwise not enough cards reached the center for this player to be out
-            # (R-ROUND-1/2).
-            self._emit(_V_ERROR, ms, us, _E_UNEXPECTED if own_deck else _E_SLAP_EARLY, pile, -1, player)
+            # Otherwise not enough cards reached the center for this player (nor, when both
+            # slap, for the opponent) to be out (R-ROUND-1/2).
+            self._emit(_V_ERROR, ms, us, _E_SLAP_EARLY if mode != _MODE_OWN_DECK else _E_UNEXPECTED,
+                       pile, -1, player)
             return
-        if rules.mode == _MODE_SPEED:
+        if mode == _MODE_SPEED:
             self.game_over(ms, us, player, _R_OUT)   # R-SPEED-1: played out hand and stock
             return
-        if rules.slap == _SLAP_BOTH and self.can_be_out(1 - player):
+        if both and out:
             # Both slap, and either could be the one who went out: the first hand down is no
             # proof.  The slaps are taken as usual; who went out is said (STUCK) or asked
             # (_AFTER_WENT_OUT) before the piles and card counts are settled.
             self.out_unknown = True
             self.out_player = -1
         else:
-            self._set_out(player)
+            # R-ROUND-3 (000, 002): both slap, so the opponent's hand may come down first;
+            # a slapper who cannot be out says that the other player went out.
+            self._set_out(player if out else 1 - player)
         self._emit(_V_ROUND_END, ms, us, _R_OUT, self.out_player, self.round, -1)
         self._open_slaps()
         if self.single_pile >= 0 and not self.out_unknown:
