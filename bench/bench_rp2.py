@@ -59,11 +59,10 @@ READ_MS = (5, 10)   # a PN532 read (card in the field -> the listing's reply), a
 
 
 def pn532_model(read_ms):
-    """The PN532 emulators' options for reads of ``read_ms`` = (lo, hi) ms: the chip's listing
-    tries every hi - lo ms and answers lo ms after the attempt that heard the card, so a card
-    landing at a random time is read lo to hi ms later."""
-    lo, hi = read_ms
-    return {"attempt_us": max(1, hi - lo) * MS, "anticollision_us": lo * MS}
+    """The PN532 emulators' options for reads of ``read_ms`` = (lo, hi) ms (the listing model's
+    ``read_time_options``, as bench_firmware's reader-time sweep uses it)."""
+    from host_tools.vboard.pn532_listing import read_time_options
+    return read_time_options(read_ms[0] * MS, read_ms[1] * MS)
 
 
 def pct(values, q):

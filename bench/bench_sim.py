@@ -39,7 +39,7 @@ def bench_games(n):
         for seed in range(1, n + 1):
             r = run_game(preset, seed=seed, keep_log=False)
             sim_us += r.length_us
-            events += r.sim.port.ref.n_verdicts
+            events += r.sim.port.verdicts
         dt = time.perf_counter() - t0
         print("%-10s %7d %10.1f %12.1f %14.0f" % (preset, n, n / dt, sim_us / 60e6 / dt, events / n))
     t0 = time.perf_counter()

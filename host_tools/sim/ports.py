@@ -44,11 +44,13 @@ class FastPort:
         self.sensors = sensors or SensorModel()
         self.lines = [header_line(rules, counts, extra)] if keep_log else None
         self.out = []
+        self.verdicts = 0   # emitted in the whole game (take() empties ``out``)
         self.bus_free = 0
         self.last_t = 0
         self.ref = Referee(rules, counts, self._sink)
 
     def _sink(self, code, ms, us, a, b, c, d):
+        self.verdicts += 1
         self.out.append((code, ms, us, a, b, c, d))
         if self.lines is not None:
             self.lines.append(items_json(verdict_items(code, ms, us, a, b, c, d)))

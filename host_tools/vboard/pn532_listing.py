@@ -12,6 +12,13 @@ target" after ``passive_retries + 1`` attempts.  MicroPython-compatible.
 from . import iso14443a
 
 
+def read_time_options(lo_us, hi_us):
+    """``PN532Emulator`` options for reads of ``lo_us``-``hi_us`` (a tag in the field to the
+    listing's reply): attempts ``hi - lo`` apart, the reply ``lo`` after the attempt that heard
+    it, so a tag landing at a random time is read ``lo`` to ``hi`` later."""
+    return {"attempt_us": max(1, hi_us - lo_us), "anticollision_us": lo_us}
+
+
 class ListingModel:
     def _first_attempt(self, tag, t0):
         """Index of the listing attempt (from t0) this tag first answers, None if never."""
