@@ -297,6 +297,10 @@ PC_BUILT = {"lib/spit/notation.py": "logtables.bin", "lib/spit/logtables.py": "l
 # no heap.  ``mpremote run`` sends it when needed (``spit enroll --board-port`` runs referee/enroll.py;
 # docs/hardware.md shows the reader probe, referee/nfc_probe.py).
 ON_DEMAND = ("referee/enroll.py", "referee/nfc_probe.py")
+# Plain-Python stand-ins of native (viper) modules, for a MicroPython that cannot load the board's armv6m code (the
+# unix port on a PC runs the firmware from source): an RP2040 loads the native module, so the stand-in is not
+# installed (it would cost the board flash for nothing), even though its importers name it at module level.
+CPU_FALLBACKS = ("drivers/byteloops_py.py",)
 # Board-specific drivers: (file, board section, key, value that needs it).  The firmware imports them lazily
 # (referee/app.py ``_make_pn532``, referee/board_hw.py ``build_leds``), so a board gets only its own; one is kept
 # anyway while a kept module imports it at module level (drivers/gpio_leds.py imports drivers/led_strip.py).
@@ -351,7 +355,8 @@ def board_manifest(firmware_dir, board_data, firmware_files=None):
     """What goes on a board: ``(files, skipped)``.
 
     ``files``: the relative paths of ``firmware/`` to install, sorted.  ``skipped``: ``{path: reason}`` for the
-    host-only modules and the other boards' drivers (see HOST_ONLY and BOARD_DRIVERS).  A board file
+    host-only modules, the plain-Python stand-ins of native ones and the other boards' drivers (see HOST_ONLY,
+    CPU_FALLBACKS and BOARD_DRIVERS).  A board file
     without the ``nfc`` or ``leds`` section keeps all drivers of that kind."""
     files = collect_firmware(firmware_dir) if firmware_files is None else list(firmware_files)
     present = set(files)
@@ -362,6 +367,9 @@ def board_manifest(firmware_dir, board_data, firmware_files=None):
     for rel in ON_DEMAND:
         if rel in present:
             skipped[rel] = "bring-up script (sent by mpremote run when needed)"
+    for rel in CPU_FALLBACKS:
+        if rel in present:
+            skipped[rel] = "plain-Python stand-in of a native module (the RP2040 loads the native one)"
     for rel in PC_CHECKED:
         if rel in present:
             skipped[rel] = "run on the PC: spit flash writes the checked " + (
@@ -388,7 +396,7 @@ def board_manifest(firmware_dir, board_data, firmware_files=None):
                 continue
             for module, top in module_imports(os.path.join(firmware_dir, rel)):
                 target = by_module.get(module)
-                if target in skipped and (top or target in HOST_ONLY):
+                if target in skipped and (top or target in HOST_ONLY) and target not in CPU_FALLBACKS:
                     del skipped[target]
                     changed = True
     return sorted(rel for rel in files if rel not in skipped), skipped

@@ -420,13 +420,14 @@ class NfcReader:
         if not new:
             self.rereads += 1
             return 0
-        self.memory.remember(buf, n)
         group = self.group
         if group.open and self.wakes_halted and group.count < group.slots:
             # Bit-wise anticollision takes a while: hand the group over in one step.
+            self.memory.remember(buf, n)
             group.remember(buf, n)
             return 0
         self._report(buf, n, group.stamp_us if group.open else self._stamp_us)
+        self.memory.remember(buf, n)   # (after the report: the card's verdict comes first)
         return 1
 
     def _close_group(self):

@@ -144,7 +144,13 @@ class App:
         # referee/boot.py, or here), reused by every session.
         if log_records is None:
             gc.collect()
-        self.slog = SessionLog(None, 0, self._on_verdict, echo, records=log_records)
+        # The verdict callback, and the one that draws a card's LED frame first
+        # (loop.take_card): each bound once (a bound method made per use allocates).
+        self._on_verdict_fn = self._on_verdict
+        self._draw_first_fn = self._draw_first
+        self._kept_pile = 0        # the card take_card feeds: its pile and UID (a view)
+        self._kept_uid = None
+        self.slog = SessionLog(None, 0, self._on_verdict_fn, echo, records=log_records)
         self.leds = None
         self.buzzer = None
         self.stuck_inputs = [None, None]
@@ -319,6 +325,18 @@ class App:
             if r.status and ms - self._reported_ms[p] >= _REREPORT_MS:
                 self._reported_ms[p] = ms
                 self.referee.report(ms, us, _E_READER, p, r.failures)
+
+    def _draw_first(self, code, ms, a, b, c):
+        """``_on_verdict`` of the first verdict of a card judged in its reader's step
+        (``loop.take_card``): the card's LED frame first (the engine has set the intents before
+        its sink), then the UID kept for a rejection, then the verdict's sounds and bookkeeping."""
+        self.slog.on_verdict = self._on_verdict_fn
+        if self._shown is self.intents and self.leds is not None:
+            self.leds.render(self.intents, self.clock.ms)   # (what _render does then; locked)
+        else:
+            self._render(self.clock.ms)
+        loop.keep_uid(self, self._kept_pile, self._kept_uid)
+        self._on_verdict(code, ms, a, b, c)
 
     def _on_verdict(self, code, ms, a, b, c):
         self.corr.on_verdict(code, a)

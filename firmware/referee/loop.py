@@ -59,6 +59,7 @@ def init(self):
     # Cards read in this step, fed in the next: (ms, us, pile, card, owner) each.
     self._card_queue = [0] * (5 * _CARDS_IN)
     self._cards_in = 0
+    self._now = False          # on_card: this card is the step's first (take_card feeds it)
     self._next_reader = 0      # the readers are served in turn, from this one
     self.step_us = 0           # ticks_us when this step began (pause_work's time budget)
     self.steps = 0
@@ -182,14 +183,15 @@ def poll(self):
         if src < 0:
             break
         n += 1
-        if self.deb.accept(src, ring.ticks):
+        # (a reader's IRQ line, sources 4..7, is clean: the debouncer's window for it is 0)
+        if src >> 2 == 1 or self.deb.accept(src, ring.ticks):
             self._input(src, ring.ticks)
             if self._replied >= 0:
                 break   # a reader's reply came in: it is served now, later inputs next step
     # Button and pad edges held by the debouncer until their level proved stable: one
     # a step (a STUCK press or a slap can start much engine work); the next one waits
     # for the next step, with its edge's time.
-    src = self.deb.pop_due(time.ticks_us())
+    src = self.deb.pop_due(time.ticks_us()) if self._replied < 0 else -1   # (a reply first)
     if src >= 0:
         self._input(src, self.deb.ticks)
     if ring.overflows != self._overflows:
@@ -302,6 +304,8 @@ def on_card(self, pile, uid, ticks):
     book = self.book
     if st.watch_ms >= 0 or (book is not None and book.flushes != st.seen):
         ticks = st.stamp(ticks, book, self.clock.ms, self.paused)
+    # The step's first card is fed and drawn by take_card itself (see there).
+    first = self._now = not (self._judge or self._cards_in)
     taken = None
     lock = self.heap_lock
     if lock is not None:
@@ -311,9 +315,12 @@ def on_card(self, pile, uid, ticks):
         except MemoryError:
             self.heap_lock = None   # (see run_locked; the card is taken again, unlocked)
             self.lock_failures += 1
+            self.slog.on_verdict = self._on_verdict_fn   # (if it failed in the feed)
         finally:
             self.heap_unlock()
     if taken is None:
+        if first and not self._now:
+            return   # (it failed while the card was fed: never fed twice)
         taken = take_card(self, pile, uid, ticks)
     if taken:
         return
@@ -338,28 +345,51 @@ def take_card(self, pile, uid, ticks):
     cm = self.cards
     if not cm.lookup(uid, len(uid)) or self.corr.resync == pile:
         return False
+    owner = cm.owner if self.own_deck else -1
+    if self._now:
+        # The step's first card: fed now, and its verdict drawn at once (the LED frame is
+        # what the players wait for): App._draw_first draws it before the verdict's sounds
+        # and bookkeeping; the reader's own bookkeeping, the engine's advance to the clock and
+        # the reader's halt come after it (the next step: judge_cards).
+        self._now = False
+        slog = self.slog
+        slog.on_verdict = self._draw_first_fn   # (its first verdict draws the frame)
+        self._kept_pile = pile
+        self._kept_uid = uid
+        slog.event(_EV_CARD, clock.ev_ms, clock.ev_us, pile, cm.card, owner)   # (App.feed's
+        self.referee.feed(_EV_CARD, clock.ev_ms, clock.ev_us, pile, cm.card, owner)   # two)
+        if slog.on_verdict is not self._on_verdict_fn:   # no verdict yet (judge_cards')
+            slog.on_verdict = self._on_verdict_fn
+            keep_uid(self, pile, uid)
+    else:
+        keep_uid(self, pile, uid)
+        # Any later card of this step waits for the next step's judge_cards, which feeds it
+        # before the engine advances (as if fed here): the reader's step stays short however
+        # many tags one reply or group brings.
+        n = self._cards_in
+        if n == _CARDS_IN:
+            self.feed_cards()   # (a group of more cards than slots: the first ones now)
+            n = 0
+        q = self._card_queue
+        i = n * 5
+        q[i] = clock.ev_ms
+        q[i + 1] = clock.ev_us
+        q[i + 2] = pile
+        q[i + 3] = cm.card
+        q[i + 4] = owner
+        self._cards_in = n + 1
+    self._judge = True
+    self._fed_pile = pile
+    return True
+
+
+def keep_uid(self, pile, uid):
+    """The card's UID, kept to forget it if the card is rejected (``App._forget_card``)."""
     rejected = self.rejected
     if pile < len(self.readers):
         if rejected.pending[pile]:
             rejected.forget_now(pile, self.readers[pile])
-        rejected.keep(pile, cm.card, uid)   # to forget it if the card is rejected
-    # Fed to the engine at the start of the next step, with its verdict: the reader's
-    # frame read and the engine's work are not one long step.
-    n = self._cards_in
-    if n == _CARDS_IN:
-        self.feed_cards()   # (a group of more cards than slots: the first ones now)
-        n = 0
-    q = self._card_queue
-    i = n * 5
-    q[i] = clock.ev_ms
-    q[i + 1] = clock.ev_us
-    q[i + 2] = pile
-    q[i + 3] = cm.card
-    q[i + 4] = cm.owner if self.own_deck else -1
-    self._cards_in = n + 1
-    self._judge = True
-    self._fed_pile = pile
-    return True
+        rejected.keep(pile, self.cards.card, uid)
 
 
 def draw_leds(self):
