@@ -33,7 +33,7 @@ Steps (``--dry-run`` prints the mpremote command lines instead of running them):
 5. On a real board (platform other than ``linux``) ``mpremote connect PORT reset`` then restarts it so
    ``main.py`` runs the referee and prints the same version line at boot.
 
-Remote paths are relative (``:lib/spit/cards.mpy``): a Pico's working directory is ``/``, and the pty fake board
+Remote paths are relative (``:lib/spit/legal.mpy``): a Pico's working directory is ``/``, and the pty fake board
 (host_tools/fakeboard_pty.py) keeps its files in its working directory.
 """
 
@@ -280,9 +280,9 @@ def collect_firmware(firmware_dir):
 # Modules only the PC uses (log parsing/re-judging, rule descriptions, reading logs back).  Kept anyway while a
 # device module imports them (anywhere in its code), so a device import never breaks.
 HOST_ONLY = ("lib/spit/log.py", "lib/spit/describe.py", "lib/spit/words.py", "referee/logread.py",
-             # (the verdict codes and the input source ids' layout: the board's modules keep private
-             # copies of what they use, checked by tests/test_engine_shared_constants.py)
-             "lib/spit/verdicts.py", "referee/sources.py")
+             # (the verdict codes, the card codes and the input source ids' layout: the board's modules keep
+             # private copies of what they use, checked by tests/test_engine_shared_constants.py)
+             "lib/spit/verdicts.py", "lib/spit/cards.py", "referee/sources.py")
 # The board file's full validator and the ruleset presets and checks: spit flash runs them on the PC and writes
 # the checked board and ruleset (``checked_board``, ``checked_ruleset``); the device loads those with a short
 # check (referee/boardfile.py imports the full ones only where they are present).
@@ -461,7 +461,7 @@ def build(firmware_dir, build_dir, uploads, progress, lines=False):
             progress.step(index, len(uploads), "compile " + rel)
             compiler = compiler or mpy_cross_command()
             # -s: the file's path on the board as MicroPython's import names it (``__file__``:
-            # ``referee/app.mpy``, ``/lib/spit/cards.mpy``), not this checkout's: no build paths in
+            # ``referee/app.mpy``, ``/lib/spit/legal.mpy``), not this checkout's: no build paths in
             # the .mpy, and the name is one qstr in the board's heap for both.
             strip = [] if lines else ["-X", "no-source-lines"]
             board_path = "/" + remote if remote.startswith("lib/") else remote

@@ -40,7 +40,7 @@ def firmware(tmp_path):
     root = tmp_path / "firmware"
     write(str(root / "main.py"), "import spit\nprint('spit-referee', spit.__version__)\n")
     write(str(root / "lib/spit/__init__.py"), '"""Fake engine."""\n__version__ = "%s"\n' % FAKE_VERSION)
-    write(str(root / "lib/spit/cards.py"), "RANKS = 'A23456789TJQK'\n\ndef rank(code):\n    return code[:-1]\n")
+    write(str(root / "lib/spit/legal.py"), "RANKS = 'A23456789TJQK'\n\ndef rank(code):\n    return code[:-1]\n")
     write(str(root / "drivers/leds.py"), "class Leds:\n    pass\n")
     write(str(root / "referee/app.py"), "import machine\n")  # needs hardware: must not be imported by verify
     return str(root)
@@ -115,10 +115,10 @@ def test_flash_lands_files_and_firmware_imports(board, firmware, boards, tmp_pat
     assert "[7/7] :ruleset.json" in err and "copied 7 files" in err  # progress on stderr
 
     assert board_files(board.root) == {
-        "main.py", "lib/spit/__init__.mpy", "lib/spit/cards.mpy", "drivers/leds.mpy", "referee/app.mpy",
+        "main.py", "lib/spit/__init__.mpy", "lib/spit/legal.mpy", "drivers/leds.mpy", "referee/app.mpy",
         "board.json", "ruleset.json"}
     assert os.path.isdir(os.path.join(board.root, "logs"))
-    with open(os.path.join(board.root, "lib/spit/cards.mpy"), "rb") as f:
+    with open(os.path.join(board.root, "lib/spit/legal.mpy"), "rb") as f:
         assert f.read(2) == b"M\x06"  # a .mpy v6 file, not a copied source
     with open(os.path.join(board.root, "ruleset.json")) as f:
         assert json.load(f) == {"ruleset": "classic", "options": {}}
@@ -126,7 +126,7 @@ def test_flash_lands_files_and_firmware_imports(board, firmware, boards, tmp_pat
         assert json.load(f)["pins"] == {"led": 25}
 
     # A fresh interpreter on the board imports the compiled engine from lib/.
-    answer = mpremote(board.port, "exec", "import spit, spit.cards; print(spit.__version__, spit.cards.rank('QH'))")
+    answer = mpremote(board.port, "exec", "import spit, spit.legal; print(spit.__version__, spit.legal.rank('QH'))")
     assert answer.split() == [FAKE_VERSION, "Q"]
 
 
@@ -135,7 +135,7 @@ def test_flash_source_replaces_mpy_modules(board, firmware, boards, tmp_path, ca
     code, out, err = run_cli(capsys, *flash_args(board, firmware, boards, tmp_path, "--source"))
     assert code == 0, err
     files = board_files(board.root)
-    assert "lib/spit/cards.py" in files and "drivers/leds.py" in files
+    assert "lib/spit/legal.py" in files and "drivers/leds.py" in files
     assert not [f for f in files if f.endswith(".mpy")]  # stale .mpy removed: no mixed install
 
 
@@ -162,7 +162,7 @@ def test_dry_run_prints_mpremote_steps_only(firmware, boards, tmp_path, capsys):
     commands = [line for line in out.splitlines() if line.startswith("mpremote ")]
     assert len(commands) == 2
     assert commands[0].startswith("mpremote connect /dev/ttyACM7 exec ")
-    assert " + fs cp %s :lib/spit/cards.mpy" % (build / "lib/spit/cards.mpy") in commands[0]
+    assert " + fs cp %s :lib/spit/legal.mpy" % (build / "lib/spit/legal.mpy") in commands[0]
     assert " :main.py " in commands[0] and " :board.json " in commands[0] and commands[0].endswith(":ruleset.json")
     assert commands[1].startswith("mpremote connect /dev/ttyACM7 soft-reset + exec ")
     assert "mpremote connect /dev/ttyACM7 reset" in out
@@ -247,7 +247,7 @@ def test_unreachable_port_reports_mpremote_failure(firmware, boards, tmp_path, c
 def test_version_mismatch_is_reported(board, firmware, boards, tmp_path, capsys):
     # An older engine left as .py in a directory that shadows lib/ makes the board report another version.
     write(os.path.join(board.root, "spit/__init__.py"), '__version__ = "0.0.1"\n')
-    write(os.path.join(board.root, "spit/cards.py"), "")
+    write(os.path.join(board.root, "spit/legal.py"), "")
     code, _, err = run_cli(capsys, *flash_args(board, firmware, boards, tmp_path))
     assert code == 1
     assert "board reports spit-referee 0.0.1 but %s was flashed" % FAKE_VERSION in err
