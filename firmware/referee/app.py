@@ -327,15 +327,16 @@ class App:
                 self.referee.report(ms, us, _E_READER, p, r.failures)
 
     def _draw_first(self, code, ms, a, b, c):
-        """``_on_verdict`` of the first verdict of a card judged in its reader's step
-        (``loop.take_card``): the card's LED frame first (the engine has set the intents before
-        its sink), then the UID kept for a rejection, then the verdict's sounds and bookkeeping."""
+        """``_on_verdict`` of the first verdict while ``loop.take_card`` feeds a card in its
+        reader's step: the LED frame first (the engine sets the intents before it calls its
+        sink, and the sink calls this before it logs the verdict), then the card's log record
+        and kept UID (``loop.card_taken``), then the verdict's sounds and bookkeeping."""
         self.slog.on_verdict = self._on_verdict_fn
         if self._shown is self.intents and self.leds is not None:
             self.leds.render(self.intents, self.clock.ms)   # (what _render does then; locked)
         else:
             self._render(self.clock.ms)
-        loop.keep_uid(self, self._kept_pile, self._kept_uid)
+        loop.card_taken(self)
         self._on_verdict(code, ms, a, b, c)
 
     def _on_verdict(self, code, ms, a, b, c):

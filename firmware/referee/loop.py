@@ -82,13 +82,15 @@ def run_forever(self):
     probe = self.loop_pin
     ticks_us = time.ticks_us
     ticks_diff = time.ticks_diff
-    while True:
+    while True:   # (App.step's two halves, called here as functions: a call less per step)
         if probe is not None:
             probe.value(1)
-            self.step()
+            poll(self)
+            pause_work(self)
             probe.value(0)
         else:
-            self.step()
+            poll(self)
+            pause_work(self)
         leds = self.leds
         if self._judge or len(ring) or (leds is not None and leds.pending):
             continue   # (a card fed in this step is judged in the next, at once)
@@ -172,10 +174,6 @@ def poll(self):
         self.steps += 1
         return
     self.step_us = time.ticks_us()
-    clock = self.clock
-    clock.update()
-    ms = clock.ms
-    us = clock.us
     ring = self.ring
     n = 0
     while n < _DRAIN_MAX:
@@ -194,18 +192,27 @@ def poll(self):
     src = self.deb.pop_due(time.ticks_us()) if self._replied < 0 else -1   # (a reply first)
     if src >= 0:
         self._input(src, self.deb.ticks)
+    # The session clock moves to now after the inputs (their stamps convert the same from
+    # any recent anchor), and after a reader's reply when one came in: its card's LED frame
+    # first (drawn at the last step's clock, a few ms back at most).
+    clock = self.clock
+    first = self._replied
+    if first < 0:
+        clock.update()
     if ring.overflows != self._overflows:
         lost = ring.overflows - self._overflows
         self._overflows = ring.overflows
-        self.referee.report(ms, us, _E_OVERFLOW, -1, lost)
+        self.referee.report(clock.ms, clock.us, _E_OVERFLOW, -1, lost)
     now = time.ticks_us()
     self._read = False
-    first = self._replied
     if first >= 0:
         # A listing's reply is in (its IRQ edge was drained above): that reader alone
         # this step, before any other reader's bus work; the others wait for the next.
         self._replied = -1
         self.readers[first].service(now)
+        if self._judge:
+            return   # (the next step judges the card: see above)
+        clock.update()
     else:
         # In turn, until a card was fed or the bus work of this step reached _READERS_US:
         # the others wait for the next step (a step stays short; their replies keep the
@@ -223,6 +230,7 @@ def poll(self):
         self._next_reader = k
     if self._judge:
         return   # (the next step judges the card: see above)
+    ms = clock.ms
     self.corr.tick(ms)
     self.run_locked(advance_now)
     if time.ticks_diff(time.ticks_us(), self.step_us) > _DRAW_BEFORE_US:
@@ -230,7 +238,7 @@ def poll(self):
     else:
         self._render(ms)
     if ms - self._housekeep_ms >= _HOUSEKEEP_MS:
-        self._housekeep(ms, us)
+        self._housekeep(ms, clock.us)
     self.steps += 1
 
 
@@ -348,19 +356,19 @@ def take_card(self, pile, uid, ticks):
     owner = cm.owner if self.own_deck else -1
     if self._now:
         # The step's first card: fed now, and its verdict drawn at once (the LED frame is
-        # what the players wait for): App._draw_first draws it before the verdict's sounds
-        # and bookkeeping; the reader's own bookkeeping, the engine's advance to the clock and
-        # the reader's halt come after it (the next step: judge_cards).
+        # what the players wait for).  App._draw_first draws it at the card's first verdict,
+        # then logs the card (card_taken) and the verdict; the reader's own bookkeeping, the
+        # engine's advance to the clock and the reader's halt come after (the next step:
+        # judge_cards).
         self._now = False
         slog = self.slog
-        slog.on_verdict = self._draw_first_fn   # (its first verdict draws the frame)
+        slog.on_verdict = self._draw_first_fn
         self._kept_pile = pile
         self._kept_uid = uid
-        slog.event(_EV_CARD, clock.ev_ms, clock.ev_us, pile, cm.card, owner)   # (App.feed's
-        self.referee.feed(_EV_CARD, clock.ev_ms, clock.ev_us, pile, cm.card, owner)   # two)
+        self.referee.feed(_EV_CARD, clock.ev_ms, clock.ev_us, pile, cm.card, owner)
         if slog.on_verdict is not self._on_verdict_fn:   # no verdict yet (judge_cards')
             slog.on_verdict = self._on_verdict_fn
-            keep_uid(self, pile, uid)
+            card_taken(self)
     else:
         keep_uid(self, pile, uid)
         # Any later card of this step waits for the next step's judge_cards, which feeds it
@@ -381,6 +389,17 @@ def take_card(self, pile, uid, ticks):
     self._judge = True
     self._fed_pile = pile
     return True
+
+
+def card_taken(self):
+    """After the LED frame of the card ``take_card`` fed: its log record (before any verdict
+    record of the feed, as ``App.feed`` writes it: the engine does not move the log's fields)
+    and its UID kept for a rejection."""
+    pile = self._kept_pile
+    clock = self.clock
+    cm = self.cards
+    self.slog.event(_EV_CARD, clock.ev_ms, clock.ev_us, pile, cm.card, cm.owner if self.own_deck else -1)
+    keep_uid(self, pile, self._kept_uid)
 
 
 def keep_uid(self, pile, uid):

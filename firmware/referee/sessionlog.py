@@ -251,15 +251,17 @@ class SessionLog:
         self._push(_EV_TICK, ms, us, 0, 0, 0, 0)
 
     def sink(self, code, ms, us, a, b, c, d):
-        """The engine's verdict sink (also used for errors the firmware reports)."""
+        """The engine's verdict sink (also used for errors the firmware reports).  The
+        verdict's ``on_verdict`` comes first (the loop draws a card's LED frame there: see
+        ``App._draw_first``), then its record."""
+        if self.on_verdict is not None:
+            self.on_verdict(code, ms, a, b, c)
         i = self._push(_VERDICT | code, ms, us, a, b, c, d)
         if self.uid_note:
             if self._notes is None:
                 self._notes = {}
             self._notes[i] = self.uid_note
             self.uid_note = b""
-        if self.on_verdict is not None:
-            self.on_verdict(code, ms, a, b, c)
 
     def drain(self, limit=-1, force=False):
         """Format up to ``limit`` of the oldest records (all if negative) into the Logbook's
