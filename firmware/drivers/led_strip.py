@@ -145,8 +145,14 @@ class LedStrip:
                         word = self._full[c]
                     elif level:
                         word = self._word(c, level)
+            if lit == len(idx):   # (the usual case: one word for the whole zone)
+                for p in idx:
+                    if frame[p] != word:
+                        frame[p] = word
+                        dirty = True
+                continue
             k = 0
-            for p in idx:
+            for p in idx:   # (a countdown: its first ``lit`` pixels)
                 w = word if k < lit else 0
                 k += 1
                 if frame[p] != w:

@@ -10,15 +10,17 @@ into one ``InputRing``), PN532 readers, LEDs, buzzer; self-test (firmware versio
 PN532: a dead reader is reported and retried by its ``NfcReader`` while the other piles are
 refereed; an LED sweep); then a session (engine + session log).
 
-One ``step()`` is ``poll()`` then ``pause_work()``.  ``poll()``: ``SessionClock.update()``;
-drain the ring (debounce, ticks -> session time; touch -> ``touch``, slap pads -> ``slap``,
+One ``step()`` is ``poll()`` then ``pause_work()``.  ``poll()``: drain the ring (debounce, ticks -> session time; touch -> ``touch``, slap pads -> ``slap``,
 STUCK edges -> ``Corrections`` (a short press is ``stuck``, both held 2 s opens the correction
-menu), reader IRQ edges -> ``note_irq``); report ring overflows (``overflow``); service every
-reader one non-blocking step (cards -> card map -> ``card``, unknown tags -> ``unknown_uid``,
+menu), reader IRQ edges -> ``note_irq``); ``SessionClock.update()`` (after a reader's reply
+when one came in); report ring overflows (``overflow``); service every reader one non-blocking
+step (cards -> card map -> ``card``, unknown tags -> ``unknown_uid``,
 failing readers -> ``reader_down``; a reader whose listing reply came in, seen by its IRQ
-edge, is served first and alone); a step in which a reader fed a card ends there, and the
-next step, run at once, only judges it and starts its LED frame (``judge_cards``), before the
-reader's next command, the other readers and the ring, so neither half makes a long step;
+edge, is served first and alone); the first card a reader's step reads is fed at once and its
+LED frame started at its first verdict (``_draw_first``), before the card's log record, the
+verdict's sounds and the reader's own bookkeeping; that step ends there, and the next one, run
+at once, feeds any later card of it, advances the engine to the clock and draws the LEDs
+(``judge_cards``) before the reader's next command, the other readers and the ring;
 ``referee.advance(now)``; LEDs (only when the intents changed, an animation frame is due or a
 frame waits for the strip) and buzzer.  A card landing allocates nothing in ``poll()``
 (tests/mp_firmware_check.py runs it under heap_lock).  ``pause_work()``: in play, the live
@@ -157,7 +159,7 @@ class App:
         self.readers = []
         self.book = None
         self.stalls = FlashStalls()   # input stamps inside flash writes (referee/stalls.py)
-        self._judge = False        # a card (or a quiet pile) was fed: judge it in the next step
+        self._judge = False        # a card was read (or a pile went quiet): judge_cards in the next step
         self._replied = -1         # the pile whose reader's reply came in (IRQ): served first
         loop.init(self)            # the loop's own state (heap lock, card queue, counters)
         self._draw_src = None

@@ -4,9 +4,11 @@ They live here to keep app.py short; app.py binds them in its class body (``run_
 loop.run_forever``), so a call costs what a method defined there costs.
 
 ``poll()`` (the first half of every step: inputs, readers, engine, LEDs; referee/app.py's
-docstring), ``judge_cards()`` and ``feed_cards()`` (a card read in one step is fed, judged
-and drawn first thing in the next); ``run_locked()``: the engine and the LEDs run with the heap
-locked.
+docstring); ``on_card()``/``take_card()``: the first card a reader's step reads is fed at once
+and its LED frame drawn at its first verdict (``App._draw_first``), before its log record, its
+sounds and the reader's own bookkeeping; ``judge_cards()`` and ``feed_cards()``, first thing in
+the next step: any later card of that step, the engine's advance to the clock, the LEDs again;
+``run_locked()``: the engine and the LEDs run with the heap locked.
 ``run_forever()``: step, then idle (WFE) until an interrupt stamps an input or 1 ms passes.
 ``pause_work()`` (the second half of every step): in play the live console echo, one record
 (no allocation); at a pause (``at_pause()``) one piece of the session log's flash work.
@@ -54,7 +56,7 @@ def _unlocked():
 def init(self):
     """The loop's own state (``App.__init__``)."""
     self._read = False         # a reader delivered a tag in this step
-    self._fed_pile = -1        # the pile whose reader fed the card to judge in the next step
+    self._fed_pile = -1        # the pile whose reader read a card: served after the next step's judge_cards
     self._quiet_pile = -1      # a pile its reader settled with cards queued (App._on_quiet)
     # Cards read in this step, fed in the next: (ms, us, pile, card, owner) each.
     self._card_queue = [0] * (5 * _CARDS_IN)
@@ -159,8 +161,9 @@ def at_pause(self):
 
 def poll(self):
     """Inputs, readers, engine, LEDs: everything a landing needs (allocates nothing).
-    A step whose reader delivered a card ends there; the next step (run at once) only
-    judges it and starts its LED frame, so no step holds both halves of a landing."""
+    A step whose reader delivered a card ends there (its first card is judged and drawn in
+    it: ``take_card``); the next step (run at once) feeds any later card of it, advances the
+    engine to the clock and sends the reader's next command."""
     if self._judge:
         self._judge = False
         self._read = True   # (no console echo in this step either)
@@ -254,9 +257,10 @@ def feed_cards(self):
 
 
 def judge_cards(self):
-    """A card was fed in the last step: feed the queued cards, judge them and start their
-    LED frame, first thing in this step (``run_forever`` does not idle in between), before
-    the reader's next bus command, the other readers and the input ring (``run_locked``)."""
+    """A card was read in the last step (the first one fed and drawn there): feed the queued
+    ones, advance the engine to the clock and draw the LEDs, first thing in this step
+    (``run_forever`` does not idle in between), before the reader's next bus command, the
+    other readers and the input ring (``run_locked``)."""
     if self._cards_in:
         self.feed_cards()
     p = self._quiet_pile
@@ -302,11 +306,11 @@ def run_locked(self, fn):
 
 
 def on_card(self, pile, uid, ticks):
-    """A reader's card (``uid`` a view, valid during this call): looked up, kept for a
-    rejection and queued for the next step with the heap locked (nothing here allocates,
-    and MicroPython then keeps call frames on the C stack instead of allocating each one:
-    1.5 ms -> 0.6 ms on the chip).  An unknown tag and a correction's resync, which
-    print or may allocate, are handled after the lock."""
+    """A reader's card (``uid`` a view, valid during this call): looked up, fed and drawn
+    (the step's first card) or queued for the next step, and kept for a rejection, with the
+    heap locked (nothing here allocates, and MicroPython then keeps call frames on the C stack
+    instead of allocating each one: 1.5 ms -> 0.6 ms on the chip).  An unknown tag and a
+    correction's resync, which print or may allocate, are handled after the lock."""
     self._read = True
     st = self.stalls
     book = self.book
