@@ -159,6 +159,10 @@ class LedStrip:
                     frame[p] = w
                     dirty = True
         self._animated = animated
+        self._force = False
+        if dirty:   # (the frame first: when the animated zones change next is worked out after)
+            self.strip.write(frame)
+            self.writes += 1
         due = _NEVER_MS
         z = 0
         while animated:
@@ -167,12 +171,7 @@ class LedStrip:
             animated >>= 1
             z += 1
         self.due_ms = due
-        self._force = False
-        if not dirty:
-            return False
-        self.strip.write(frame)
-        self.writes += 1
-        return True
+        return dirty
 
     def fill(self, color):
         """Show one colour on every pixel now (self-test, boot error); next render redraws."""

@@ -27,7 +27,7 @@ The bus and the pins are passed in, already built by the board loader::
 from micropython import const
 import time
 
-from drivers.pn532 import PN532, RX, TX, frame_size, prefix_views, reverse_into
+from drivers.pn532 import PN532, RX, TX, prefix_views, reverse_into
 
 _HEADER_SIZE = const(6)   # pn532's: 00 00 FF LEN LCS and one byte (an ACK, or a frame's TFI)
 _WAKE_MS = const(2)
@@ -101,7 +101,9 @@ class PN532_SPI(PN532):
             spi.readinto(views[_HEADER_SIZE], 0)
             reverse_into(rx, 0, _WIRE, _HEADER_SIZE)
             total = rx[5]
-            rest = frame_size(rx) - _HEADER_SIZE
+            # frame_size(rx) - _HEADER_SIZE, without its call: LEN + 1 more bytes (TFI is in
+            # the header), none after an ACK, a NACK or a bad header (_finish reports it).
+            rest = 0 if rx[0] or rx[1] or rx[2] != 0xFF or (rx[3] + rx[4]) & 0xFF else rx[3] + 1
             if rest > _RX_REST:
                 rest = _RX_REST    # _finish reports "frame too long"
             pos = _HEADER_SIZE

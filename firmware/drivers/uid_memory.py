@@ -57,24 +57,22 @@ class UidMemory:
         self.count = 0
         self._next = 0
 
-    def _find(self, buf, n):
+    def known(self, buf, n):
+        """1 + the slot holding ``buf[:n]``, 0 if it is not there (so a truth value: one call
+        where the reader asks per card)."""
         if n > _MAX_UID:
-            return -1
-        # (Few locals: at most 11 words of locals and stack keep the frame off the heap.)
+            return 0
         _KEY[0] = copy_into(_SCRATCH, 0, buf, 0, n) & 0xFF
         sums = self._sums
         slot = sums.find(_KEY)
         while 0 <= slot < self.count:
             if same_uid(self._seen, buf, n, slot * _SLOT):
-                return slot
+                return slot + 1
             slot = sums.find(_KEY, slot + 1)
-        return -1
-
-    def known(self, buf, n):
-        return self._find(buf, n) >= 0
+        return 0
 
     def forget(self, uid):
-        slot = self._find(uid, len(uid))
+        slot = self.known(uid, len(uid)) - 1
         if slot < 0:
             return False
         self._seen[slot * _SLOT] = 0   # length 0: matches no UID

@@ -100,7 +100,9 @@ class Ws2812Pio:
 
     def write(self, words):
         """Send one frame (``len(words) == n``); waits for the previous frame's latch first."""
-        self.wait()
+        wait = time.ticks_diff(self._free_at, time.ticks_us())   # (wait(), without its call)
+        if wait > 0:
+            time.sleep_us(wait)
         dma = self.dma
         if dma is not None:
             dma.config(read=words, write=self._txf, count=self.n, ctrl=self._ctrl, trigger=True)

@@ -42,6 +42,8 @@ _DRAIN_MAX = const(8)      # events taken from the ring per step (the rest next 
 # rest wait for the next step (a PN532 scan step takes ~2 ms of SPI and Python on the chip).
 _READERS_US = const(700)
 _DRAW_BEFORE_US = const(3000)   # a step this long leaves drawing the LEDs to the next step
+# A card read this far into a step is judged in the next (judging and drawing it take ~2 ms more).
+_JUDGE_NOW_BEFORE_US = const(2000)
 _CARDS_IN = const(4)        # cards one reader step can deliver before they are fed (a group)
 _HOUSEKEEP_MS = const(1000)   # reader re-reports, debouncer expiry
 _IDLE_US = const(1000)    # longest idle wait after a step with no input waiting
@@ -316,8 +318,10 @@ def on_card(self, pile, uid, ticks):
     book = self.book
     if st.watch_ms >= 0 or (book is not None and book.flushes != st.seen):
         ticks = st.stamp(ticks, book, self.clock.ms, self.paused)
-    # The step's first card is fed and drawn by take_card itself (see there).
-    first = self._now = not (self._judge or self._cards_in)
+    # The step's first card is fed and drawn by take_card itself (see there), unless the
+    # step is long already (the next step's judge_cards then: no step holds both).
+    first = self._now = not (self._judge or self._cards_in) and time.ticks_diff(
+        time.ticks_us(), self.step_us) < _JUDGE_NOW_BEFORE_US
     taken = None
     lock = self.heap_lock
     if lock is not None:
