@@ -191,34 +191,33 @@ def poll(self):
             self._input(src, ring.ticks)
             if self._replied >= 0:
                 break   # a reader's reply came in: it is served now, later inputs next step
+    self._read = False
+    first = self._replied
+    clock = self.clock
+    if first >= 0:
+        # A listing's reply is in (its IRQ edge was drained above): that reader alone this
+        # step, before anything else (its card's LED frame first: drawn at the last step's
+        # clock, a few ms back at most); the other readers wait for the next step, and so do
+        # the debouncer's held edges and the overflow count when it delivered a card.
+        self._replied = -1
+        self.readers[first].service(self.step_us)
+        if self._judge:
+            return   # (the next step judges the card: see above)
     # Button and pad edges held by the debouncer until their level proved stable: one
     # a step (a STUCK press or a slap can start much engine work); the next one waits
     # for the next step, with its edge's time.
-    src = self.deb.pop_due(time.ticks_us()) if self._replied < 0 else -1   # (a reply first)
+    src = self.deb.pop_due(time.ticks_us())
     if src >= 0:
         self._input(src, self.deb.ticks)
     # The session clock moves to now after the inputs (their stamps convert the same from
-    # any recent anchor), and after a reader's reply when one came in: its card's LED frame
-    # first (drawn at the last step's clock, a few ms back at most).
-    clock = self.clock
-    first = self._replied
-    if first < 0:
-        clock.update()
+    # any recent anchor).
+    clock.update()
     if ring.overflows != self._overflows:
         lost = ring.overflows - self._overflows
         self._overflows = ring.overflows
         self.referee.report(clock.ms, clock.us, _E_OVERFLOW, -1, lost)
-    now = time.ticks_us()
-    self._read = False
-    if first >= 0:
-        # A listing's reply is in (its IRQ edge was drained above): that reader alone
-        # this step, before any other reader's bus work; the others wait for the next.
-        self._replied = -1
-        self.readers[first].service(now)
-        if self._judge:
-            return   # (the next step judges the card: see above)
-        clock.update()
-    else:
+    if first < 0:
+        now = time.ticks_us()
         # In turn, until a card was fed or the bus work of this step reached _READERS_US:
         # the others wait for the next step (a step stays short; their replies keep the
         # IRQ edge's time).
