@@ -180,17 +180,24 @@ def poll(self):
         return
     self.step_us = time.ticks_us()
     ring = self.ring
+    st = self.stalls
+    book = self.book
     n = 0
     while n < _DRAIN_MAX:
         src = ring.pop()
         if src < 0:
             break
         n += 1
-        # (a reader's IRQ line, sources 4..7, is clean: the debouncer's window for it is 0)
-        if src >> 2 == 1 or self.deb.accept(src, ring.ticks):
+        if src >> 2 == 1 and st.watch_ms < 0 and (book is None or book.flushes == st.seen):
+            # A reader's IRQ line (sources 4..7: clean, not debounced), no flash write to
+            # correct its stamp for (App._input's reader case, without its call).
+            if self.readers[src & 3].note_irq(ring.ticks):
+                self._replied = src & 3
+                break   # a reader's reply came in: it is served now, later inputs next step
+        elif src >> 2 == 1 or self.deb.accept(src, ring.ticks):
             self._input(src, ring.ticks)
             if self._replied >= 0:
-                break   # a reader's reply came in: it is served now, later inputs next step
+                break   # (as above)
     self._read = False
     first = self._replied
     clock = self.clock
