@@ -10,18 +10,18 @@ into one ``InputRing``), PN532 readers, LEDs, buzzer; self-test (firmware versio
 PN532: a dead reader is reported and retried by its ``NfcReader`` while the other piles are
 refereed; an LED sweep); then a session (engine + session log).
 
-One ``step()`` is ``poll()`` then ``pause_work()``.  ``poll()``: drain the ring (debounce, ticks -> session time; touch -> ``touch``, slap pads -> ``slap``,
-STUCK edges -> ``Corrections`` (a short press is ``stuck``, both held 2 s opens the correction
-menu), reader IRQ edges -> ``note_irq``); ``SessionClock.update()`` (after a reader's reply
-when one came in); report ring overflows (``overflow``); service every reader one non-blocking
-step (cards -> card map -> ``card``, unknown tags -> ``unknown_uid``,
-failing readers -> ``reader_down``; a reader whose listing reply came in, seen by its IRQ
-edge, is served first and alone); the first card a reader's step reads is fed at once and its
-LED frame started at its first verdict (``_draw_first``), before the card's log record, the
-verdict's sounds and the reader's own bookkeeping; that step ends there, and the next one, run
-at once, feeds any later card of it, advances the engine to the clock and draws the LEDs
-(``judge_cards``) before the reader's next command, the other readers and the ring;
-``referee.advance(now)``; LEDs (only when the intents changed, an animation frame is due or a
+One ``step()`` is ``poll()`` then ``pause_work()``.  ``poll()``: drain the ring (debounce,
+ticks -> session time; touch -> ``touch``, slap pads -> ``slap``, STUCK edges ->
+``Corrections`` (a short press is ``stuck``, both held 2 s opens the correction menu), reader
+IRQ edges -> ``note_irq``); a reader whose listing reply came in (seen by its IRQ edge) is
+served at once and alone: the first card a reader's step reads is fed at once and its LED
+frame started at its first verdict (``_draw_first``), before the card's log record, the
+verdict's sounds and the reader's own bookkeeping, and that step ends there (the next one,
+run at once, feeds any later card of it, advances the engine to the clock and draws the LEDs:
+``judge_cards``, before the reader's next command, the other readers and the ring); else the
+debouncer's held edges, ``SessionClock.update()``, ring overflows (``overflow``), every
+reader one non-blocking step (cards -> card map -> ``card``, unknown tags -> ``unknown_uid``,
+failing readers -> ``reader_down``), ``referee.advance(now)``; LEDs (only when the intents changed, an animation frame is due or a
 frame waits for the strip) and buzzer.  A card landing allocates nothing in ``poll()``
 (tests/mp_firmware_check.py runs it under heap_lock).  ``pause_work()``: in play, the live
 echo of one log record to the console (formatted into a bytearray: no allocation); at a

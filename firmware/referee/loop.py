@@ -97,7 +97,7 @@ def run_forever(self):
             pause_work(self)
         leds = self.leds
         if self._judge or len(ring) or (leds is not None and leds.pending):
-            continue   # (a card fed in this step is judged in the next, at once)
+            continue   # (a step that read a card is followed at once by its judge_cards step)
         # Nothing waiting: idle (WFE) until an interrupt or the next millisecond.  A hard
         # IRQ stamps an edge into the ring and wakes the core, so a reader's reply (its
         # IRQ line is an input too) or a touch is taken at once, not after a fixed sleep;
