@@ -370,10 +370,11 @@ def take_card(self, pile, uid, ticks):
     owner = cm.owner if self.own_deck else -1
     if self._now:
         # The step's first card: fed now, and its verdict drawn at once (the LED frame is
-        # what the players wait for).  App._draw_first draws it at the card's first verdict,
-        # then logs the card (card_taken) and the verdict; the reader's own bookkeeping, the
-        # engine's advance to the clock and the reader's halt come after (the next step:
-        # judge_cards).
+        # what the players wait for).  App._draw_first draws it at the feed's first verdict
+        # (the card's own, unless an earlier event is judged first: then the next step's
+        # judge_cards draws this card's), then logs the card (card_taken) and the verdict; the
+        # reader's own bookkeeping, the engine's advance to the clock and the reader's halt
+        # come after (the next step: judge_cards).
         self._now = False
         slog = self.slog
         slog.on_verdict = self._draw_first_fn
