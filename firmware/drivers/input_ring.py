@@ -6,13 +6,15 @@ ticks are < 2**30, so they fit a signed 32-bit ``array('i')`` slot and read back
 ints (no heap allocation on either side).
 
 Concurrency: single producer, single consumer, no locks.
-  * Producer = ``put()``, called only from hard IRQ handlers.  On the rp2 port all GPIO IRQs
+  * Producer = ``put()``, or ``EdgeInput``'s hard IRQ handler, which makes the same stores
+    itself (a call less in the handler, whose time delays the loop's step), called only
+    from hard IRQ handlers.  On the rp2 port all GPIO IRQs
     are dispatched from one interrupt on core 0 and never nest, so producers are serialised
     and the main loop can never run in the middle of a ``put()``.
   * Consumer = ``pop()`` / ``drain()``, called only from the main loop.
-  * ``_head`` is written only by the producer, ``_tail`` only by the consumer.  The producer
-    fills the slot *before* publishing the new ``_head``; the consumer reads the slot
-    *before* publishing the new ``_tail``.  Each of these is a single word store, atomic
+  * ``head`` is written only by the producer, ``tail`` only by the consumer.  The producer
+    fills the slot *before* publishing the new ``head``; the consumer reads the slot
+    *before* publishing the new ``tail``.  Each of these is a single word store, atomic
     on the Cortex-M0+, which has no cache and no store reordering.  So an IRQ that arrives
     anywhere inside ``pop()`` sees either the old or the new tail, and in both cases only
     writes into a slot the consumer is not reading.  No ``disable_irq()`` is needed, and
@@ -34,27 +36,27 @@ class InputRing:
             raise ValueError("capacity must be >= 1")
         size = capacity + 1
         self.capacity = capacity
-        self._size = size
-        self._src = array("H", bytes(2 * size))
-        self._ticks = array("i", bytes(4 * size))
-        self._head = 0  # next slot to write (producer only)
-        self._tail = 0  # next slot to read (consumer only)
+        self.size = size
+        self.sources = array("H", bytes(2 * size))
+        self.stamps = array("i", bytes(4 * size))
+        self.head = 0  # next slot to write (producer only)
+        self.tail = 0  # next slot to read (consumer only)
         self.overflows = 0  # events dropped because the ring was full (producer only)
         self.ticks = 0  # ticks of the event returned by the last successful pop()
 
     # --- producer side: hard IRQ context, must not allocate ---
     def put(self, source, ticks):
         """Store one event. Returns True, or False (and counts an overflow) when full."""
-        head = self._head
+        head = self.head
         nxt = head + 1
-        if nxt == self._size:
+        if nxt == self.size:
             nxt = 0
-        if nxt == self._tail:
+        if nxt == self.tail:
             self.overflows += 1
             return False
-        self._src[head] = source
-        self._ticks[head] = ticks
-        self._head = nxt  # publish last
+        self.sources[head] = source
+        self.stamps[head] = ticks
+        self.head = nxt  # publish last
         return True
 
     # --- consumer side: main loop ---
@@ -69,15 +71,15 @@ class InputRing:
                     break
                 handle(src, ring.ticks)
         """
-        tail = self._tail
-        if tail == self._head:
+        tail = self.tail
+        if tail == self.head:
             return -1
-        src = self._src[tail]
-        self.ticks = self._ticks[tail]
+        src = self.sources[tail]
+        self.ticks = self.stamps[tail]
         tail += 1
-        if tail == self._size:
+        if tail == self.size:
             tail = 0
-        self._tail = tail  # publish last: frees the slot for the producer
+        self.tail = tail  # publish last: frees the slot for the producer
         return src
 
     def drain(self, src_out, ticks_out):
@@ -94,11 +96,11 @@ class InputRing:
         return n
 
     def __len__(self):
-        n = self._head - self._tail
+        n = self.head - self.tail
         if n < 0:
-            n += self._size
+            n += self.size
         return n
 
     def clear(self):
         """Discard pending events (consumer side; e.g. between rounds)."""
-        self._tail = self._head
+        self.tail = self.head

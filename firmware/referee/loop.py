@@ -96,14 +96,14 @@ def run_forever(self):
             poll(self)
             pause_work(self)
         leds = self.leds
-        if self._judge or len(ring) or (leds is not None and leds.pending):
+        if self._judge or ring.head != ring.tail or (leds is not None and leds.pending):
             continue   # (a step that read a card is followed at once by its judge_cards step)
         # Nothing waiting: idle (WFE) until an interrupt or the next millisecond.  A hard
         # IRQ stamps an edge into the ring and wakes the core, so a reader's reply (its
         # IRQ line is an input too) or a touch is taken at once, not after a fixed sleep;
         # timed work (animation frames, reader timeouts) waits at most _IDLE_US.
         t0 = ticks_us()
-        while not len(ring) and ticks_diff(ticks_us(), t0) < _IDLE_US:
+        while ring.head == ring.tail and ticks_diff(ticks_us(), t0) < _IDLE_US:   # (len(ring), no call)
             idle()
 
 
