@@ -74,6 +74,7 @@ _HANDOFF_US = const(20000)   # a collision handed to a listing is resolved withi
 _UID = bytearray(_MAX_UID_LEN)
 _UID_VIEWS = prefix_views(_UID)
 _LISTED = bytearray(_MAX_UID_LEN)
+_LISTED_VIEWS = prefix_views(_LISTED)
 _HELD = bytearray(_MAX_UID_LEN)
 
 
@@ -313,6 +314,19 @@ class NfcReader:
         memory = self.memory
         n2 = pn.uid2_len
         new1 = not memory.known(buf, n)
+        if new1 and not (n2 or group.open or (handoff and self.scan.collided)):
+            # The usual case: one new tag, alone.  What the general path below does for it
+            # (_deliver, _report), written out: on_card gets a view of the listing's buffer
+            # itself (no copy), then the UID is remembered, and the pile is quiet.
+            self.cards += 1
+            self._relists = 0
+            self._unsettled = True
+            if self.on_card is not None:
+                self.on_card(self.pile, _LISTED_VIEWS[n], stamp_us)
+            memory.remember(buf, n)
+            self._settle()
+            self._state = _HALT_NEXT
+            return 1
         new2 = n2 > 0 and not memory.known(pn.uid2, n2)
         delivered = 0
         if (new1 or new2) and ((handoff and self.scan.collided) or n2 or group.open):

@@ -308,7 +308,11 @@ class PN532:
         self.target = rx[8]
         self.sens_res = (rx[9] << 8) | rx[10]
         self.sel_res = rx[11]
-        uid_len = self._copy_uid(8, end, uid_buf)
+        # _copy_uid(8, end, uid_buf) written out (one call less per card read)
+        uid_len = rx[12] if end >= 13 else -1
+        if uid_len < 0 or uid_len > len(uid_buf) or 13 + uid_len > end:
+            raise PN532Error("bad UID length" if uid_len >= 0 else "short target data")
+        copy_into(uid_buf, 0, rx, 13, uid_len)
         if rx[7] > 1:
             pos = 13 + uid_len
             if rx[11] & 0x20 and pos < end:   # ISO 14443-4 tag: its ATS comes first
