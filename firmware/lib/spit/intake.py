@@ -192,7 +192,24 @@ class EventQueue:
             self._insert(kind, t, a, b, c, flags)   # sorted in among what waits
             self.advance(ms, us)
             return
-        # The usual case: nothing else buffered (the ring then starts at slot 0, see advance).
+        # The usual case: nothing else buffered, and nothing but reorder_us holds the judging
+        # back (no touch waiting, no read's relist hold): advance() written out (no call).
+        due = h - reorder
+        free = tcount == self._untouched and (h < self._relist_from or h >= self._relist_end)
+        if free and t <= due and kind == EV_CARD and not flags and t >= self._done:
+            # A card read in time and due already (its touch came a read's time before it):
+            # judged now, as advance's loop judges it, without going through the ring.
+            self._done = t
+            base = self._base_ms
+            if self._timed:
+                self._clock_to(base + t // 1000, t % 1000)
+            self._on_card_fn(self, base + t // 1000, t % 1000, a, b, c, 0)   # (flags 0)
+            if due > t:
+                self._done = due
+                if self._timed:
+                    self._clock_to(base + due // 1000, due % 1000)
+            return
+        # Into the ring (which then starts at slot 0, see advance).
         q = self._q
         q[0] = kind << 2 | flags   # (any kind comes back whole: >> 2)
         q[1] = t
@@ -200,11 +217,8 @@ class EventQueue:
         q[3] = b
         q[4] = c
         self._qn = 1
-        # advance() written out for the usual case (no call): this event not due yet, no touch
-        # or read holding the judging back, nothing timed: only _done moves.
-        due = h - reorder
-        if t > due and not self._timed and tcount == self._untouched \
-                and (h < self._relist_from or h >= self._relist_end):
+        if free and t > due and not self._timed:
+            # Not due yet and nothing timed: only _done moves.
             if due > self._done:
                 self._done = due
             return
