@@ -410,13 +410,15 @@ def test_ws2812_pio_words_dma_and_latch(vb):
             rv = reverse_bits(v)
             assert out.word(v, 0, 0) == rv << 8 and out.word(0, v, 0) == rv and out.word(0, 0, v) == rv << 16
         assert out.word(0x12, 0x34, 0x56) == reverse_bits(0x56) << 16 | reverse_bits(0x12) << 8 | reverse_bits(0x34)
+        assert out.dma.configs == 1 and out.sm.puts == 0   # target, count, control: set once
         t0 = vb.clock.now_us
         out.write(array("I", [red, green, blue, 0]))
-        assert out.dma.configs == 1 and out.sm.puts == 1
+        assert out.dma.configs == 2 and out.sm.puts == 1   # a frame: its read address + trigger
         assert Ws2812View(out.sm, 4).shown == [(255, 0, 0), (0, 255, 0), (0, 0, 1), (0, 0, 0)]
         assert vb.clock.now_us == t0 and not out.ready()   # the first frame goes at once
-        out.write(array("I", [0, 0, 0, 0]))
+        out.write(array("I", [0, 0, blue, 0]))
         assert vb.clock.now_us - t0 == 4 * 30 + 300
+        assert out.dma.configs == 3 and Ws2812View(out.sm, 4).shown == [(0, 0, 0), (0, 0, 0), (0, 0, 1), (0, 0, 0)]
     finally:
         del machine.bitstream
     assert calls == []

@@ -75,9 +75,12 @@ class Ws2812Pio:
         except (AttributeError, OSError):   # no DMA (or none free): put() from the CPU
             return
         pio = sm_id >> 2   # state machines 0-3 are PIO0's, 4-7 PIO1's
-        self._txf = _PIO0_TXF0 + pio * _PIO_STRIDE + 4 * (sm_id & 3)
-        self._ctrl = dma.pack_ctrl(size=_DMA_SIZE_32, inc_read=True, inc_write=False,
-                                   treq_sel=pio * _DREQ_PIO1_TX0 + (sm_id & 3))
+        # The target, the count and the control word are set once (a trigger reloads the count
+        # and the write address does not move): a frame then only sets the read address and
+        # triggers, one keyword to parse instead of four.
+        dma.config(write=_PIO0_TXF0 + pio * _PIO_STRIDE + 4 * (sm_id & 3), count=n,
+                   ctrl=dma.pack_ctrl(size=_DMA_SIZE_32, inc_read=True, inc_write=False,
+                                      treq_sel=pio * _DREQ_PIO1_TX0 + (sm_id & 3)))
         self.dma = dma
 
     def word(self, r, g, b):
@@ -105,7 +108,7 @@ class Ws2812Pio:
             time.sleep_us(wait)
         dma = self.dma
         if dma is not None:
-            dma.config(read=words, write=self._txf, count=self.n, ctrl=self._ctrl, trigger=True)
+            dma.config(read=words, trigger=True)   # (the rest was set in __init__)
         else:
             self.sm.put(words)
         self._free_at = time.ticks_add(time.ticks_us(), self._frame_us)

@@ -222,12 +222,16 @@ _PIO_TXF0 = (0x50200010, 0x50300010)   # TX FIFO of state machine 0 of PIO0 / PI
 
 class DMA:
     """A DMA channel whose transfers into a PIO TX FIFO land in that ``StateMachine``'s
-    ``words`` at once (the fake's FIFO never fills).  Other targets are not modelled."""
+    ``words`` at once (the fake's FIFO never fills).  Other targets are not modelled.  Like
+    the chip's channel it keeps its registers between ``config`` calls: a trigger uses the
+    read and write addresses, count and control word set so far (the count is reloaded)."""
 
     def __init__(self):
         self.configs = 0
         self._active = False
         self.closed = False
+        self.ctrl_fields = None
+        self._regs = [None, None, None, None]   # read, write, count, ctrl as last set
 
     def pack_ctrl(self, default=None, **fields):
         self.ctrl_fields = fields
@@ -237,8 +241,15 @@ class DMA:
         heapgate.enter_c()
         try:
             self.configs += 1
+            regs = self._regs
+            for i, value in enumerate((read, write, count, ctrl)):
+                if value is not None:
+                    regs[i] = value
+            read, write, count, ctrl = regs
             if not trigger:
                 return
+            if ctrl is None or count is None or read is None:
+                raise OSError("DMA triggered before its control word, count and read address were set")
             sm = None
             for pio in range(2):
                 off = (write or 0) - _PIO_TXF0[pio]
@@ -246,7 +257,7 @@ class DMA:
                     sm = StateMachine.by_id.get(4 * pio + off // 4)
             if sm is None or not sm.active():
                 raise OSError("DMA target %r is not an active state machine's TX FIFO" % (write,))
-            if self.ctrl_fields.get("treq_sel") != (sm.id & 3) + 8 * (sm.id >> 2):
+            if (self.ctrl_fields or {}).get("treq_sel") != (sm.id & 3) + 8 * (sm.id >> 2):
                 raise OSError("DMA paced by the wrong DREQ for state machine %d" % sm.id)
             words = []
             for i in range(count):
