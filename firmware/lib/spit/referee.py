@@ -98,6 +98,7 @@ class Referee(EventQueue, Settlement, Corrections):
         # set first, before the other attributes, take their own slots: found at the first probe.
         self.advance = self.advance
         self.quiet = self.quiet
+        self.feed = self.feed   # (likewise: the loop feeds every touch and card read)
         n = rules.piles
         EventQueue.__init__(self, n, rules.reorder_us, rules.touch_match_us, rules.relist_us)
         self.rules = rules
