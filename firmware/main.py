@@ -1,5 +1,3 @@
-# Spit referee, run at boot: referee/boot.py (this stays source; the rest is .mpy).
-from referee.boot import run, start  # noqa: F401
-
+from referee.boot import run, start
 if __name__ == "__main__":
     run()
