@@ -13,6 +13,8 @@ every figure is emulated time seen at the pins or in the chip's RAM:
   the data pin) whose pile zone shows the verdict's colour; landings whose zone already showed
   that colour are not measurable and are counted apart;
 * read -> LED: the card event's time stamp (the reader's report) to that frame;
+* the reads: the landing to the card event (the PN532's read as this run got it: landings at
+  random times give 7.5 ms at the median for reads of 5-10 ms; landing -> LED moves with it);
 * loop period and step time: the loop_pin's rising edges and high time; steps in play apart from
   steps between rounds (after a round's slaps are settled, before the next countdown: no card,
   slap or press can race anything there, so the session log is written to flash then); a step
@@ -164,7 +166,7 @@ def analyse(port, result, wall_s):
                 return t
         return None
 
-    landing_led, read_led, ambiguous, unseen = [], [], 0, 0
+    landing_led, read_led, reads, ambiguous, unseen = [], [], [], 0, 0
     cards = [o for o in objs if o.get("ev") == "card"]
     verdicts = [o for o in objs if o.get("verdict") in COLOUR]
     used = set()
@@ -191,6 +193,7 @@ def analyse(port, result, wall_s):
         else:
             landing_led.append((t_led - t_land) / 1000.0)
             read_led.append((t_led - (int(card["t"]) + offset)) / 1000.0)
+            reads.append((int(card["t"]) + offset - t_land) / 1000.0)
     rises = [t for pin, level, t in table.pin_edges if pin == LOOP_PIN and level == 1]
     falls = [t for pin, level, t in table.pin_edges if pin == LOOP_PIN and level == 0]
     periods = [(b - a) / 1000.0 for a, b in zip(rises, rises[1:])]
@@ -218,7 +221,7 @@ def analyse(port, result, wall_s):
               "flash": [m[1] / 1000.0 for m in table.masked if m[2] == "flash"]}
     n = len(port.landings)
     return {"landings": n, "measured": len(landing_led), "ambiguous": ambiguous, "unseen": unseen,
-            "landing_to_led_ms": landing_led, "read_to_led_ms": read_led, "loop_ms": periods, "step_ms": steps, "break_step_ms": break_steps,
+            "landing_to_led_ms": landing_led, "read_to_led_ms": read_led, "read_ms": reads, "loop_ms": periods, "step_ms": steps, "break_step_ms": break_steps,
             "flash_step_ms": flash_steps, "flash_steps_in_play": flash_in_play,
             "masked_ms": masked, "heap_peak": port.heap_game["peak"], "heap_boot": port.heap_boot["now"],
             "heap_end": port.heap_game["now"], "heap_peak_at": peak_at,
@@ -434,6 +437,7 @@ def main(argv=None):
     sizes = mpy_sizes()
     all_landing = [x for g in games.values() for x in g["landing_to_led_ms"]]
     all_read = [x for g in games.values() for x in g["read_to_led_ms"]]
+    all_reads = [x for g in games.values() for x in g["read_ms"]]
     all_loop = [x for g in games.values() for x in g["loop_ms"]]
     all_step = [x for g in games.values() for x in g["step_ms"]]
     all_break = [x for g in games.values() for x in g["break_step_ms"]]
@@ -445,6 +449,7 @@ def main(argv=None):
         "pn532_read_ms": list(READ_MS),
         "landing_to_led_ms": triple(all_landing),
         "read_to_led_ms": triple(all_read),
+        "read_ms": triple(all_reads),
         "loop_ms": triple(all_loop),
         "step_ms": triple(all_step),
         "break_step_ms": triple(all_break),
@@ -475,11 +480,18 @@ def main(argv=None):
     print("%-42s %10s %10s %10s" % ("figure", "p50", "p99", "max"))
     for key, label in (("landing_to_led_ms", "landing (touch edge) -> LED frame, ms"),
                        ("read_to_led_ms", "read (card event) -> LED frame, ms"),
+                       ("read_ms", "the reads: landing -> card event, ms"),
                        ("loop_ms", "loop period, ms"), ("step_ms", "loop step (busy) in play, ms"),
                        ("break_step_ms", "loop step between rounds, ms"),
                        ("flash_step_ms", "loop step writing the log to flash, ms")):
         f = figures[key]
         print("%-42s %10s %10s %10s" % (label, fmt(f["p50"]), fmt(f["p99"]), fmt(f["max"])))
+    rm = figures["read_ms"]["p50"]
+    if rm is not None:
+        # A landing at a random time is read at the median of the model's range; landings that
+        # keep falling at one point of the chip's activation cycle move it (bench/README.md).
+        print("the reads' median: %.2f ms (a landing at a random time: %.2f ms); landing -> LED p50 moves "
+              "with it" % (rm, (READ_MS[0] + READ_MS[1]) / 2.0))
     print("loop steps writing the log to flash: %d, %d of them in play (flash erase/program masks interrupts)"
           % (figures["flash_step_ms"]["count"], flash_in_play))
     print("interrupts masked per write: leds %.3f ms (total %.1f ms), flash %.1f ms (total %.1f ms)" % (
