@@ -189,3 +189,42 @@ def test_the_log_goes_to_flash_only_between_rounds_one_flash_write_per_step():
         assert cards[-2:] == ["JH", "9S"]
     finally:
         t.close()
+
+
+def test_a_long_round_moves_the_records_to_the_logbook_a_step_at_a_time():
+    """A round longer than the records hold: once three quarters are in use the loop formats the
+    oldest into the Logbook's RAM buffer, one at a step without a card, so no card's step spills
+    (``spills`` stays 0) and no write happens while the buffer has room; a full buffer is written
+    at such a step (counted as a mid-play write).  Every line reaches the file, in order."""
+    from referee.sessionlog import make_records
+    t = VirtualTable()
+    try:
+        app = t.app
+        slog = app.slog
+        slog.flush()   # (the session's first lines: a small record array from here on)
+        slog._rec, slog._short = make_records(16)
+        slog.capacity = 16
+        slog._head = slog.pending = slog._echoed = 0
+        t.run_until(t.now_us + 2000)   # (the loop notes that write)
+        writes = app.book.flushes
+        mid = app.stalls.midplay_writes
+        play_four_landings_a_pile(t)   # about 30 records
+        assert slog.spills == 0 and slog.pending <= 12 and app.book.bytes_buffered > 0
+        before = app.book.flushes - writes   # (the 1 KB buffer fills in play)
+        assert app.stalls.midplay_writes - mid == before and app.book.forced_flushes == 0
+        full = app.book.free
+        n0 = app.book.flushes
+        # The buffer is full (until it is written): written at a quiet step.
+        app.book.free = lambda: 0 if app.book.flushes == n0 else full()
+        for i, (c0, c1) in enumerate((("QH", "8S"), ("KH", "7S"))):
+            t.land_card(0, c0, 4_100_000 + i * 300_000)
+            t.land_card(1, c1, 4_150_000 + i * 300_000)
+        t.run_until(4_700_000)
+        app.book.free = full
+        assert app.book.flushes > writes + before
+        assert app.stalls.midplay_writes - mid == app.book.flushes - writes
+        assert slog.spills == 0 and app.book.forced_flushes == 0
+        cards = [o.get("card") for o in t.log_objects() if o.get("verdict") in ("accept", "spit")]
+        assert cards == ["7H", "KS", "8H", "QS", "9H", "JS", "10H", "10S", "JH", "9S", "QH", "8S", "KH", "7S"]
+    finally:
+        t.close()

@@ -125,11 +125,21 @@ def pause_work(self):
         return
     if not paused:
         self._swept = False
-        if (slog.echo is not None and not self._read
-                and time.ticks_diff(time.ticks_us(), self.step_us) < _ECHO_BEFORE_US):
+        if self._read or time.ticks_diff(time.ticks_us(), self.step_us) >= _ECHO_BEFORE_US:
+            return   # (nothing more in a step whose reader fed or judged a card, or a long one)
+        if book is not None and slog.pending * 4 >= slog.capacity * 3:
+            # A long round: the records are three quarters full.  The oldest goes to the
+            # Logbook's RAM buffer (echoed too, if it was not), one a step, so that the arrays
+            # never fill in a card's step (SessionLog._push); a full buffer is written to
+            # flash here, at a step without a card (one write, interrupts masked ~45 ms; the
+            # input stamps inside it are corrected as for any write: FlashStalls).
+            if book.free() >= RECORD_BYTES:
+                slog.drain(1)
+            else:
+                book.write_buffered()
+        elif slog.echo is not None:
             # One record per step (~1 ms on the chip; hundreds of steps a second keep the
-            # console up with the LEDs), none in a step whose reader fed or judged a card
-            # or that was long already: the records wait in RAM (the flash write has them).
+            # console up with the LEDs): the records wait in RAM (the flash write has them).
             slog.echo_some(1)
         return
     if slog.pending and (book is None or book.free() >= RECORD_BYTES):

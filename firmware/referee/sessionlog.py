@@ -33,11 +33,13 @@ in the correction menu), a few records or one buffer write per step.
 
 A landing costs three records (touch, card with the tick before it, verdict).  Past
 ``capacity`` records between two pauses (simulated games, seed 3: classic 162, tableau 300,
-own_deck 479 in its one long round), the oldest quarter is formatted into the ``Logbook``'s RAM
-buffer in the middle of play (``spills``), and when that buffer is full too the ``Logbook``
-writes it to flash mid-play (``Logbook.forced_flushes``): nothing is lost, but that write masks
-interrupts while cards can land, so the loop marks the input edges stamped inside it as
-uncertain (referee/stalls.py).
+own_deck 479 in its one long round), the loop formats the oldest into the ``Logbook``'s RAM
+buffer in the middle of play, one per step without a card, once three quarters are in use
+(``App.pause_work``), and writes that buffer to flash when it is full (one write, at such a
+step); a record that still finds the arrays full formats the oldest few itself (``spills``,
+with a forced write of a full buffer: ``Logbook.forced_flushes``).  Nothing is lost, but a
+write in play masks interrupts while cards can land, so the loop marks the input edges stamped
+inside it as uncertain (referee/stalls.py).
 
 The kind byte of a record: 0x80 | verdict code or the event kind (both below 0x20), with the
 flags _TICK_FIRST and _SIDE.
@@ -55,6 +57,7 @@ _EV_TICK = const(9)
 _EV_CARD = const(2)
 _SAT_MS = const(500000)
 _RECORDS = const(384)
+_SPILL_MAX = const(4)   # records formatted by a spill (about 1 ms each on the chip)
 _VERDICT = const(0x80)   # kind byte of a verdict record: 0x80 | code
 _TICK_FIRST = const(0x40)   # an event record whose tick line at the horizon comes first
 _SIDE = const(0x20)      # a record whose values are in ``_side`` (two of them need > 16 bits)
@@ -168,8 +171,11 @@ class SessionLog:
         n = self.pending
         cap = self.capacity
         if n == cap:
+            # Full in play: a few of the oldest records go to the Logbook's buffer now (a
+            # quarter at most; with its buffer full, one flash write first), so no step formats
+            # dozens of them (the loop spreads this out before it comes to it: App.pause_work).
             self.spills += 1
-            self.drain(cap // 4, True)
+            self.drain(cap >> 2 if cap < 4 * _SPILL_MAX else _SPILL_MAX, True)
             n = self.pending
         i = self._head + n
         if i >= cap:
