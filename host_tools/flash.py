@@ -282,7 +282,9 @@ def collect_firmware(firmware_dir):
 HOST_ONLY = ("lib/spit/log.py", "lib/spit/describe.py", "lib/spit/words.py", "referee/logread.py",
              # (the verdict codes, the card codes and the input source ids' layout: the board's modules keep
              # private copies of what they use, checked by tests/test_engine_shared_constants.py)
-             "lib/spit/verdicts.py", "lib/spit/cards.py", "referee/sources.py")
+             "lib/spit/verdicts.py", "lib/spit/cards.py", "referee/sources.py",
+             # (session times: spit.referee compares them inline, as spit.timebase.before does)
+             "lib/spit/timebase.py")
 # The board file's full validator and the ruleset presets and checks: spit flash runs them on the PC and writes
 # the checked board and ruleset (``checked_board``, ``checked_ruleset``); the device loads those with a short
 # check (referee/boardfile.py imports the full ones only where they are present).

@@ -22,6 +22,9 @@ once after a handed-over listing that returned the tag the listing before it had
 quiet pile: every tag wakes and is read again.  The reader remembers the pile's UIDs
 (``memory`` slots) and reports each once; ``clear_pile()`` when the pile is taken.
 
+The pile's touch sensor says when a card lands (``touched``): a listing that was waiting is sent
+again then, so that the chip's first activation attempt comes right after the landing.
+
 Time stamps are never earlier than the landing (the referee matches reads to touch edges):
 a listing's IRQ edge, or the time a scan's REQA was answered.  New tags that answered one
 activation together share one time (``LandingGroup``): a tie for the referee (R-PLAY-5).
@@ -67,6 +70,7 @@ _RETRY_FOREVER = const(0xFF)   # MxRtyPassiveActivation: the chip itself waits f
 _MAX_SHIFT = const(12)
 _RELISTS_FOR_WUPA = const(2)
 _HANDOFF_US = const(20000)   # a collision handed to a listing is resolved within this
+_RELIST_QUIET_US = const(50000)   # a touch this long after the pile's last one relists
 
 # Buffers shared by every reader (the loop services one reader at a time, and these are used
 # within one step): the UID handed to on_card, with a view of each length made once (a slice
@@ -130,6 +134,7 @@ class NfcReader:
         self._handoff = False       # the listing reads what answered a scan's REQA
         self._own_anticoll = False  # the next scan resolves anticollision itself
         self._acked_us = None       # when the listing's ACK was read (None: not yet)
+        self._touch_us = 0          # the pile's last touch
         self._last_found = bytearray(1 + _MAX_UID_LEN)   # the scan's last tag (length + UID)
 
     # ---- called by the firmware loop ------------------------------------------------------
@@ -142,6 +147,19 @@ class NfcReader:
             self._irq_us = ticks_us
             return True
         return False
+
+    def touched(self, ticks_us):
+        """A card touched the pile at ``ticks_us``.  A listing waiting for a card is sent again
+        at once: the chip repeats its activation attempts a few ms apart, and the new listing's
+        first attempt comes right after the landing instead of up to one period later.  Not
+        for a touch within ``_RELIST_QUIET_US`` of the last one: the chip may be reading that
+        card (an aborted listing loses it, and both cards would be read as a tie)."""
+        last = self._touch_us
+        self._touch_us = ticks_us
+        if (self._state == _LISTING and self._irq_us is None and not self._handoff
+                and time.ticks_diff(ticks_us, last) > _RELIST_QUIET_US):
+            self.pn532.abort()
+            self._start_listing()
 
     def service(self, now_us):
         """Advance one step.  Returns how many new cards were reported now."""
@@ -187,10 +205,6 @@ class NfcReader:
     def forget(self, uid):
         """Forget one UID (a card lifted off the pile, e.g. by a correction)."""
         return self.memory.forget(uid)
-
-    @property
-    def healthy(self):
-        return self.status == STATUS_OK
 
     # ---- the state machine ------------------------------------------------------------
     def _start_listing(self):

@@ -257,8 +257,11 @@ class App:
         ms = clock.ev_ms
         us = clock.ev_us
         if s < _READER0:   # a touch sensor
-            if s < len(self.readers) and self.rejected.pending[s]:
-                self.rejected.forget_now(s, self.readers[s])
+            if s < len(self.readers):
+                reader = self.readers[s]
+                reader.touched(ticks)   # (first: its chip lists again now if it waits)
+                if self.rejected.pending[s]:
+                    self.rejected.forget_now(s, reader)
             self.feed(_EV_TOUCH, ms, us, s, 0, 0)
         elif s < _STUCK0 + 2:   # a STUCK button (its release too)
             self.corr.stuck_edge(s - _STUCK0, not (src & _RELEASE), ms, us)

@@ -19,7 +19,6 @@ from spit.intake import EventQueue
 from spit.legal import fits
 from spit.settle import Settlement
 from spit.corrections import Corrections
-from spit.timebase import before
 
 PH_COUNTDOWN = const(0)  # R-PLAY-1: "one, two, three, SPIT"; cards now are early
 PH_PLAY = const(1)       # spit cards, then free play
@@ -317,7 +316,9 @@ class Referee(EventQueue, Settlement, Corrections):
 
     def _clock_to(self, ms, us):
         phase = self.phase
-        if phase == PH_COUNTDOWN and not before(ms, us, self.cd_ms, self.cd_us):
+        # (Session times compare as spit.timebase.before does, written out: that module is
+        # then not installed on the board.)
+        if phase == PH_COUNTDOWN and (ms > self.cd_ms or (ms == self.cd_ms and us >= self.cd_us)):
             self._phase_to(PH_PLAY)
             if self.spit_done():
                 self._plan_spit(ms, us)
@@ -395,7 +396,8 @@ class Referee(EventQueue, Settlement, Corrections):
             self._land(ms, us, pile, card, self.spitter[pile], _SPIT_BIT)
             self._emit(_V_SPIT, ms, us, pile, card, self.spitter[pile], -1)
             return
-        if self._slow_spit and (before(ms, us, self.live_ms, self.live_us) or not self.spit_done()):
+        if self._slow_spit and (ms < self.live_ms or (ms == self.live_ms and us < self.live_us)
+                                or not self.spit_done()):
             # R-STALL-3: wait 2 s after the spit flip
             self._emit(_V_EARLY, ms, us, pile, card, -1, -1)
             return
