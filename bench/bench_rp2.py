@@ -28,7 +28,8 @@ every figure is emulated time seen at the pins or in the chip's RAM:
   allocation in play the difference is growth), and the bytes allocated per landing: what the
   loop keeps (the heap read at each loop step's end, when the step's call frames are freed
   again: the sum of the rises; this is what ``gc.mem_alloc()`` around a landing shows, and
-  what garbage collections come from), and apart from it the sum of every rise sampled every
+  what garbage collections come from), in play; the rises between rounds (where the log is
+  formatted and written and ``gc.collect()`` runs) are shown apart; and apart from it the sum of every rise sampled every
   100 us (MicroPython puts a call frame of more than 11 words on the heap and frees it on
   return: churn, not garbage; under ``heap_lock`` such frames go on the C stack);
 * races: two cards on one pile dt apart (touch edges + tags), counted right / tie / wrong as the
@@ -220,13 +221,19 @@ def analyse(port, result, wall_s):
     masked = {"leds": [m[1] / 1000.0 for m in table.masked if m[2] == "leds"],
               "flash": [m[1] / 1000.0 for m in table.masked if m[2] == "flash"]}
     n = len(port.landings)
+    # What the loop keeps from step end to step end, in play (cards can land) and between
+    # rounds (the log's formatting and flash writes, gc.collect(), the next round's deal).
+    kept_rises = port.heap_game.get("step_rises") or []
+    kept_between = sum(b for t_ns, b in kept_rises if any(a <= t_ns / 1000.0 <= e for a, e in breaks))
+    kept_play = port.heap_game["step_allocated"] - kept_between
     return {"landings": n, "measured": len(landing_led), "ambiguous": ambiguous, "unseen": unseen,
             "landing_to_led_ms": landing_led, "read_to_led_ms": read_led, "read_ms": reads, "loop_ms": periods, "step_ms": steps, "break_step_ms": break_steps,
             "flash_step_ms": flash_steps, "flash_steps_in_play": flash_in_play,
             "masked_ms": masked, "heap_peak": port.heap_game["peak"], "heap_boot": port.heap_boot["now"],
             "heap_end": port.heap_game["now"], "heap_peak_at": peak_at,
             "heap_floors": port.heap_game.get("floors") or [], "heap_growth": heap_growth(port.heap_game.get("floors") or []),
-            "alloc_per_landing": port.heap_game["step_allocated"] / float(max(1, n)),
+            "alloc_per_landing": kept_play / float(max(1, n)),
+            "alloc_between_per_landing": kept_between / float(max(1, n)),
             "frames_per_landing": port.heap_game["allocated"] / float(max(1, n)),
             "finished": result.finished, "length_s": result.length_us / 1e6, "wall_s": wall_s,
             "notes": [x for x in result.notes if not x.startswith("unfinished")]}
@@ -512,8 +519,9 @@ def main(argv=None):
             print("%-18s heap peak %d B at %.2f s of the game (%s); lowest in use in any second %s B" % (
                 k, g["heap_peak"], g["heap_peak_at"][0], g["heap_peak_at"][1],
                 min(f for _, f in g["heap_floors"]) if g["heap_floors"] else "-"))
-        print("%-18s heap the loop keeps per landing (step end to step end) %.1f B; with call frames "
-              "(freed on return, sampled every 100 us) %.1f B" % (k, g["alloc_per_landing"], g["frames_per_landing"]))
+        print("%-18s heap the loop keeps per landing (step end to step end) in play %.1f B, between rounds "
+              "%.1f B; with call frames (freed on return, sampled every 100 us) %.1f B" % (
+                  k, g["alloc_per_landing"], g.get("alloc_between_per_landing", 0.0), g["frames_per_landing"]))
     if race:
         print("race on one pile      " + "".join("%9s" % ("%d ms" % d) for d in RACE_DTS_MS))
         for k in ("right", "tie", "wrong"):

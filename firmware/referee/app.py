@@ -142,7 +142,7 @@ class App:
         self._log_buffer = log_buffer   # the log's RAM buffer, allocated early at boot
         self.out = out
         self.echo = echo          # echo(buf, off, n): live session log on the console (None: off)
-        # The session log's records (7 KB in one block, made first thing at boot by
+        # The session log's records (9 KB in one block, made first thing at boot by
         # referee/boot.py, or here), reused by every session.
         if log_records is None:
             gc.collect()

@@ -31,7 +31,7 @@ def start(root="", echo=None):
     ``echo(buf, off, n)`` also gets every session log line (the live log on the console:
     ``sys.stdout.write``, which on MicroPython writes ``n`` bytes of ``buf`` from ``off``)."""
     # The session log's RAM buffers first, while the heap is still in one piece: its records
-    # (7 KB) and the Logbook's line buffer (the lines are formatted at pauses, 1 KB at a time:
+    # (9 KB) and the Logbook's line buffer (the lines are formatted at pauses, 1 KB at a time:
     # one flash write per pause step either way, so a bigger buffer would only hold heap).
     from referee.sessionlog import make_records
     log_records = make_records()

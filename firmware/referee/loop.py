@@ -49,6 +49,7 @@ _HOUSEKEEP_MS = const(1000)   # reader re-reports, debouncer expiry
 _IDLE_US = const(1000)    # longest idle wait after a step with no input waiting
 _ECHO_BEFORE_US = const(1500)   # no console echo in a step that has already taken this long
 _FORMAT_PER_STEP = const(2)   # log records formatted into the Logbook's buffer per step at a pause (~1 ms each)
+_DRAIN_AHEAD = const(16)   # in play, records left free when the oldest start going to the Logbook
 
 
 def _unlocked():
@@ -127,12 +128,13 @@ def pause_work(self):
         self._swept = False
         if self._read or time.ticks_diff(time.ticks_us(), self.step_us) >= _ECHO_BEFORE_US:
             return   # (nothing more in a step whose reader fed or judged a card, or a long one)
-        if book is not None and slog.pending * 4 >= slog.capacity * 3:
-            # A long round: the records are three quarters full.  The oldest goes to the
-            # Logbook's RAM buffer (echoed too, if it was not), one a step, so that the arrays
-            # never fill in a card's step (SessionLog._push); a full buffer is written to
-            # flash here, at a step without a card (one write, interrupts masked ~45 ms; the
-            # input stamps inside it are corrected as for any write: FlashStalls).
+        if book is not None and slog.pending + _DRAIN_AHEAD >= slog.capacity:
+            # A very long round: the records are nearly all in use.  The oldest goes to the
+            # Logbook's RAM buffer (echoed too, if it was not), one a step (hundreds of steps
+            # a second, a few records), so that the arrays never fill in a card's step
+            # (SessionLog._push); a full buffer is written to flash here, at a step without a
+            # card (one write, interrupts masked ~45 ms; the input stamps inside it are
+            # corrected as for any write: FlashStalls).
             if book.free() >= RECORD_BYTES:
                 slog.drain(1)
             else:

@@ -31,10 +31,11 @@ Pico).  Writing flash masks interrupts for up to ~45 ms (a 4 KB erase), so the l
 and writes only where no card can land (``referee/app.py``: between rounds, after the game,
 in the correction menu), a few records or one buffer write per step.
 
-A landing costs three records (touch, card with the tick before it, verdict).  Past
-``capacity`` records between two pauses (simulated games, seed 3: classic 162, tableau 300,
-own_deck 479 in its one long round), the loop formats the oldest into the ``Logbook``'s RAM
-buffer in the middle of play, one per step without a card, once three quarters are in use
+A landing costs three records (touch, card with the tick before it, verdict); a round needs
+one record more or less per landing for the rest (simulated games, seed 3: classic 162,
+tableau 300, own_deck 479 in its one long round; seed 1: own_deck 485).  512 records hold such
+a round.  Past that, the loop formats the oldest into the ``Logbook``'s RAM buffer in the
+middle of play, one per step without a card, once all but 16 are in use
 (``App.pause_work``), and writes that buffer to flash when it is full (one write, at such a
 step); a record that still finds the arrays full formats the oldest few itself (``spills``,
 with a forced write of a full buffer: ``Logbook.forced_flushes``).  Nothing is lost, but a
@@ -56,7 +57,7 @@ from referee.logline import LineFormat
 _EV_TICK = const(9)
 _EV_CARD = const(2)
 _SAT_MS = const(500000)
-_RECORDS = const(384)
+_RECORDS = const(512)
 _SPILL_MAX = const(4)   # records formatted by a spill (about 1 ms each on the chip)
 _VERDICT = const(0x80)   # kind byte of a verdict record: 0x80 | code
 _TICK_FIRST = const(0x40)   # an event record whose tick line at the horizon comes first
@@ -87,7 +88,7 @@ class SessionLog:
         # the other three of a, b, c, d in order (``wide``: which one is in the int).  An
         # event that needs a tick first (see the module doc) keeps the tick's time in its
         # record: flag _TICK_FIRST, its us at bit 18 and its ms in d (events have no d).
-        # Allocated once (7 KB: ``make_records`` at boot) and reused by every session.
+        # Allocated once (9 KB: ``make_records`` at boot) and reused by every session.
         self._rec = records[0]
         self._short = records[1]
         self._side = {}               # {record index: (a, b, c, d)} (flag _SIDE)

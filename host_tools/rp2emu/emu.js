@@ -269,7 +269,11 @@ class Board {
           // step is freed again, so a rise since the last step's end is what the loop kept
           // (garbage or growth); a drop is a collection.
           const used = this.heapInUse();
-          if (h.stepLast >= 0 && used > h.stepLast) h.stepAllocated += used - h.stepLast;
+          if (h.stepLast >= 0 && used > h.stepLast) {
+            h.stepAllocated += used - h.stepLast;
+            // Each rise with its time, so that a bench can tell play from pauses (bounded).
+            if (h.stepRises.length < 100000) h.stepRises.push([Math.round(this.mcu.clock.nanos), used - h.stepLast]);
+          }
           h.stepLast = used;
           h.steps++;
         }
@@ -409,7 +413,7 @@ class Board {
         case 'heap_probe':
           this.heap = { atb: m.atb, blocks: m.blocks, every: m.every_ns || 100000, peak: 0, peakNs: 0, last: 0, allocated: 0, samples: 0, next: 0,
                         second: -1, floor: 0, floors: [],
-                        stepPin: m.step_pin === undefined ? -1 : m.step_pin, stepLast: -1, stepAllocated: 0, steps: 0 };
+                        stepPin: m.step_pin === undefined ? -1 : m.step_pin, stepLast: -1, stepAllocated: 0, stepRises: [], steps: 0 };
           this.heap.last = this.heapInUse();
           break;
         case 'heap': {
@@ -417,10 +421,11 @@ class Board {
           const now = h ? this.heapInUse() : -1;
           emit({ e: 'heap', now, peak: h ? Math.max(h.peak, now) : -1,
                  peak_ns: h ? Math.round(now > h.peak ? this.mcu.clock.nanos : h.peakNs) : -1, allocated: h ? h.allocated : 0, samples: h ? h.samples : 0,
-                 floors: h ? h.floors : [], step_allocated: h ? h.stepAllocated : 0, steps: h ? h.steps : 0 });
+                 floors: h ? h.floors : [], step_allocated: h ? h.stepAllocated : 0,
+                 step_rises: h ? h.stepRises : [], steps: h ? h.steps : 0 });
           if (h && m.reset) {
             h.peak = now; h.peakNs = this.mcu.clock.nanos; h.allocated = 0; h.samples = 0; h.last = now; h.floors = []; h.second = -1;
-            h.stepAllocated = 0; h.steps = 0;
+            h.stepAllocated = 0; h.stepRises = []; h.steps = 0;
           }
           break;
         }

@@ -186,10 +186,12 @@ class Rp2Emulator:
         self._send(**cmd)
 
     def heap(self, reset=False):
-        """``{"now", "peak", "peak_ns", "allocated", "samples", "floors", "step_allocated", "steps"}``:
+        """``{"now", "peak", "peak_ns", "allocated", "samples", "floors", "step_allocated", "step_rises",
+        "steps"}``:
         bytes in use now, the high-water mark (and the emulated time it was reached) and the sum of the increases (bytes allocated, call frames
         included) since the probe started or was reset, the same summed from loop step end to
-        loop step end (see ``heap_probe``) and the number of steps,
+        loop step end (see ``heap_probe``), each such rise as ``[t_ns, bytes]`` (the first
+        100,000) and the number of steps,
         and ``[second, lowest bytes in use]`` for each whole emulated second sampled (the live
         heap once garbage is collected: its trend is growth)."""
         self._send(c="heap", reset=bool(reset))
