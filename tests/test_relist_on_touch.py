@@ -84,3 +84,28 @@ def test_r_play_5_a_second_touch_soon_after_does_not_abort_the_first_cards_read(
     assert (first["card"], second["card"]) == ("8H", "8C")
     assert first["t"] - at <= READ_US + 2_000
     assert second["t"] > first["t"]    # two reads, not one listing of both
+
+
+def test_a_bus_error_while_listing_again_is_a_counted_reader_failure_and_the_card_is_read(table):
+    t = table
+    reader = t.app.readers[0]
+    pn = reader.pn532
+    failures = reader.failures
+    tried = []
+
+    def broken_abort():
+        tried.append(t.now_us)
+        raise OSError(5)   # EIO: the bus failed
+
+    pn.abort = broken_abort
+    at = just_after_an_attempt(t, 0)
+    t.land_card(0, "8H", at)
+    t.run_until(at + 3_000)          # the touch's step: the relist fails
+    del pn.abort                     # (the bus works again)
+    assert tried and reader.failures == failures + 1
+    t.run_until(at + 300_000)        # backoff, the listing again, the read
+    out = [json.loads(line) for line in t.log_lines()]
+    assert {"t": at, "verdict": "accept", "pile": 0, "card": "8H"} in [
+        {k: o[k] for k in ("t", "verdict", "pile", "card") if k in o} for o in out if o.get("verdict")]
+    # Flagged as any reader failure is, and refereeing went on.
+    assert [(o["reason"], o["pile"]) for o in out if o.get("verdict") == "error"] == [("reader_down", 0)]

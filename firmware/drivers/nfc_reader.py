@@ -158,8 +158,11 @@ class NfcReader:
         self._touch_us = ticks_us
         if (self._state == _LISTING and self._irq_us is None and not self._handoff
                 and time.ticks_diff(ticks_us, last) > _RELIST_QUIET_US):
-            self.pn532.abort()
-            self._start_listing()
+            try:
+                self.pn532.abort()
+                self._start_listing()
+            except Exception as error:  # noqa: BLE001 - as in service(): counted, backed off
+                self._failed(error, ticks_us)
 
     def service(self, now_us):
         """Advance one step.  Returns how many new cards were reported now."""
@@ -178,25 +181,28 @@ class NfcReader:
                         return self._listing_done(now_us)
             return self._step(now_us)
         except Exception as error:  # noqa: BLE001 - a reader must never stop the loop
-            # Counted; retried after an exponential backoff (from the setup after
-            # setup_after failures in a row).
-            self.failures += 1
-            failures = self.consecutive_failures + 1
-            self.consecutive_failures = failures
-            # PN532Error.kind; OSError from the bus; "memory" only where something allocated.
-            self.last_error = getattr(error, "kind", "memory" if isinstance(error, MemoryError) else "bus")
-            self._close_group()   # what was read stays read
-            scan = self.scan
-            scan.stop()
-            scan.invalidate()
-            delay = self.backoff_us << min(failures - 1, _MAX_SHIFT)
-            self._since_us = time.ticks_add(now_us, min(delay, self.max_backoff_us))
-            self._state = _BACKOFF
-            if not self.status:
-                self.status = STATUS_FAILING
-                if self.on_status is not None:
-                    self.on_status(self)
+            self._failed(error, now_us)
             return 0
+
+    def _failed(self, error, now_us):
+        """A step failed: counted; retried after an exponential backoff (from the setup after
+        setup_after failures in a row)."""
+        self.failures += 1
+        failures = self.consecutive_failures + 1
+        self.consecutive_failures = failures
+        # PN532Error.kind; OSError from the bus; "memory" only where something allocated.
+        self.last_error = getattr(error, "kind", "memory" if isinstance(error, MemoryError) else "bus")
+        self._close_group()   # what was read stays read
+        scan = self.scan
+        scan.stop()
+        scan.invalidate()
+        delay = self.backoff_us << min(failures - 1, _MAX_SHIFT)
+        self._since_us = time.ticks_add(now_us, min(delay, self.max_backoff_us))
+        self._state = _BACKOFF
+        if not self.status:
+            self.status = STATUS_FAILING
+            if self.on_status is not None:
+                self.on_status(self)
 
     def clear_pile(self):
         """Forget every UID seen on this pile (the pile was taken away)."""
