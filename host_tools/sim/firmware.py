@@ -15,6 +15,7 @@ a slap -> the pad of that pile; an answer -> one pad press per unit, then a shor
 from spit import verdicts as V
 from spit.intake import EV_STUCK, EV_SLAP, EV_READY, EV_ANSWER
 from spit.rules import make_ruleset, MODE_OWN_DECK
+from host_tools.vboard import heapgate
 
 MS = 1000
 SYNC_US = 20 * MS      # the players look at the lamps at least this often
@@ -51,7 +52,13 @@ class FirmwarePort:
         sim.at(SYNC_US, self._periodic, 0)
 
     def _sink(self, code, ms, us, a, b, c, d):
-        self.out.append((code, ms, us, a, b, c, d))
+        # (The players' record of a verdict: the harness's allocation, not the firmware's.  On
+        # MicroPython the firmware runs the engine under heap_lock: open the gate around it.)
+        heapgate.enter_c()
+        try:
+            self.out.append((code, ms, us, a, b, c, d))
+        finally:
+            heapgate.exit_c()
         sink = self._orig_sink
         if sink is not None:
             sink(code, ms, us, a, b, c, d)
