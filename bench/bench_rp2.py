@@ -377,15 +377,15 @@ def engine_on_chip(say):
 
 # ---- .mpy per board ----------------------------------------------------------------------------
 def mpy_sizes():
-    from host_tools import flash
+    from host_tools import flash, manifest
     sizes = {}
     fw = os.path.join(REPO, "firmware")
     files = flash.collect_firmware(fw)
     for name in ("pico", "pico_3pile", "pico_i2c"):
         with open(os.path.join(REPO, "boards", name + ".json")) as f:
             board = json.load(f)
-        manifest, _skipped = flash.board_manifest(fw, board, files)
-        uploads = flash.plan_uploads(manifest, False)
+        kept, _skipped = manifest.board_manifest(fw, board, files)
+        uploads = flash.plan_uploads(kept, False)
         with tempfile.TemporaryDirectory() as d:
             flash.build(fw, d, uploads, flash.Progress(open(os.devnull, "w")))
             total = 0

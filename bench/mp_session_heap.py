@@ -80,16 +80,42 @@ class SessionPort(FirmwarePort):
 
 def clear_fakes(vt):
     """The virtual board's records of what it saw (the console echo, the PN532 commands, the
-    buzzer's tones): the bench's memory, not the firmware's."""
+    buzzer's tones): the bench's memory, not the firmware's.  Each is replaced by a new empty
+    one: a MicroPython list or bytearray emptied in place keeps its capacity, so the heap would
+    hold the longest game's records so far (it grew in steps of 4-40 KB over hours that way)."""
     if vt.console is not None:
-        del vt.console[:]
+        vt.console = type(vt.console)()
     for pwm in PWM.registry.values():
-        del pwm.history[:]
+        pwm.history = []
     for em in vt.emulators:
         for name in ("commands", "raw_frames", "listed"):
-            lst = getattr(em, name, None)
-            if lst is not None:
-                del lst[:]
+            if getattr(em, name, None) is not None:
+                setattr(em, name, [])
+
+
+def play_one(vt, app, preset, game, offset, started):
+    """One game from ``offset`` to its game over, then both players' READY and the board's next
+    session; returns that session's start (board time), or -1 if none came.  (A function of its
+    own: its locals, the players and the table among them, are gone when the heap is read.)"""
+    result = run_game(preset, seed=game, keep_log=False,
+                      port_factory=lambda sim, c, rng, extra: SessionPort(sim, sim.rules, vt, offset))
+    if not result.finished:
+        print("game %d did not finish: %s" % (game, result.notes))
+    result = None
+    # Game over: both players press READY (a short STUCK press each), as at the table.
+    sessions = app.sessions
+    now = vt.now_us
+    vt.press(0, "stuck", now + 500 * MS, hold_us=60 * MS)
+    vt.press(1, "stuck", now + 800 * MS, hold_us=60 * MS)
+    limit = now + 60_000 * MS
+    while app.sessions == sessions and vt.now_us < limit:
+        vt.run_until(vt.now_us + 100 * MS)
+    if app.sessions == sessions:
+        print("the board did not start a new game after game %d" % game)
+        return -1
+    offset = started[0]
+    vt.run_until(offset + 2_000 * MS)   # (the new session's pause work: gc.collect())
+    return offset
 
 
 def main(argv):
@@ -125,24 +151,9 @@ def main(argv):
             print("%6d %10.2f %12d %10d %8.0f" % (game, offset / HOUR_US, heap[game], app.sessions,
                                                   time.time() - wall))
         game += 1
-        result = run_game(preset, seed=game, keep_log=False,
-                          port_factory=lambda sim, c, rng, extra: SessionPort(sim, sim.rules, vt, offset))
-        if not result.finished:
-            print("game %d did not finish: %s" % (game, result.notes))
-        result = None   # (the bench's players and table: not held while the heap is read)
-        # Game over: both players press READY (a short STUCK press each), as at the table.
-        sessions = app.sessions
-        now = vt.now_us
-        vt.press(0, "stuck", now + 500 * MS, hold_us=60 * MS)
-        vt.press(1, "stuck", now + 800 * MS, hold_us=60 * MS)
-        limit = now + 60_000 * MS
-        while app.sessions == sessions and vt.now_us < limit:
-            vt.run_until(vt.now_us + 100 * MS)
-        if app.sessions == sessions:
-            print("the board did not start a new game after game %d" % game)
+        offset = play_one(vt, app, preset, game, offset, started)
+        if offset < 0:
             return 1
-        offset = started[0]
-        vt.run_until(offset + 2_000 * MS)   # (the new session's pause work: gc.collect())
     vt.close()
     print("%d games, %.2f h of table time, %.0f s of wall time" % (game, offset / HOUR_US, time.time() - wall))
     if game < WARM_UP + 4:

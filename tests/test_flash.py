@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from host_tools import cli_flash, flash
+from host_tools import cli_flash, flash, manifest
 from spit import logtables
 from host_tools.fakeboard_pty import FakeBoard, find_micropython
 
@@ -340,7 +340,7 @@ def _real_board(name):
 
 @pytest.mark.skipif(not os.path.isfile(os.path.join(REPO, "boards/pico_i2c.json")), reason="no real boards")
 def test_manifest_picks_the_boards_drivers_and_skips_host_modules():
-    spi, skipped = flash.board_manifest(REAL_FIRMWARE, _real_board("pico"))
+    spi, skipped = manifest.board_manifest(REAL_FIRMWARE, _real_board("pico"))
     assert "drivers/pn532_spi.py" in spi and "drivers/led_strip.py" in spi and "drivers/ws2812_pio.py" in spi
     assert "drivers/pn532_i2c.py" not in spi and "drivers/gpio_leds.py" not in spi
     assert skipped["drivers/pn532_i2c.py"] == "board nfc bus is spi"
@@ -353,7 +353,7 @@ def test_manifest_picks_the_boards_drivers_and_skips_host_modules():
     assert "lib/spit/cardmap.py" in spi and "referee/logfiles.py" in spi
     assert "referee/logread.py" not in spi and "referee/logbook.py" in spi   # the board only writes logs
     assert "main.py" in spi and "lib/spit/__init__.py" in spi
-    i2c, _ = flash.board_manifest(REAL_FIRMWARE, _real_board("pico_i2c"))
+    i2c, _ = manifest.board_manifest(REAL_FIRMWARE, _real_board("pico_i2c"))
     assert "drivers/pn532_i2c.py" in i2c and "drivers/pn532_spi.py" not in i2c
     # gpio_leds shares led_patterns with led_strip; the strip renderer stays off a GPIO-LED board.
     assert "drivers/gpio_leds.py" in i2c and "drivers/led_patterns.py" in i2c
@@ -363,7 +363,7 @@ def test_manifest_picks_the_boards_drivers_and_skips_host_modules():
     device_imports_log = any(
         module == "spit.log" or module.startswith("spit.log.")
         for rel in spi if rel.endswith(".py")
-        for module, _ in flash.module_imports(os.path.join(REAL_FIRMWARE, rel)))
+        for module, _ in manifest.module_imports(os.path.join(REAL_FIRMWARE, rel)))
     assert ("lib/spit/log.py" in spi) == device_imports_log
 
 
@@ -378,13 +378,13 @@ def test_manifest_keeps_what_device_code_imports(firmware):
           "from spit.log import X\n\ndef make(spi):\n    if spi:\n        from drivers.pn532_spi import A\n"
           "    else:\n        from drivers.pn532_i2c import A\n    return A\n")
     board = {"nfc": {"bus": "i2c"}, "leds": {"type": "gpio"}}
-    files, skipped = flash.board_manifest(firmware, board)
+    files, skipped = manifest.board_manifest(firmware, board)
     assert "lib/spit/log.py" in files            # imported by the app: needed on the board after all
     assert skipped == {"lib/spit/describe.py": "host-only module",
                        "drivers/pn532_spi.py": "board nfc bus is i2c"}  # lazy import: only the board's own
     assert "drivers/led_strip.py" in files        # module-level import by gpio_leds
     # A board file without nfc/leds sections keeps every driver.
-    files, skipped = flash.board_manifest(firmware, {"name": "x"})
+    files, skipped = manifest.board_manifest(firmware, {"name": "x"})
     assert list(skipped) == ["lib/spit/describe.py"]
 
 
@@ -402,8 +402,8 @@ def test_flash_copies_exactly_the_manifest(board, tmp_path, capsys, board_name, 
             REAL_FIRMWARE, "--boards-dir", os.path.join(REPO, "boards"), "--build-dir", str(tmp_path / "build")]
     code, out, err = run_cli(capsys, *args)
     assert code == 0, err
-    manifest, _ = flash.board_manifest(REAL_FIRMWARE, _real_board(board_name))
-    expected = {rel if rel == "main.py" or not rel.endswith(".py") else rel[:-3] + ".mpy" for rel in manifest}
+    kept, _ = manifest.board_manifest(REAL_FIRMWARE, _real_board(board_name))
+    expected = {rel if rel == "main.py" or not rel.endswith(".py") else rel[:-3] + ".mpy" for rel in kept}
     files = board_files(board.root)
     assert files == expected | {"board.json", "ruleset.json", "logtables.bin"}
     with open(os.path.join(board.root, "logtables.bin"), "rb") as f:   # (the log's words: PC-built)
@@ -414,14 +414,14 @@ def test_flash_copies_exactly_the_manifest(board, tmp_path, capsys, board_name, 
     # (but those that need the chip's rp2 module at import, e.g. the PIO WS2812 driver, or its CPU:
     # native code such as drivers/byteloops, whose importers fall back to plain Python; the fake
     # board is the unix port).
-    modules = [flash.module_name(rel) for rel in manifest if rel.endswith(".py")
-               and ("rp2", True) not in flash.module_imports(os.path.join(REAL_FIRMWARE, rel))
+    modules = [manifest.module_name(rel) for rel in kept if rel.endswith(".py")
+               and ("rp2", True) not in manifest.module_imports(os.path.join(REAL_FIRMWARE, rel))
                and not _native(os.path.join(REAL_FIRMWARE, rel))]
     assert ("drivers.ws2812_pio" in modules) is False and "drivers.%s" % own in modules
     # The plain-Python stand-ins of the native modules are not installed (the RP2040 loads the native
     # code); the fake board, the unix port, needs them to import the drivers: given here, as source.
-    for rel in flash.CPU_FALLBACKS:
-        assert rel not in manifest and rel[:-3] + ".mpy" not in files
+    for rel in manifest.CPU_FALLBACKS:
+        assert rel not in kept and rel[:-3] + ".mpy" not in files
         mpremote(board.port, "fs", "cp", os.path.join(REAL_FIRMWARE, rel), ":" + rel)
     answer = mpremote(board.port, "exec", "import sys\nfor m in %r:\n    __import__(m)\n"
                       "print('imported', len(%r), 'main' in sys.modules)" % (modules, modules))
