@@ -128,10 +128,10 @@ def play(preset, options, seconds, say):
     result = run_game(rules, seed=1, port_factory=lambda sim, c, rng, extra: BenchPort(sim, sim.rules, c),
                       max_minutes=seconds / 60.0 if seconds else 90)
     port = holder["port"]
-    return analyse(port, result, time.monotonic() - wall)
+    return analyse(port, result, time.monotonic() - wall, seconds)
 
 
-def analyse(port, result, wall_s):
+def analyse(port, result, wall_s, seconds=0):
     from host_tools.rp2emu.leds import zone_colours
     table = port.table
     board = table.board
@@ -236,7 +236,11 @@ def analyse(port, result, wall_s):
             "alloc_between_per_landing": kept_between / float(max(1, n)),
             "frames_per_landing": port.heap_game["allocated"] / float(max(1, n)),
             "finished": result.finished, "length_s": result.length_us / 1e6, "wall_s": wall_s,
-            "notes": [x for x in result.notes if not x.startswith("unfinished")]}
+            "notes": [x for x in result.notes if not x.startswith("unfinished")],
+            # A game that stopped before its end other than by --seconds: the players waited
+            # 60 s for a verdict (a stall), or the 90-minute limit.
+            "stalled": [x for x in result.notes if x.startswith("unfinished") and not (
+                seconds and "time limit" in x)]}
 
 
 def heap_growth(floors):
@@ -477,7 +481,7 @@ def main(argv=None):
         "landings": {k: {"all": g["landings"], "measured": g["measured"], "ambiguous": g["ambiguous"],
                          "unseen": g["unseen"]} for k, g in games.items()},
         "games": {k: {"finished": g["finished"], "play_s": round(g["length_s"], 1), "wall_s": round(g["wall_s"], 1),
-                      "disagreements": len(g["notes"])} for k, g in games.items()},
+                      "disagreements": len(g["notes"]), "stalled": g["stalled"]} for k, g in games.items()},
     }
     if args.json:
         print(json.dumps(figures, indent=1))
@@ -510,6 +514,9 @@ def main(argv=None):
         print("%-18s %9d %9d %10d %9d %9d %9.1f %8.1f %8.1f %6d" % (k, g["landings"], g["measured"], g["heap_boot"],
                                                                g["heap_end"], g["heap_peak"], g["alloc_per_landing"],
                                                                g["length_s"], g["wall_s"], len(g["notes"])))
+    for k, g in games.items():
+        for note in g["stalled"]:
+            print("%-18s DID NOT END: %s" % (k, note))
     for k, g in games.items():
         if g["heap_growth"]:
             first, last, per_h = g["heap_growth"]

@@ -362,3 +362,23 @@ def test_board_reorder_us_sets_the_hold_unless_the_ruleset_does():
         assert t.app.rules.reorder_us == 40000
     finally:
         t.close()
+
+
+def bouncing_press(t, player, pile, at, hold_us=60_000):
+    """A mechanical slap pad pressed and released, each edge bouncing for 0.7 ms (as the
+    emulated Pico's table drives them: host_tools/rp2emu/table.py BOUNCE_US)."""
+    spec = t.board["players"][player]["slap"][pile]
+    for start, active in ((at, True), (at + hold_us, False)):
+        for i, dt in enumerate((0, 150, 400, 550, 700)):
+            level = active if i % 2 == 0 else not active
+            t.at(start + dt, lambda s=spec, v=level: t._drive_input(s, v))
+
+
+def test_a_slap_pads_bouncing_release_is_not_another_slap(table):
+    """A slap is the pad's press; its release (bouncing, so the pad's press-edge IRQ fires
+    again) must not count as a second slap, nor as a second unit of a question's answer."""
+    t = table
+    open_piles(t)
+    bouncing_press(t, 0, 0, 3_000_000)
+    t.run_until(3_500_000)
+    assert len(events(t.log_lines(), "slap")) == 1

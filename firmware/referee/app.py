@@ -265,7 +265,9 @@ class App:
             self.feed(_EV_TOUCH, ms, us, s, 0, 0)
         elif s < _STUCK0 + 2:   # a STUCK button (its release too)
             self.corr.stuck_edge(s - _STUCK0, not (src & _RELEASE), ms, us)
-        elif _SLAP0 <= s < _SLAP_END:   # a slap pad
+        elif _SLAP0 <= s < _SLAP_END and not src & _RELEASE:
+            # A slap pad's press (its release is no slap: a bouncing release fires the pad's
+            # press-edge IRQ again, and the debouncer reports the settled release).
             player = (s - _SLAP0) >> 2
             pile = s & 3
             if not self.corr.slap(player, pile, ms, us):
