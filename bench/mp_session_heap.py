@@ -24,8 +24,7 @@ import sys
 import time
 from array import array
 
-from spit import verdicts as V
-from host_tools.sim.firmware import FirmwarePort, SYNC_US
+from host_tools.sim.firmware import FirmwarePort
 from host_tools.sim.run import run_game
 from host_tools.vboard.pins import PWM
 from host_tools.vboard.runner import VirtualTable
@@ -43,18 +42,8 @@ class SessionPort(FirmwarePort):
     def __init__(self, sim, rules, vt, offset):
         self.sim = sim
         self.rules = rules
-        self.vt = vt
         self.offset = offset
-        self.out = []
-        ref = vt.app.referee
-        self._orig_sink = ref.sink
-        ref.sink = self._sink
-        c = ref.cards
-        self.out.append((V.V_ROUND_START, 0, 0, 1, c[0], c[1], -1))
-        self.out.append((V.V_COUNTDOWN, 0, 0, rules.countdown_ms, 1, -1, -1))
-        self.lines = None
-        self.synced = 0
-        sim.at(SYNC_US, self._periodic, 0)
+        self.join(sim, vt)
 
     def sync(self, t):
         if t > self.synced:

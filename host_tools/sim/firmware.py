@@ -36,9 +36,13 @@ class FirmwarePort:
                 options[key] = rules.options[key]
         if board is None:
             board = "pico_3pile" if rules.piles == 3 else "pico"
-        self.vt = VirtualTable(board=board, ruleset=rules.name, options=options)
+        self.join(sim, VirtualTable(board=board, ruleset=rules.name, options=options))
+
+    def join(self, sim, vt):
+        """Play on ``vt`` from its session's start: the players hear the engine's verdicts."""
+        self.vt = vt
         self.out = []
-        app = self.vt.app
+        app = vt.app
         assert app is not None, "the firmware did not boot on the virtual board"
         ref = app.referee
         self._orig_sink = ref.sink
@@ -46,7 +50,7 @@ class FirmwarePort:
         # The verdicts the engine gave when the session started (before the hook).
         c = ref.cards
         self.out.append((V.V_ROUND_START, 0, 0, 1, c[0], c[1], -1))
-        self.out.append((V.V_COUNTDOWN, 0, 0, rules.countdown_ms, 1, -1, -1))
+        self.out.append((V.V_COUNTDOWN, 0, 0, self.rules.countdown_ms, 1, -1, -1))
         self.lines = None
         self.synced = 0
         sim.at(SYNC_US, self._periodic, 0)
