@@ -528,7 +528,7 @@ def main(argv=None):
                 min(f for _, f in g["heap_floors"]) if g["heap_floors"] else "-"))
         print("%-18s heap the loop keeps per landing (step end to step end) in play %.1f B, between rounds "
               "%.1f B; with call frames (freed on return, sampled every 100 us) %.1f B" % (
-                  k, g["alloc_per_landing"], g.get("alloc_between_per_landing", 0.0), g["frames_per_landing"]))
+                  k, g["alloc_per_landing"], g["alloc_between_per_landing"], g["frames_per_landing"]))
     if race:
         print("race on one pile      " + "".join("%9s" % ("%d ms" % d) for d in RACE_DTS_MS))
         for k in ("right", "tie", "wrong"):

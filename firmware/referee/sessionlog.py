@@ -176,7 +176,7 @@ class SessionLog:
             # quarter at most; with its buffer full, one flash write first), so no step formats
             # dozens of them (the loop spreads this out before it comes to it: App.pause_work).
             self.spills += 1
-            self.drain(cap >> 2 if cap < 4 * _SPILL_MAX else _SPILL_MAX, True)
+            self.drain(min(cap >> 2, _SPILL_MAX), True)
             n = self.pending
         i = self._head + n
         if i >= cap:
