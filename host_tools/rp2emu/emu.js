@@ -14,6 +14,7 @@
 //                    {"c":"ws2812","pin":N}                  decode this pin as a WS2812 data line
 //                    {"c":"pwm","pin":N}                     report the PWM tone on this pin
 //                    {"c":"save_fs","path":P}                write the file-system region of flash to P
+//                    {"c":"save_ram","path":P}               write the SRAM (264 KB from 0x20000000) to P
 //                    {"c":"stats"} / {"c":"quit"}
 // Events (stdout):   {"e":"ready"} {"e":"done","t":NS} {"e":"ser","hex":..} {"e":"pin",..}
 //                    {"e":"spi","bus":B,"tx":V,"t":NS} -> Python answers {"c":"rx","v":V} (after
@@ -410,6 +411,7 @@ class Board {
         case 'ws2812': if (!this.ws2812Pins.has(m.pin)) { this.ws2812Pins.add(m.pin); decodeWS2812(this, m.pin); } break;
         case 'pwm': if (!this.pwmPins.has(m.pin)) { this.pwmPins.add(m.pin); watchPWM(this, m.pin); } break;
         case 'save_fs': fs.writeFileSync(m.path, Buffer.from(this.mcu.flash.subarray(FS_OFFSET, FS_OFFSET + FS_SIZE))); emit({ e: 'saved', path: m.path }); break;
+        case 'save_ram': fs.writeFileSync(m.path, Buffer.from(this.mcu.sram)); emit({ e: 'saved', path: m.path }); break;
         case 'heap_probe':
           this.heap = { atb: m.atb, blocks: m.blocks, every: m.every_ns || 100000, peak: 0, peakNs: 0, last: 0, allocated: 0, samples: 0, next: 0,
                         second: -1, floor: 0, floors: [],

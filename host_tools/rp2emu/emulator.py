@@ -166,7 +166,15 @@ class Rp2Emulator:
 
     def save_fs(self, path):
         """Write the flash file system (littlefs region) to ``path``: ``fs_image=`` boots it again."""
-        self._send(c="save_fs", path=os.path.abspath(path))
+        return self._save("save_fs", path)
+
+    def save_ram(self, path):
+        """Write the chip's SRAM (264 KB from 0x20000000) to ``path``: heap dumps
+        (``bench/heap_holders.py``)."""
+        return self._save("save_ram", path)
+
+    def _save(self, command, path):
+        self._send(c=command, path=os.path.abspath(path))
         self._flush()
         while True:
             ev = self._event()

@@ -30,6 +30,12 @@ def _ask(emu, out, code, mark):
 
 def locate(firmware=None, bootrom=None):
     """``(atb_address, blocks)`` of the MicroPython heap for this firmware image."""
+    return layout(firmware, bootrom)[:2]
+
+
+def layout(firmware=None, bootrom=None):
+    """``(atb_address, blocks, pool_address)``: the allocation table, the number of 16-byte
+    blocks and where the first block is (cached per image, as ``locate``)."""
     firmware, bootrom = find_images(firmware, bootrom)
     with open(firmware, "rb") as f:
         key = hashlib.sha256(f.read()).hexdigest()[:16]
@@ -38,7 +44,7 @@ def locate(firmware=None, bootrom=None):
             known = json.load(f)
     except (OSError, ValueError):
         known = {}
-    if key in known:
+    if len(known.get(key, ())) == 3:
         return tuple(known[key])
     with Rp2Emulator(firmware, bootrom) as emu:
         out = bytearray()
@@ -64,8 +70,8 @@ def locate(firmware=None, bootrom=None):
                 break
         if found is None:
             raise EmulatorError("could not find MicroPython's allocation table below %#x" % pool)
-    known[key] = [found, blocks]
+    known[key] = [found, blocks, pool]
     os.makedirs(os.path.dirname(_CACHE), exist_ok=True)
     with open(_CACHE, "w") as f:
         json.dump(known, f)
-    return found, blocks
+    return found, blocks, pool
