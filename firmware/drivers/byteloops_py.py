@@ -3,7 +3,7 @@
 
 
 def reverse_into(dst, start, src, n):
-    total = 0
+    total = n
     for i in range(n):
         b = src[i]
         b = ((b & 0xF0) >> 4) | ((b & 0x0F) << 4)

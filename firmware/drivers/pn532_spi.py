@@ -107,6 +107,7 @@ class PN532_SPI(PN532):
             if rest > _RX_REST:
                 rest = _RX_REST    # _finish reports "frame too long"
             pos = _HEADER_SIZE
+            total -= rest   # (each reverse_into below returns its k + the sum of its bytes)
             while rest > 0:
                 k = rest if rest <= _WIRE_SIZE else _WIRE_SIZE
                 spi.readinto(views[k], 0)
