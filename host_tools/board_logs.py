@@ -9,7 +9,8 @@ import json
 import os
 import sys
 
-from host_tools.flash import FlashError, Progress, detect_port, run_mpremote, show_command
+from host_tools.board_mpremote import detect_port, run_mpremote, show_command
+from host_tools.flash import FlashError, Progress
 
 LOGS_DIR = "logs"
 LIST_MARK = "SPIT-LOGS "

@@ -27,23 +27,23 @@ def _fail(command, error):
 def check_ruleset(ruleset):
     """``--ruleset NAME|FILE`` must name a ruleset the engine knows, with valid options: else the board
     would boot into an error.  Raises FlashError."""
-    from host_tools import flash
-    config = flash.ruleset_config(ruleset)
+    from host_tools import flash_inputs
+    config = flash_inputs.ruleset_config(ruleset)
     try:
         make_ruleset(config["ruleset"], config.get("options"))
     except RulesetError as e:
-        raise flash.FlashError("--ruleset %s: %s" % (ruleset, e))
+        raise flash_inputs.FlashError("--ruleset %s: %s" % (ruleset, e))
 
 
-# host_tools.flash and board_logs are imported when a board command runs, so that `spit replay`
-# and `spit sim` start without them.
+# host_tools.flash (with flash_inputs and board_mpremote) and board_logs are imported when a board
+# command runs, so that `spit replay` and `spit sim` start without them.
 
 def run_flash(args):
-    from host_tools import flash
+    from host_tools import board_mpremote, flash
     try:
         check_ruleset(args.ruleset)
         if not args.dry_run:
-            flash.check_port(args.port)     # before the build: a wrong port is said at once
+            board_mpremote.check_port(args.port)     # before the build: a wrong port is said at once
         flash.flash(args)
     except flash.FlashError as e:
         return _fail("flash", e)
@@ -51,21 +51,21 @@ def run_flash(args):
 
 
 def run_logs_pull(args):
-    from host_tools import board_logs, flash
+    from host_tools import board_logs, board_mpremote
     try:
-        flash.check_port(args.port)
+        board_mpremote.check_port(args.port)
         board_logs.pull_logs(args.port, args.dest)
-    except flash.FlashError as e:
+    except board_mpremote.FlashError as e:
         return _fail("logs pull", e)
     return 0
 
 
 def run_console(args):
-    from host_tools import board_logs, flash
+    from host_tools import board_logs, board_mpremote
     try:
-        flash.check_port(args.port)
+        board_mpremote.check_port(args.port)
         board_logs.console(args.port)
-    except flash.FlashError as e:
+    except board_mpremote.FlashError as e:
         return _fail("console", e)
     return 0  # not reached: console() replaces the process
 

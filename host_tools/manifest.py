@@ -12,7 +12,7 @@ import os
 
 class FlashError(Exception):
     """A problem the user can fix; the message is one line that says what and where (``spit
-    flash``'s errors, from here and from host_tools/flash.py)."""
+    flash``'s errors, from here and from host_tools/flash.py, flash_inputs.py and board_mpremote.py)."""
 
 
 def collect_firmware(firmware_dir):
@@ -38,8 +38,8 @@ HOST_ONLY = ("lib/spit/log.py", "lib/spit/describe.py", "lib/spit/words.py", "re
              # (session times: spit.referee compares them inline, as spit.timebase.before does)
              "lib/spit/timebase.py")
 # The board file's full validator and the ruleset presets and checks: spit flash runs them on the PC and writes
-# the checked board and ruleset (``checked_board``, ``checked_ruleset``); the device loads those with a short
-# check (referee/boardfile.py imports the full ones only where they are present).
+# the checked board and ruleset (host_tools/flash_inputs.py ``checked_board``, ``checked_ruleset``); the device
+# loads those with a short check (referee/boardfile.py imports the full ones only where they are present).
 PC_CHECKED = ("referee/board.py", "lib/spit/rules.py")
 # Modules whose work spit flash does on the PC, writing its result to the board: {file: the file it writes}.  The
 # log's words: the log line tables and the session header's template, in ``logtables.bin``

@@ -2,7 +2,8 @@
 
 The emulator owns the master side of a pty; host code opens the slave side (``emulator.port``) exactly as it
 would open a USB-serial PN532 board, e.g. ``serial.Serial(emulator.port, 115200, timeout=0.1)``, and talks to
-it with real frames (PN532 user manual UM0701, section 6.2):
+it with real frames (PN532 user manual UM0701, section 6.2; building and splitting them is
+:mod:`host_tools.pn532_frames`):
 
 * normal information frame ``00 00 FF LEN LCS TFI PD0..PDn DCS 00`` with ``LEN + LCS == 0`` and
   ``TFI + PD0 + .. + PDn + DCS == 0`` (mod 256); TFI is ``D4`` host->PN532 and ``D5`` PN532->host, the
@@ -32,11 +33,11 @@ halted tag stays silent to the next InListPassiveTarget (REQA) until it leaves t
 the field is reset (RFConfiguration item 1 off), and ``list_uses_wupa=True`` models a chip
 whose listing wakes halted tags.
 
-Cards come from two sources: tags placed in the field (:meth:`place_tag` / :meth:`remove_tag`, they stay
-until removed) and a scripted tap queue (:meth:`tap` / :meth:`script_taps`): each InListPassiveTarget
-arriving while a tap is queued consumes it (a command already waiting does not, see
-:meth:`_service_pending`); the tapped tag then counts as lifted but stays selected for the InDataExchange
-commands that follow, like a card held briefly over the reader.
+Cards (:class:`host_tools.ntag21x_tag.NtagTag`) come from two sources: tags placed in the field
+(:meth:`place_tag` / :meth:`remove_tag`, they stay until removed) and a scripted tap queue (:meth:`tap` /
+:meth:`script_taps`): each InListPassiveTarget arriving while a tap is queued consumes it (a command
+already waiting does not, see :meth:`_service_pending`); the tapped tag then counts as lifted but stays
+selected for the InDataExchange commands that follow, like a card held briefly over the reader.
 """
 
 import os
@@ -45,14 +46,9 @@ import threading
 import time
 import tty
 
-from host_tools.vboard import iso14443a
-
-ACK_FRAME = b"\x00\x00\xff\x00\xff\x00"
-NACK_FRAME = b"\x00\x00\xff\xff\x00\x00"
-ERROR_FRAME = b"\x00\x00\xff\x01\xff\x7f\x81\x00"
-HOST_TO_PN532 = 0xD4
-PN532_TO_HOST = 0xD5
-WAKEUP_BYTE = 0x55
+from host_tools.ntag21x_tag import NTAG_READ, NTAG_WRITE
+from host_tools.pn532_frames import (ACK_FRAME, ERROR_FRAME, HOST_TO_PN532, PN532_TO_HOST, WAKEUP_BYTE,
+                                         FrameParser, build_frame)
 
 CMD_GET_FIRMWARE_VERSION = 0x02
 CMD_SAM_CONFIGURATION = 0x14
@@ -62,9 +58,6 @@ CMD_IN_DESELECT = 0x44
 CMD_IN_LIST_PASSIVE_TARGET = 0x4A
 CMD_IN_RELEASE = 0x52
 
-NTAG_READ = 0x30
-NTAG_WRITE = 0xA2
-
 STATUS_OK = 0x00
 STATUS_TIMEOUT = 0x01          # no answer from the target (card gone)
 STATUS_TAG_NAK = 0x14          # the tag answered NAK (used here for invalid page addresses)
@@ -72,131 +65,6 @@ STATUS_BAD_CONTEXT = 0x27      # command not acceptable in the current context (
 STATUS_INVALID_PARAM = 0x10
 
 FIRMWARE_VERSION = bytes([0x32, 0x01, 0x06, 0x07])
-
-# model: (total pages, capability-container size byte, last user page)
-NTAG_MODELS = {
-    "NTAG213": (45, 0x12, 39),
-    "NTAG215": (135, 0x3E, 129),
-    "NTAG216": (231, 0x6D, 225),
-}
-
-
-def build_frame(payload):
-    """Wrap ``payload`` (TFI + command + data) in a normal information frame."""
-    length = len(payload)
-    checksum = (-sum(payload)) & 0xFF
-    return bytes([0x00, 0x00, 0xFF, length, (-length) & 0xFF]) + bytes(payload) + bytes([checksum, 0x00])
-
-
-class NtagTag:
-    """An NTAG21x tag: 7-byte UID and page memory laid out like a factory-fresh NXP tag."""
-
-    sens_res = b"\x00\x44"   # ATQA of NTAG21x as the PN532 reports it
-    sel_res = 0x00           # SAK
-
-    def __init__(self, uid, model="NTAG213"):
-        if isinstance(uid, str):
-            uid = bytes.fromhex(uid)
-        if len(uid) != 7:
-            raise ValueError("NTAG UIDs are 7 bytes, got %d" % len(uid))
-        if model not in NTAG_MODELS:
-            raise ValueError("unknown NTAG model %r" % model)
-        self.uid = bytes(uid)
-        self.model = model
-        self.iso = iso14443a.Tag(self.uid, 0)   # ISO 14443-3 state (HALT), shared model
-        total_pages, cc_size, last_user_page = NTAG_MODELS[model]
-        self.total_pages = total_pages
-        self.user_pages = range(4, last_user_page + 1)
-        self.memory = bytearray(total_pages * 4)
-        u = self.uid
-        self._set_page(0, [u[0], u[1], u[2], 0x88 ^ u[0] ^ u[1] ^ u[2]])
-        self._set_page(1, u[3:7])
-        self._set_page(2, [u[3] ^ u[4] ^ u[5] ^ u[6], 0x48, 0x00, 0x00])
-        self._set_page(3, [0xE1, 0x10, cc_size, 0x00])
-        self._set_page(4, [0x03, 0x00, 0xFE, 0x00])  # empty NDEF message TLV + terminator
-        self._set_page(last_user_page + 1, [0x00, 0x00, 0x00, 0xBD])  # dynamic lock bytes
-        self._set_page(last_user_page + 2, [0x04, 0x00, 0x00, 0xFF])  # CFG0: AUTH0 = FF (no password)
-        self._set_page(last_user_page + 3, [0x00, 0x05, 0x00, 0x00])  # CFG1
-        # PWD and PACK read back as zeros
-
-    @property
-    def uid_hex(self):
-        """The UID as upper-case hex, the card-map key format."""
-        return self.uid.hex().upper()
-
-    def _set_page(self, page, data):
-        self.memory[page * 4:page * 4 + 4] = bytes(data)
-
-    def read(self, page):
-        """NTAG READ: 16 bytes from ``page`` on (rolling over to page 0), or None for a NAK."""
-        if not 0 <= page < self.total_pages:
-            return None
-        out = bytearray()
-        for i in range(4):
-            p = (page + i) % self.total_pages
-            out += self.memory[p * 4:p * 4 + 4]
-        return bytes(out)
-
-    def write(self, page, data):
-        """NTAG WRITE of one page. Pages 0-3 (UID, lock, CC) are treated as read-only. False means NAK."""
-        if len(data) != 4 or not 4 <= page < self.total_pages:
-            return False
-        self._set_page(page, data)
-        return True
-
-
-class _FrameParser:
-    """Splits the host byte stream into frames. Yields ('ack'|'nack'|'frame'|'bad', payload) events."""
-
-    def __init__(self):
-        self.buffer = bytearray()
-
-    def feed(self, data):
-        self.buffer += data
-        events = []
-        while True:
-            event = self._next_event()
-            if event is None:
-                return events
-            events.append(event)
-
-    def _next_event(self):
-        buf = self.buffer
-        start = buf.find(b"\x00\xff")
-        if start < 0:
-            # keep a trailing 0x00 that may begin a start code; drop the rest (preamble, wake-up bytes)
-            del buf[:max(0, len(buf) - 1)]
-            return None
-        del buf[:start]
-        if len(buf) < 4:
-            return None
-        if buf[2:4] == b"\x00\xff":
-            del buf[:4]
-            return ("ack", b"")
-        if buf[2:4] == b"\xff\x00":
-            del buf[:4]
-            return ("nack", b"")
-        if buf[2:4] == b"\xff\xff":          # extended frame: 00 FF FF FF LENM LENL LCS
-            if len(buf) < 7:
-                return None
-            length = (buf[4] << 8) | buf[5]
-            length_ok = (buf[4] + buf[5] + buf[6]) & 0xFF == 0
-            header = 7
-        else:
-            length = buf[2]
-            length_ok = (buf[2] + buf[3]) & 0xFF == 0
-            header = 4
-        if not length_ok:
-            del buf[:2]
-            return ("bad", b"")
-        if len(buf) < header + length + 1:
-            return None
-        payload = bytes(buf[header:header + length])
-        checksum = buf[header + length]
-        del buf[:header + length + 1]
-        if (sum(payload) + checksum) & 0xFF != 0:
-            return ("bad", b"")
-        return ("frame", payload)
 
 
 class PN532HsuEmulator:
@@ -220,7 +88,7 @@ class PN532HsuEmulator:
         self._target_active = False   # a target was listed and not released since
         self.log = []                 # (command code, params) of each command received, for tests
         self._lock = threading.RLock()
-        self._parser = _FrameParser()
+        self._parser = FrameParser()
         self._last_reply = None
         self._pending_list = False    # an InListPassiveTarget waiting for a card
         self._pending_deadline = None

@@ -25,7 +25,8 @@ except ImportError:  # running from a checkout: the engine lives in firmware/lib
                                     "firmware", "lib"))
 
 from spit.words import items_json
-from host_tools.replay_stream import StreamJudge, Matcher, shown
+from host_tools.replay_matcher import Matcher, shown
+from host_tools.replay_stream import StreamJudge
 from host_tools.replay_text import Timeline, RoundTally, describe, summary, mismatch_text, timeline  # noqa: F401
 from host_tools.replay_text import fmt_time, fmt_ms, plural, REASON_WORDS, ERROR_WORDS  # noqa: F401
 

@@ -101,10 +101,10 @@ def test_flash_refuses_a_ruleset_file_with_an_unknown_key(tmp_path):
 
 
 def test_flash_takes_a_ruleset_file_with_comment_keys(tmp_path):
-    from host_tools import flash
+    from host_tools import flash_inputs
     path = tmp_path / "house.json"
     path.write_text('{"_why": "Friday club", "ruleset": "tableau", "options": {"wrap": "none"}}')
-    assert flash.ruleset_config(str(path))["options"] == {"wrap": "none"}
+    assert flash_inputs.ruleset_config(str(path))["options"] == {"wrap": "none"}
 
 
 # --- spit sim: a wrong option value ---
@@ -137,9 +137,9 @@ def test_board_commands_say_a_missing_port_is_no_device_before_building(tmp_path
 
 
 def test_port_check_lets_mpremote_urls_and_short_names_through():
-    from host_tools import flash
+    from host_tools import board_mpremote
     for port in ("rfc2217://localhost:2217", "socket://192.168.1.5:23", "COM5", "a0", "auto", None):
-        assert flash.check_port(port) is None
+        assert board_mpremote.check_port(port) is None
 
 
 # --- spit replay: the log's line limits (docs/log-format.md) hold on its fast path too ---
@@ -231,15 +231,15 @@ def test_replay_of_a_log_without_header_says_it_once_with_one_error():
 # --- spit flash --cards: legal but likely mistakes are warned about ---
 
 def test_flash_warns_about_an_empty_card_map_and_a_card_on_two_tags(tmp_path):
-    from host_tools import flash
+    from host_tools import flash_inputs
     empty = tmp_path / "empty.json"
     empty.write_text('{"cardmap": 1, "cards": {}}')
-    assert flash.card_map_warnings(str(empty)) == [
+    assert flash_inputs.card_map_warnings(str(empty)) == [
         "card map %s has no cards: every tag will be an unknown tag (enroll them: spit enroll)" % empty]
     twice = tmp_path / "twice.json"
     twice.write_text('{"cardmap": 1, "cards": {"04A1B2C3": "QH", "04A1B2C4": "QH", "04A1B2C5": "QH@1", '
                      '"04A1B2C6": "KS"}}')
-    assert flash.card_map_warnings(str(twice)) == [
+    assert flash_inputs.card_map_warnings(str(twice)) == [
         "card map %s: QH is on 2 tags (04A1B2C3, 04A1B2C4): remove the ones not in the deck" % twice]
 
 

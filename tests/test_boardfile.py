@@ -16,9 +16,9 @@ FIRMWARE = os.path.join(ROOT, "firmware")
 
 
 def _modules():
-    from host_tools import flash
+    from host_tools import flash_inputs
     from referee import boardfile
-    return flash, boardfile
+    return flash_inputs, boardfile
 
 
 def raw_board(name="pico"):
@@ -28,8 +28,8 @@ def raw_board(name="pico"):
 
 @pytest.mark.parametrize("name", ["pico", "pico_3pile", "pico_i2c"])
 def test_flash_writes_a_checked_board_the_device_loads_without_the_validator(name, tmp_path, monkeypatch):
-    flash, boardfile = _modules()
-    checked = flash.checked_board(FIRMWARE, name + ".json", raw_board(name))
+    flash_inputs, boardfile = _modules()
+    checked = flash_inputs.checked_board(FIRMWARE, name + ".json", raw_board(name))
     assert checked["checked"] == 1 and checked["name"] == name
     path = tmp_path / "board.json"
     path.write_text(json.dumps(checked))
@@ -39,11 +39,12 @@ def test_flash_writes_a_checked_board_the_device_loads_without_the_validator(nam
 
 
 def test_flash_refuses_a_bad_board_naming_the_key():
-    flash, _ = _modules()
+    flash_inputs, _ = _modules()
     bad = raw_board()
     bad["players"][1]["slap"][0] = 40
-    with pytest.raises(flash.FlashError, match=r"board file pico.json: players\[1\].slap\[0\]: pin 40 is not a Pico GPIO"):
-        flash.checked_board(FIRMWARE, "pico.json", bad)
+    with pytest.raises(flash_inputs.FlashError,
+                       match=r"board file pico.json: players\[1\].slap\[0\]: pin 40 is not a Pico GPIO"):
+        flash_inputs.checked_board(FIRMWARE, "pico.json", bad)
 
 
 def test_an_unchecked_board_is_refused_where_there_is_no_validator(tmp_path, monkeypatch):
@@ -59,14 +60,14 @@ def test_an_unchecked_board_is_refused_where_there_is_no_validator(tmp_path, mon
 
 
 def test_a_checked_board_missing_a_key_is_one_clear_error(tmp_path):
-    flash, boardfile = _modules()
-    checked = flash.checked_board(FIRMWARE, "pico.json", raw_board())
+    flash_inputs, boardfile = _modules()
+    checked = flash_inputs.checked_board(FIRMWARE, "pico.json", raw_board())
     del checked["players"]
     path = tmp_path / "board.json"
     path.write_text(json.dumps(checked))
     with pytest.raises(boardfile.BoardError, match="board.json: missing key 'players'"):
         boardfile.load(str(path))
-    checked = flash.checked_board(FIRMWARE, "pico.json", raw_board())
+    checked = flash_inputs.checked_board(FIRMWARE, "pico.json", raw_board())
     checked["nfc"]["readers"].pop()
     path.write_text(json.dumps(checked))
     with pytest.raises(boardfile.BoardError, match="nfc.readers: expected 2 entries"):
@@ -93,10 +94,10 @@ def _attributes(rs):
 def test_flash_writes_a_checked_ruleset_the_device_loads_without_spit_rules(name, options, board, tmp_path,
                                                                            monkeypatch):
     from spit.rules import from_config
-    flash, boardfile = _modules()
-    board_checked = flash.checked_board(FIRMWARE, board + ".json", raw_board(board))
+    flash_inputs, boardfile = _modules()
+    board_checked = flash_inputs.checked_board(FIRMWARE, board + ".json", raw_board(board))
     config = {"ruleset": name, "options": options}
-    written = flash.checked_ruleset(FIRMWARE, config, board_checked)
+    written = flash_inputs.checked_ruleset(FIRMWARE, config, board_checked)
     assert written["checked"] == 1
     path = tmp_path / "ruleset.json"
     path.write_text(json.dumps(written))
@@ -115,15 +116,15 @@ def test_the_device_checks_every_value_the_engine_reads():
 
 
 def test_flash_refuses_a_bad_ruleset_naming_the_option():
-    flash, _ = _modules()
-    with pytest.raises(flash.FlashError, match=r"ruleset classic: option 'wrap': 'sometimes' is not one of"):
-        flash.checked_ruleset(FIRMWARE, {"ruleset": "classic", "options": {"wrap": "sometimes"}}, {})
+    flash_inputs, _ = _modules()
+    with pytest.raises(flash_inputs.FlashError, match=r"ruleset classic: option 'wrap': 'sometimes' is not one of"):
+        flash_inputs.checked_ruleset(FIRMWARE, {"ruleset": "classic", "options": {"wrap": "sometimes"}}, {})
 
 
 def test_bad_ruleset_files_are_one_clear_error_with_blink_code_6(tmp_path, monkeypatch):
-    flash, boardfile = _modules()
+    flash_inputs, boardfile = _modules()
     path = tmp_path / "ruleset.json"
-    written = flash.checked_ruleset(FIRMWARE, {"ruleset": "classic", "options": {}}, {})
+    written = flash_inputs.checked_ruleset(FIRMWARE, {"ruleset": "classic", "options": {}}, {})
     del written["values"]["tie_window_us"]
     cases = [(None, "ruleset.json: missing (spit flash writes it"),
              ("{", "ruleset.json: not valid JSON"),

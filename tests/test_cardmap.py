@@ -101,7 +101,7 @@ def test_a_deck_of_tags_differing_in_one_byte_spreads_over_the_index():
     (1.5 ms on the chip instead of ~0.15)."""
     from spit import cardmap
     from spit.cards import full_deck
-    from host_tools.vboard.runner import default_uid
+    from host_tools.vboard.board_files import default_uid
 
     for owner in (-1, 0, 1):
         uids = [default_uid(card, owner) for card in full_deck(0)]
@@ -172,18 +172,18 @@ def test_a_missing_or_damaged_packed_map_is_one_clear_error_with_blink_code_7(tm
 def test_spit_flash_packs_the_card_map_and_refuses_a_bad_one_naming_the_uid(tmp_path):
     import json
     import os
-    from host_tools import flash
+    from host_tools import flash_inputs
     from referee.boardfile import load_cards
     firmware = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "firmware")
     path = tmp_path / "cards.json"
     path.write_text(json.dumps({"cardmap": 1, "cards": {"04A1B2C3": "QH@1"}}))
     packed = tmp_path / "cards.bin"
-    packed.write_bytes(flash.packed_card_map(firmware, str(path)))
+    packed.write_bytes(flash_inputs.packed_card_map(firmware, str(path)))
     cm = load_cards(str(packed))
     assert cm.lookup(bytes.fromhex("04A1B2C3"), 4) and (cm.card, cm.owner) == (parse_card("QH"), 1)
     path.write_text(json.dumps({"cardmap": 1, "cards": {"04A1B2C3": "QH", "04a1b2c3": "KH"}}))
-    with pytest.raises(flash.FlashError, match="card map .*cards.json: UID 04A1B2C3 is in the card map twice"):
-        flash.packed_card_map(firmware, str(path))
+    with pytest.raises(flash_inputs.FlashError, match="card map .*cards.json: UID 04A1B2C3 is in the card map twice"):
+        flash_inputs.packed_card_map(firmware, str(path))
     path.write_text(json.dumps({"cardmap": 1, "cards": {"04A1B2C3": "ZZ"}}))
-    with pytest.raises(flash.FlashError, match="UID 04A1B2C3: "):
-        flash.packed_card_map(firmware, str(path))
+    with pytest.raises(flash_inputs.FlashError, match="UID 04A1B2C3: "):
+        flash_inputs.packed_card_map(firmware, str(path))

@@ -22,8 +22,9 @@ for path in (ROOT, os.path.join(ROOT, "firmware", "lib")):
 from adafruit_pn532.uart import PN532_UART  # noqa: E402
 
 from host_tools import cli_enroll, enroll  # noqa: E402
-from host_tools.pn532_hsu_emulator import (  # noqa: E402
-    ACK_FRAME, ERROR_FRAME, NACK_FRAME, NtagTag, PN532HsuEmulator, build_frame)
+from host_tools.ntag21x_tag import NtagTag  # noqa: E402
+from host_tools.pn532_hsu_emulator import PN532HsuEmulator  # noqa: E402
+from host_tools.pn532_frames import ACK_FRAME, ERROR_FRAME, NACK_FRAME, build_frame  # noqa: E402
 
 ORDER = enroll.card_order()
 

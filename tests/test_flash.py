@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from host_tools import cli_flash, flash, manifest
+from host_tools import board_mpremote, cli_flash, flash, flash_inputs, manifest
 from spit import logtables
 from host_tools.fakeboard_pty import FakeBoard, find_micropython
 
@@ -273,7 +273,7 @@ def test_flash_real_firmware(board, boards, tmp_path, capsys):
             firmware_dir, "--boards-dir", use_boards, "--build-dir", str(tmp_path / "build")]
     code, out, err = run_cli(capsys, *args)
     assert code == 0, err
-    version = flash.firmware_version(REAL_FIRMWARE)
+    version = flash_inputs.firmware_version(REAL_FIRMWARE)
     assert out.strip() == "spit-referee %s board=pico" % version
     files = board_files(board.root)
     assert {"main.py", "lib/spit/__init__.mpy", "board.json", "ruleset.json"} <= files
@@ -326,7 +326,7 @@ def test_console_execs_mpremote_repl(monkeypatch, capsys):
     from host_tools import board_logs
     calls = []
     monkeypatch.setattr(board_logs.os, "execv", lambda path, argv: calls.append(argv))
-    monkeypatch.setattr(flash, "check_port", lambda port: None)    # (no /dev/ttyACM3 on this machine)
+    monkeypatch.setattr(board_mpremote, "check_port", lambda port: None)    # (no /dev/ttyACM3 on this machine)
     assert cli_flash.main(["console", "--port", "/dev/ttyACM3"]) == 0
     assert calls == [[sys.executable, "-m", "mpremote", "connect", "/dev/ttyACM3", "repl"]]
 
@@ -407,7 +407,7 @@ def test_flash_copies_exactly_the_manifest(board, tmp_path, capsys, board_name, 
     files = board_files(board.root)
     assert files == expected | {"board.json", "ruleset.json", "logtables.bin"}
     with open(os.path.join(board.root, "logtables.bin"), "rb") as f:   # (the log's words: PC-built)
-        assert f.read() == logtables.tables_file(flash.firmware_version(REAL_FIRMWARE))
+        assert f.read() == logtables.tables_file(flash_inputs.firmware_version(REAL_FIRMWARE))
     assert "drivers/%s.mpy" % own in files and "drivers/%s.mpy" % other not in files
     assert "lib/spit/describe.mpy" not in files
     # The firmware imports on the board from what was copied: main (the stub), the app, every driver

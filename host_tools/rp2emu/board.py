@@ -79,7 +79,7 @@ class FlashedPico:
     def land(self, pile, card, t_us, **kw):
         """``card``: a code ("5S"), or a UID (bytes) for a tag that is not in the card map."""
         if not isinstance(card, bytes):
-            from host_tools.vboard.runner import default_uid
+            from host_tools.vboard.board_files import default_uid
             from spit.cards import parse_card
             card = default_uid(parse_card(card))
         self.table.land_card(pile, card, self.t0 + t_us, **kw)

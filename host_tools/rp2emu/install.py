@@ -24,15 +24,8 @@ FLASH_TIMEOUT_S = 600
 def default_cards(rules):
     """The virtual decks' card map (one tag per card, two decks in own-deck games), as the
     virtual board makes it."""
-    from host_tools.vboard.runner import default_uid
-    from spit.cards import full_deck, format_card
-    owners = (0, 1) if rules.mode == 1 else (-1,)
-    cards = {}
-    for owner in owners:
-        for card in full_deck(rules.jokers):
-            uid = default_uid(card, owner)
-            cards[uid.hex().upper()] = format_card(card) + ("@%d" % owner if owner >= 0 else "")
-    return cards
+    from host_tools.vboard.board_files import default_card_map
+    return default_card_map(rules)
 
 
 def _tree_digest(h, top):
@@ -57,8 +50,10 @@ def flashed_image(board="pico", ruleset="classic", options=None, firmware=None, 
     board_path = board if board.endswith(".json") else os.path.join(REPO, "boards", board + ".json")
     h = hashlib.sha256()
     _tree_digest(h, os.path.join(REPO, "firmware"))
-    # (flash.py too: how spit flash builds the board's files is part of what goes on it)
-    for path in (board_path, firmware, os.path.join(REPO, "host_tools", "flash.py")):
+    # (spit flash's code too: how it builds the board's files is part of what goes on it)
+    flash_code = [os.path.join(REPO, "host_tools", name)
+                  for name in ("flash.py", "flash_inputs.py", "board_mpremote.py", "manifest.py")]
+    for path in [board_path, firmware] + flash_code:
         with open(path, "rb") as f:
             h.update(f.read())
     h.update(json.dumps([config, cards], sort_keys=True).encode())

@@ -86,7 +86,7 @@ class Rp2Port(FirmwarePort):
 
     # --- the physical world ---
     def _uid(self, card, player):
-        from host_tools.vboard.runner import default_uid
+        from host_tools.vboard.board_files import default_uid
         return default_uid(card, self._owner(player))
 
     def land(self, sim, t, pile, card, player):

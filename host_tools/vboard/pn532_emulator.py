@@ -32,21 +32,11 @@ from .iso14443a import RawField, Tag
 from .pins import Pin
 from .pn532_listing import ListingModel
 from .pn532_wire import WireSide, reverse_bits  # noqa: F401 - reverse_bits is public API
-
-ACK = b"\x00\x00\xff\x00\xff\x00"
-NACK = b"\x00\x00\xff\xff\x00\x00"
-ERROR_FRAME = b"\x00\x00\xff\x01\xff\x7f\x81\x00"
+from host_tools.pn532_frames import ACK_FRAME as ACK, NACK_FRAME as NACK, ERROR_FRAME, build_frame  # noqa: F401
 
 _TFI_HOST = 0xD4
 _TFI_CHIP = 0xD5
 _FIRMWARE = b"\x32\x01\x06\x07"  # IC PN532, version 1.6, supports ISO14443A/B + FeliCa
-
-
-def build_frame(payload):
-    """``payload`` starts with the TFI.  Returns the complete normal information frame."""
-    n = len(payload)
-    dcs = (-sum(payload)) & 0xFF
-    return bytes([0x00, 0x00, 0xFF, n, (-n) & 0xFF]) + bytes(payload) + bytes([dcs, 0x00])
 
 
 # fRetryTimeout codes of RFConfiguration item 2: 100 us * 2**(code-1)

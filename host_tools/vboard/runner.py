@@ -51,150 +51,26 @@ Observation: ``led_state()`` decodes the strip (or GPIO LEDs) as colour names pe
 ``led_intents()`` the engine's intents ``{zone: (colour, pattern)}``, ``log_lines()`` /
 ``log_objects()`` / ``log_path``, ``app`` (the firmware's ``App``: ``referee``, ``readers``,
 ``ring`` ...), ``emulators``, ``clock``, ``now_us``, ``uid_of(card)``.
+
+The table's parts: ``board_files`` (the board's file system and default card map),
+``hooked_machine`` (the ``machine`` module that attaches the emulators), ``led_readout``.
 """
 
 import json
-import os
 import sys
 
-from . import heapgate
+from . import heapgate, led_readout
+from .board_files import (REPO, board_json_text, card_uids, default_card_map, make_root, remove_root,
+                          write_board_files)
 from .clock import VirtualClock
+from .hooked_machine import install_hooked_machine, release_hooked_machine
 from .install import install
 from .pins import Pin
-from .buses import SPI, I2C
 from .pn532_emulator import PN532Emulator
 
-_IS_MP = sys.implementation.name == "micropython"
-
-
-def _dirname(path):
-    i = path.rfind("/")
-    return path[:i] if i > 0 else "."
-
-
-REPO = _dirname(_dirname(_dirname(__file__.replace("\\", "/"))))
-if REPO.endswith("/."):
-    REPO = REPO[:-2]
 for _p in (REPO + "/firmware/lib", REPO + "/firmware"):
     if _p not in sys.path:
         sys.path.insert(0, _p)
-
-_TABLE = [None]   # the VirtualTable whose hardware is being built
-
-
-class _HookedPin(Pin):
-    def __init__(self, id, *args, **kw):
-        Pin.__init__(self, id, *args, **kw)
-        t = _TABLE[0]
-        if t is not None:
-            t._pin_built(self)
-
-
-class _HookedSPI(SPI):
-    """The fake SPI; transfers are C code on the chip, so they run outside the step lock."""
-
-    def __init__(self, id=0, *args, **kw):
-        SPI.__init__(self, id, *args, **kw)
-        t = _TABLE[0]
-        if t is not None:
-            t.spis[id] = self
-
-    def write(self, buf):
-        heapgate.enter_c()
-        try:
-            return SPI.write(self, buf)
-        finally:
-            heapgate.exit_c()
-
-    def readinto(self, buf, write=0x00):
-        heapgate.enter_c()
-        try:
-            return SPI.readinto(self, buf, write)
-        finally:
-            heapgate.exit_c()
-
-    def write_readinto(self, write_buf, read_buf):
-        heapgate.enter_c()
-        try:
-            return SPI.write_readinto(self, write_buf, read_buf)
-        finally:
-            heapgate.exit_c()
-
-
-class _HookedI2C(I2C):
-    """The fake I2C; transfers run outside the step lock (C code on the chip)."""
-
-    def __init__(self, id=0, *args, **kw):
-        I2C.__init__(self, id, *args, **kw)
-        t = _TABLE[0]
-        if t is not None:
-            t._i2c_built(id, self)
-
-    def writeto(self, addr, buf, stop=True):
-        heapgate.enter_c()
-        try:
-            return I2C.writeto(self, addr, buf, stop)
-        finally:
-            heapgate.exit_c()
-
-    def readfrom_into(self, addr, buf, stop=True):
-        heapgate.enter_c()
-        try:
-            return I2C.readfrom_into(self, addr, buf, stop)
-        finally:
-            heapgate.exit_c()
-
-
-class _Machine:
-    """A per-table ``machine`` module: the vboard fakes with construction hooks."""
-
-
-def _write(path, text):
-    f = open(path, "wb" if isinstance(text, bytes) else "w")
-    try:
-        f.write(text)
-    finally:
-        f.close()
-
-
-def _read(path):
-    f = open(path)
-    try:
-        return f.read()
-    finally:
-        f.close()
-
-
-def _packed_cards(text):
-    """The board's cards.bin for the cards.json ``text`` as ``spit flash --cards`` packs it, or None
-    (no cards.bin: the board then reports its card map missing) for no file or one it refuses."""
-    from spit.cardfile import CardMapError, load_cardmap, pack
-    if text is None:
-        return None
-    try:
-        return pack(load_cardmap(text))
-    except CardMapError:
-        return None
-
-
-def _make_root():
-    if not _IS_MP:
-        import tempfile
-        return tempfile.mkdtemp(prefix="spit-vboard-") + "/", True
-    import time
-    base = "/tmp/spit-vboard-%d" % (time.ticks_us() & 0x3FFFFFF)
-    n = 0
-    while True:
-        try:
-            os.mkdir("%s-%d" % (base, n))
-            return "%s-%d/" % (base, n), True
-        except OSError:
-            n += 1
-
-
-def default_uid(card, owner=-1):
-    """The tag UID the default card map gives an encoded card (7 bytes)."""
-    return bytes([0x04, 0x53, 0x50, (owner + 1) & 0xFF, card & 0xFF, 0x00, 0x01])
 
 
 def next_world_us(agenda, emulators, limit):
@@ -214,10 +90,7 @@ class VirtualTable:
     def __init__(self, board="pico", ruleset="classic", options=None, cards=None, files=None,
                  start_us=0, loop_us=1000, emulator=None, boot=True, root=None, lock_heap=False,
                  console=False):
-        from spit import __version__
         from spit.rules import make_ruleset
-        from spit.cards import full_deck, format_card
-        from spit.logtables import tables_file
         self.loop_us = loop_us
         self.lock_heap = lock_heap
         self.console = bytearray() if console else None   # the live log echoed by the firmware
@@ -229,69 +102,26 @@ class VirtualTable:
         self._seq = 0
         self._closed = False
         if root is None:
-            root, self._own_root = _make_root()
+            root, self._own_root = make_root()
         else:
             self._own_root = False
             if not root.endswith("/"):
                 root += "/"
         self.root = root
         # --- the board's file system ---
-        if isinstance(board, dict):
-            board_text = json.dumps(board)
-        else:
-            board_text = _read("%s/boards/%s.json" % (REPO, board))
+        board_text = board_json_text(board)
         rules = make_ruleset(ruleset, options)
         self.rules = rules
-        self.uids = {}      # (card, owner) -> uid bytes
         if cards is None:
-            owners = (0, 1) if rules.mode == 1 else (-1,)
-            cards = {}
-            for owner in owners:
-                for card in full_deck(rules.jokers):
-                    uid = default_uid(card, owner)
-                    cards["".join("%02X" % b for b in uid)] = format_card(card) + (
-                        "@%d" % owner if owner >= 0 else "")
+            cards = default_card_map(rules)
         self.cards = cards
-        from spit.cards import parse_card
-        for hexuid in cards:
-            code = cards[hexuid]
-            owner = -1
-            if "@" in code:
-                owner = int(code[code.index("@") + 1:])
-                code = code[:code.index("@")]
-            self.uids[(parse_card(code), owner)] = bytes(int(hexuid[i:i + 2], 16)
-                                                          for i in range(0, len(hexuid), 2))
-        contents = {"board.json": board_text,
-                    "ruleset.json": json.dumps({"ruleset": ruleset, "options": options or {}}),
-                    "cards.json": json.dumps({"cardmap": 1, "cards": cards}),
-                    "logtables.bin": tables_file(__version__)}   # (as spit flash writes it)
-        for name in (files or {}):
-            contents[name] = files[name]
-        if "cards.bin" not in contents:   # (unless given: packed from cards.json, as spit flash does)
-            contents["cards.bin"] = _packed_cards(contents["cards.json"])
-        for name in contents:
-            path = root + name
-            if contents[name] is None:
-                try:
-                    os.remove(path)
-                except OSError:
-                    pass
-            else:
-                _write(path, contents[name])
+        self.uids = card_uids(cards)      # (card, owner) -> uid bytes
+        write_board_files(root, board_text, ruleset, options, cards, files)
         # --- the fakes ---
         Pin.reset_registry()
         self.clock = VirtualClock(start_us)
         self.installed = install(self.clock)
-        fake = sys.modules["machine"]
-        ns = _Machine()
-        for name in dir(fake):
-            if not name.startswith("__"):
-                setattr(ns, name, getattr(fake, name))
-        ns.Pin = _HookedPin
-        ns.SPI = _HookedSPI
-        ns.I2C = _HookedI2C
-        sys.modules["machine"] = ns
-        _TABLE[0] = self    # hardware the firmware builds from now on gets the emulators
+        install_hooked_machine(self)   # hardware the firmware builds from now on gets the emulators
         # --- what the world needs to know about the board ---
         from referee.board import load_board
         try:
@@ -486,57 +316,11 @@ class VirtualTable:
     # ---- observation ---------------------------------------------------------------------
     def led_state(self):
         """``{zone: colour name}`` of what the LEDs physically show now ("off" = dark)."""
-        from referee.board import ZONE_NAMES, COLOR_NAMES
-        from drivers.led_patterns import DEFAULT_PALETTE
-        leds = self.board["leds"]
-        out = {}
-        if leds is None:
-            return out
-        if leds["type"] == "gpio":
-            active = 1 if leds["active_high"] else 0
-            for z, entries in enumerate(leds["zones"]):
-                if not entries:
-                    continue
-                name = "off"
-                for cid, gpio in entries:
-                    if self._pin(gpio).value() == active:
-                        name = "on" if cid < 0 else COLOR_NAMES[cid].lower()
-                out[ZONE_NAMES[z]] = name
-            return out
-        from .rp2 import Ws2812View
-        np = Ws2812View(self.app.leds.strip.sm, self.app.leds.n)
-        shown = np.shown
-        for z, pixels in enumerate(leds["zones"]):
-            if not pixels:
-                continue
-            best = "off"
-            for px in pixels:
-                rgb = shown[px]
-                m = max(rgb)
-                if not m:
-                    continue
-                err = None
-                for c in range(1, len(DEFAULT_PALETTE)):
-                    pal = DEFAULT_PALETTE[c]
-                    d = 0
-                    for i in range(3):
-                        d += abs(rgb[i] * 255 // m - pal[i] * 255 // max(pal))
-                    if err is None or d < err:
-                        err = d
-                        best = COLOR_NAMES[c].lower()
-                break
-            out[ZONE_NAMES[z]] = best
-        return out
+        return led_readout.led_colours(self.board, self.app)
 
     def led_intents(self):
         """``{zone: (colour, pattern)}`` the firmware is rendering (menu or engine intents)."""
-        from spit.describe import ZONE_NAMES, COLOUR_NAMES, PATTERN_NAMES
-        app = self.app
-        src = app.corr.intents if app.corr.menu else app.intents
-        out = {}
-        for z in range(len(ZONE_NAMES)):
-            out[ZONE_NAMES[z].upper()] = (COLOUR_NAMES[src.color[z]], PATTERN_NAMES[src.pattern[z]])
-        return out
+        return led_readout.led_intents(self.app)
 
     @property
     def log_path(self):
@@ -570,10 +354,9 @@ class VirtualTable:
             except Exception:  # noqa: BLE001
                 pass
         self.installed.uninstall()
-        _TABLE[0] = None
-        if self._own_root and not _IS_MP:
-            import shutil
-            shutil.rmtree(self.root, ignore_errors=True)
+        release_hooked_machine()
+        if self._own_root:
+            remove_root(self.root)
 
     def __enter__(self):
         return self
