@@ -7,7 +7,7 @@
 The firmware boots as bench_rp2 boots it (`spit flash`, the bench board, reads of 5-10 ms); at
 ``--at`` seconds of session time the chip's SRAM is copied out (no code on the board).  The dump
 is read the way MicroPython's collector reads it: the allocation table gives each block in use,
-every word of RAM outside the heap is a root (the C stack, the interpreter's state: the real
+every word of RAM outside the heap and its tables is a root (the C stack, the interpreter's state: the real
 collector scans the stack only above its pointer, so this over-counts what is live, never
 under-counts), and a word equal to an address inside a block in use keeps that block.  Printed:
 bytes in use, bytes live (reachable) and garbage; live bytes by kind (the object's type, named by
@@ -82,6 +82,7 @@ def dump_at(seconds, path, preset="classic", progress=None):
 class HeapDump:
     def __init__(self, ram, atb, blocks, pool):
         self.ram = ram
+        self.atb = atb
         self.pool = pool
         self.end = pool + blocks * BLOCK
         table = ram[atb - RAM: atb - RAM + (blocks + 3) // 4]
@@ -117,8 +118,9 @@ class HeapDump:
         return self.words[i: i + self.allocs[b] * BLOCK // 4]
 
     def roots(self):
-        """``(address, block)`` for each word outside the heap that points into a block in use."""
-        heap_lo = (self.pool - RAM) // 4
+        """``(address, block)`` for each word outside the heap (and its allocation tables, which
+        the collector does not scan) that points into a block in use."""
+        heap_lo = (self.atb - RAM) // 4
         heap_hi = (self.end - RAM) // 4
         for i, w in enumerate(self.words):
             if heap_lo <= i < heap_hi:
