@@ -45,7 +45,6 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -381,22 +380,10 @@ def engine_on_chip(say):
 
 # ---- .mpy per board ----------------------------------------------------------------------------
 def mpy_sizes():
-    from host_tools import flash, manifest
-    sizes = {}
-    fw = os.path.join(REPO, "firmware")
-    files = flash.collect_firmware(fw)
-    for name in ("pico", "pico_3pile", "pico_i2c"):
-        with open(os.path.join(REPO, "boards", name + ".json")) as f:
-            board = json.load(f)
-        kept, _skipped = manifest.board_manifest(fw, board, files)
-        uploads = flash.plan_uploads(kept, False)
-        with tempfile.TemporaryDirectory() as d:
-            flash.build(fw, d, uploads, flash.Progress(open(os.devnull, "w")))
-            total = 0
-            for base, _dirs, names in os.walk(d):
-                total += sum(os.path.getsize(os.path.join(base, n)) for n in names)
-        sizes[name] = total
-    return sizes
+    """Bytes per board of what `spit flash` installs, compiled as it compiles (bench_firmware's
+    section 3 shows them per directory)."""
+    from firmware_mpy_size import mpy_sizes as per_directory
+    return {name: sum(per_directory(name)[0].values()) for name in ("pico", "pico_3pile", "pico_i2c")}
 
 
 def fmt(x, unit=""):

@@ -1,5 +1,6 @@
-"""bench/bench_firmware.py helpers: the race classifier reads the referee's verdicts, the profiler
-subtracts what it is told to (no timing assertions)."""
+"""bench/bench_firmware.py's helpers (bench/firmware_races.py, bench/firmware_profiler.py): the race
+classifier reads the referee's verdicts, the profiler subtracts what it is told to (no timing
+assertions)."""
 
 import os
 import sys
@@ -8,7 +9,8 @@ import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "bench"))
-bench = pytest.importorskip("bench_firmware")
+races = pytest.importorskip("firmware_races")
+profiler = pytest.importorskip("firmware_profiler")
 
 from spit.intake import EV_CARD, EV_TOUCH  # noqa: E402
 
@@ -17,23 +19,23 @@ def test_race_touches_close_together_are_a_declared_tie():
     # Both touches 1 ms apart; the second card is read first: the engine says tie, never a silent pick.
     events = [(0, EV_TOUCH, 0, 0, 0), (1000, EV_TOUCH, 1000, 0, 0),
               (4500, EV_CARD, 4500, 0, "6C"), (7000, EV_CARD, 7000, 0, "8H")]
-    assert bench.judge_race(events, 5000, "8H", "6C", 0, True) == bench.TIE
+    assert races.judge_race(events, 5000, "8H", "6C", 0, True) == races.TIE
 
 
 def test_race_right_and_wrong_winner():
     # Reads further apart than relist_us (closer ones on one pile are a declared tie).
     right = [(0, EV_CARD, 0, 0, "8H"), (100000, EV_CARD, 100000, 0, "6C")]
-    assert bench.judge_race(right, None, "8H", "6C", 0, True) == bench.RIGHT
+    assert races.judge_race(right, None, "8H", "6C", 0, True) == races.RIGHT
     wrong = [(0, EV_CARD, 0, 0, "6C"), (100000, EV_CARD, 100000, 0, "8H")]
-    assert bench.judge_race(wrong, None, "8H", "6C", 0, True) == bench.WRONG
+    assert races.judge_race(wrong, None, "8H", "6C", 0, True) == races.WRONG
     # Two piles: right means the first-landed card's verdict comes first.
     cross = [(0, EV_CARD, 0, 1, "QS"), (300, EV_CARD, 300, 0, "8H")]
-    assert bench.judge_race(cross, None, "QS", "8H", 1, False) == bench.RIGHT
-    assert bench.judge_race(cross, None, "8H", "QS", 0, False) == bench.WRONG
+    assert races.judge_race(cross, None, "QS", "8H", 1, False) == races.RIGHT
+    assert races.judge_race(cross, None, "8H", "QS", 0, False) == races.WRONG
 
 
 def test_race_trials_report_right_tie_wrong():
-    res, judged = bench.race_trials(5000, 5, True)
+    res, judged = races.race_trials(5000, 5, True)
     assert judged > 0
     for method in ("touch", "irq", "poll"):
         assert abs(sum(res[method]) - 1.0) < 1e-9
@@ -52,7 +54,7 @@ def test_profiler_subtracts_inner_fakes():
             clock[0] += 3
 
     o = Obj()
-    prof = bench.Profiler(lambda: clock[0], lambda a, b: a - b)
+    prof = profiler.Profiler(lambda: clock[0], lambda a, b: a - b)
     prof.wrap(o, "fake", "fake:bus")
     prof.wrap(o, "work", "reader")
     o.work()
@@ -67,7 +69,7 @@ def test_race_sweep_a_touch_delay_longer_than_the_gap_is_not_counted_right():
     tie is not right), and the slow sensor's races are never counted right by accident.  (At
     exactly 5 ms the first read can come with the second touch: which card it is then is
     unknown, a tie.)"""
-    quick, judged = bench.race_trials(5500, 12, True, read_us=(2000, 5000), touch_delay_us=(0, 0))
+    quick, judged = races.race_trials(5500, 12, True, read_us=(2000, 5000), touch_delay_us=(0, 0))
     assert judged > 0 and quick["touch"] == [1.0, 0.0, 0.0]
-    slow, judged = bench.race_trials(5500, 12, True, read_us=(2000, 5000), touch_delay_us=(0, 8000))
+    slow, judged = races.race_trials(5500, 12, True, read_us=(2000, 5000), touch_delay_us=(0, 8000))
     assert judged > 0 and slow["touch"][0] < 0.5 and slow["touch"][1] > 0.5
