@@ -1,0 +1,49 @@
+"""What the parts of bench/bench_rp2.py share: the repo root (importing this puts the repo, and
+through host_tools.rp2emu firmware/ and firmware/lib, on sys.path), the bench's board file with
+its loop probe, the PN532 reads issue 8 measures under, and percentiles.
+"""
+
+import json
+import os
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPO)
+import host_tools.rp2emu  # noqa: E402,F401 (firmware/ on sys.path)
+
+MS = 1000
+LOOP_PIN = 0
+READ_MS = (5, 10)   # a PN532 read (card in the field -> the listing's reply), as issue 8 measures
+
+
+def pn532_model(read_ms):
+    """The PN532 emulators' options for reads of ``read_ms`` = (lo, hi) ms (the listing model's
+    ``read_time_options``, as bench_firmware's reader-time sweep uses it)."""
+    from host_tools.vboard.pn532_listing import read_time_options
+    return read_time_options(read_ms[0] * MS, read_ms[1] * MS)
+
+
+def pct(values, q):
+    if not values:
+        return None
+    s = sorted(values)
+    return s[min(len(s) - 1, int(round(q / 100.0 * (len(s) - 1))))]
+
+
+def triple(values):
+    return {"p50": pct(values, 50), "p99": pct(values, 99), "max": max(values) if values else None}
+
+
+def bench_board(piles):
+    """boards/pico(_3pile).json plus the loop probe, as a file `spit flash` can take."""
+    name = "pico_3pile" if piles == 3 else "pico"
+    with open(os.path.join(REPO, "boards", name + ".json")) as f:
+        board = json.load(f)
+    board["loop_pin"] = LOOP_PIN
+    board["name"] = name + "_bench"
+    out = os.path.join(REPO, "build", "rp2emu", "boards")
+    os.makedirs(out, exist_ok=True)
+    path = os.path.join(out, name + "_bench.json")
+    with open(path, "w") as f:
+        json.dump(board, f, indent=1)
+    return path

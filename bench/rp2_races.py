@@ -1,0 +1,87 @@
+"""Races on one pile on the emulated Pico (part of bench/bench_rp2.py): two cards land on pile 0
+dt apart (touch edges + tags) on the flashed firmware, each race is counted right / tie / wrong
+as the players would count it (a tie is not right), and its LEDs are timed: the first card's
+landing to its green, the loser's to its orange (purple too for a tie).
+"""
+
+from rp2_bench_setup import MS, READ_MS, pn532_model
+
+RACE_DTS_MS = (1, 2, 3, 5, 10, 20)
+
+
+def races(per_dt, say, read_ms=READ_MS):
+    """``{dt_ms: {right, tie, wrong, first_ms, loser_ms}}`` for two cards dt apart on pile 0 (touch
+    + tag each): how the race was called (a tie is not right), and when the LEDs showed it: each
+    race's first card's landing to the first frame with pile 0 green (its accept), the second
+    card's landing to the first frame with pile 0 orange (its late verdict; purple too for a
+    tie), in ms; PN532 reads of ``read_ms`` = (lo, hi) ms."""
+    from spit.cards import parse_card, rank_of
+    from host_tools.rp2emu.board import FlashedPico
+    out = {}
+    board = FlashedPico(emulator=pn532_model(read_ms))
+    try:
+        used = set()
+
+        def card(rank):
+            for suit in "SHDC":
+                code = {1: "A", 11: "J", 12: "Q", 13: "K"}.get(rank, str(rank)) + suit
+                if code not in used:
+                    used.add(code)
+                    return code
+            return None
+
+        t = 2600 * MS
+        top = card(5)
+        board.land(0, top, t)
+        board.land(1, card(9), t + 40 * MS)
+        board.run_to(t + 300 * MS)
+        for dt in RACE_DTS_MS:
+            out[dt] = {"right": 0, "tie": 0, "wrong": 0, "first_ms": [], "loser_ms": []}
+
+        def shown_after(t_land, colours):
+            """ms from table time ``t_land`` (session time + board.t0) to the first frame at
+            or after it whose pile 0 zone shows one of ``colours`` (None: none within 500 ms)."""
+            at = board.t0 + t_land
+            for f in board.table.frames:
+                if at <= f["t_us"] <= at + 500 * MS and board.table.zone_colours(f["rgb"])["pile0"] in colours:
+                    return (f["t_us"] - at) / 1000.0
+            return None
+
+        def led_times(dt, t, loser_colours):
+            for key, t_land, colours in (("first_ms", t, ("green",)), ("loser_ms", t + dt * MS, loser_colours)):
+                shown = shown_after(t_land, colours)
+                if shown is not None:
+                    out[dt][key].append(shown)
+        for _ in range(per_dt):
+            for dt in RACE_DTS_MS:
+                r = rank_of(parse_card(top))
+                up = r % 13 + 1
+                down = (r - 2) % 13 + 1
+                first, second = card(up), card(down)
+                if first is None or second is None:
+                    break
+                t += 700 * MS
+                i = len(board.verdicts)
+                board.land(0, first, t)
+                board.land(0, second, t + dt * MS)
+                board.run_to(t + 500 * MS)
+                got = [(v["verdict"], v.get("card")) for v in board.since(i)]
+                # A tie is not right, even though the first-stamped card stays and the other is
+                # then judged late against it (R-PLAY-5): the players must correct it.
+                if any(k == "tie" for k, _ in got):
+                    out[dt]["tie"] += 1
+                    acc = [c for k, c in got if k == "accept"]
+                    top = acc[-1] if acc else first
+                    led_times(dt, t, ("purple", "orange"))   # (the tie, or the late drawn over it)
+                elif ("accept", first) in got and ("late", second) in got:
+                    out[dt]["right"] += 1
+                    top = first
+                    led_times(dt, t, ("orange",))
+                else:
+                    out[dt]["wrong"] += 1
+                    acc = [c for k, c in got if k == "accept"]
+                    top = acc[-1] if acc else second
+        say("races: %r" % out)
+    finally:
+        board.close()
+    return out
