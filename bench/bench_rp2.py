@@ -52,9 +52,9 @@ import sys
 
 # READ_MS, bench_board, pn532_model, LOOP_PIN, play and analyse are imported from here by
 # heap_holders.py, rp2_session_heap.py and trace_landing.py.
-from rp2_bench_setup import LOOP_PIN, READ_MS, bench_board, pn532_model  # noqa: F401
+from rp2_bench_setup import READ_MS
 from rp2_engine_on_chip import engine_on_chip
-from rp2_games import analyse, play  # noqa: F401
+from rp2_games import play
 from rp2_races import races
 from rp2_report import gather_figures, print_measurements, print_targets
 

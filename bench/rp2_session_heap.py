@@ -90,7 +90,7 @@ def main(argv=None):
     ap.add_argument("--dump-dir", help="keep the chip's SRAM at each game's start+2 s here (game-N.ram: "
                     "bench/heap_holders.py --load game-2.ram --against game-5.ram shows what a later game holds)")
     args = ap.parse_args(argv)
-    from bench_rp2 import READ_MS, bench_board, pn532_model
+    from rp2_bench_setup import READ_MS, bench_board, pn532_model
     from host_tools.rp2emu.board import FlashedPico
     from host_tools.rp2emu.emulator import why_unavailable
     from host_tools.rp2emu.heap import locate

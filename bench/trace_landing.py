@@ -131,7 +131,8 @@ def main(argv=None):
     copy_repo(dest)
     labels = instrument(os.path.join(dest, "firmware"), marks)
     sys.path[:0] = [os.path.join(dest, "bench"), dest]
-    import bench_rp2
+    import rp2_bench_setup
+    import rp2_games
     from host_tools.rp2emu.emulator import why_unavailable
     from host_tools.rp2emu import table as emu_table
     from host_tools.sim import rp2 as sim_rp2
@@ -156,7 +157,7 @@ def main(argv=None):
     name, *opts = args.preset.split(":")
     options = {k: int(v) if v.isdigit() else v for k, v in (o.split("=") for o in opts)}
     say = lambda text: sys.stderr.write("trace_landing: %s\n" % text)   # noqa: E731
-    result = bench_rp2.play(name, options, args.seconds, say)
+    result = rp2_games.play(name, options, args.seconds, say)
     rising = {}
     for pin, level, t in ports[0].table.pin_edges:
         if 9 <= pin <= 13 and level == 1:
@@ -168,7 +169,7 @@ def main(argv=None):
     per, totals = stage_table(events, replies, frames)
     print("%s, %g s, PN532 reads of %d-%d ms: landing -> LED p50 %.2f ms (%d landings); "
           "us after a listing reply's IRQ edge, %d replies with a frame within 8 ms:"
-          % (args.preset, args.seconds, bench_rp2.READ_MS[0], bench_rp2.READ_MS[1],
+          % (args.preset, args.seconds, rp2_bench_setup.READ_MS[0], rp2_bench_setup.READ_MS[1],
              statistics.median(result["landing_to_led_ms"]) if result["landing_to_led_ms"] else float("nan"),
              len(result["landing_to_led_ms"]), len(totals)))
     print("%4s %6s %6s %6s  %s" % ("id", "p10", "p50", "p90", "marker"))
