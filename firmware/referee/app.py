@@ -64,6 +64,8 @@ _V_SPIT_CALL = const(6)
 _V_PILE_WON = const(9)
 _V_ERROR = const(11)
 _V_ROUND_START = const(15)
+_V_RECYCLE = const(16)
+_V_UNDO = const(18)
 _E_DUPLICATE = const(5)
 _E_READER = const(11)
 # Likewise of spit.intake's event kinds, spit.referee's phase and spit.intents' zone mask.
@@ -309,11 +311,21 @@ class App:
         if 0 <= pile < len(self.readers):
             self.rejected.reject(pile, card)
 
-    def _forget_piles(self):
-        """The piles were taken (round end) or a round starts: every tag is new again."""
+    def _forget_piles(self, pile=-1):
+        """A pile was taken (``pile_won``: that pile) or a round starts (-1: every pile): its
+        tags are new again."""
         for r in self.readers:
-            r.clear_pile()
-        self.rejected.clear()
+            if pile < 0 or r.pile == pile:
+                r.clear_pile()
+                self.rejected.clear(r.pile)
+
+    def _recycled(self):
+        """R-SPEED-1: every center pile's cards but its top left the table (the new side
+        piles): they will be flipped back, and must be read then.  Each reader forgets its
+        pile's tags but the top's, which stays and must not be reported again."""
+        top = self.referee.top
+        for r in self.readers:
+            self.rejected.keep_top(r.pile, top[r.pile], r)
 
     def _on_status(self, reader):
         p = reader.pile
@@ -348,12 +360,19 @@ class App:
 
     def _on_verdict(self, code, ms, a, b, c):
         self.corr.on_verdict(code, a)
-        if code == _V_ILLEGAL or code == _V_LATE or code == _V_EARLY:
+        # The readers' memory follows the engine: a card that leaves a pile (rejected, taken
+        # back, handed out, recycled) is forgotten, so it is read if it lands again
+        # (tests/test_firmware_follows_verdicts.py).
+        if code == _V_ILLEGAL or code == _V_LATE or code == _V_EARLY or code == _V_UNDO:
             self._forget_card(a, b)
         elif code == _V_ERROR and a == _E_DUPLICATE:
             self._forget_card(b, c)
-        elif code == _V_PILE_WON or code == _V_ROUND_START:
+        elif code == _V_PILE_WON:
+            self._forget_piles(b)
+        elif code == _V_ROUND_START:
             self._forget_piles()
+        elif code == _V_RECYCLE:
+            self._recycled()
         bz = self.buzzer
         if bz is None:
             return

@@ -30,6 +30,7 @@ _V_ACCEPT = const(1)
 _V_SPIT = const(7)
 _V_QUESTION = const(13)
 _V_ROUND_START = const(15)
+_V_RECYCLE = const(16)
 _V_RESYNC = const(19)
 # Likewise of spit.intake's event kinds, spit.referee's phase and spit.intents' colours,
 # patterns and zone count.
@@ -91,6 +92,22 @@ class Corrections:
             self._n += 1
         elif code == _V_ROUND_START:
             self._n = 0
+        elif code == _V_RECYCLE:
+            # R-SPEED-1: only each pile's top is left to take back: the newest landing of
+            # each pile stays on the stack, in its order.
+            stack = self._stack
+            n = self._n
+            w = n
+            kept = 0
+            for i in range(n - 1, -1, -1):
+                p = stack[i]
+                if not kept & (1 << p):
+                    kept |= 1 << p
+                    w -= 1
+                    stack[w] = p
+            for i in range(n - w):
+                stack[i] = stack[w + i]
+            self._n = n - w
         elif code == _V_QUESTION:
             self.count = 0
 

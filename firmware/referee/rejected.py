@@ -76,10 +76,36 @@ class RejectedUids:
                 mem[base + 1] = 0
         self.pending[pile] = 0
 
-    def clear(self):
-        """The piles were taken: nothing is kept."""
+    def clear(self, pile=-1):
+        """The pile was taken (-1: every pile): nothing is kept."""
         for p in range(len(self._mem)):
-            mem = self._mem[p]
-            for s in range(_SLOTS):
-                mem[s * _SLOT + 1] = 0
-            self.pending[p] = 0
+            if pile < 0 or p == pile:
+                mem = self._mem[p]
+                for s in range(_SLOTS):
+                    mem[s * _SLOT + 1] = 0
+                self.pending[p] = 0
+
+    def keep_top(self, pile, card, reader):
+        """Speed's recycle (R-SPEED-1): the pile's cards but its top ``card`` left it.  The
+        reader forgets every UID of the pile but the top's (the newest read of ``card`` that
+        was not rejected), which it keeps remembering; only that slot stays kept here."""
+        mem = self._mem[pile]
+        pending = self.pending[pile]
+        s = self._next[pile]
+        top = -1
+        for _ in range(_SLOTS):   # newest first
+            s = (s - 1) % _SLOTS
+            base = s * _SLOT
+            if top < 0 and card >= 0 and mem[base + 1] and mem[base] == card and not pending & (1 << s):
+                top = s
+            else:
+                mem[base + 1] = 0
+        self.pending[pile] = 0
+        reader.clear_pile()
+        if top >= 0:
+            base = top * _SLOT
+            n = mem[base + 1]
+            uid = self._uids[n // 3 - 1]
+            for i in range(n):
+                uid[i] = mem[base + 2 + i]
+            reader.memory.remember(uid, n)

@@ -94,6 +94,9 @@ class VerdictReactions:
                 self.phase = "play"
                 self._changed(now)
         elif code == V.V_RECYCLE:
+            # R-SPEED-1: the players take the center piles but their tops as new side piles
+            # (the spit call's countdown follows this verdict).
+            self._recycle()
             if a != self.recycled:
                 self.notes.append("t=%d: recycle of %d cards, table had %d" % (t, a, self.recycled))
 
@@ -148,14 +151,19 @@ class VerdictReactions:
     def _countdown(self, t0, cd_ms):
         self.phase = "countdown"
         self.cd_end = t0 + cd_ms * MS
+        self._recycle()
         self.recycled = 0
-        if self.rules.mode == MODE_SPEED and not self.table.first_flip and not (self.table.seats[0].spit
-                                                                           or self.table.seats[1].spit):
-            for p in range(self.table.npiles):
-                self._lift_all(p, False, True)
-            self.recycled = self.table.recycle()
         plan = self.table.plan_spit()
         self.at(self.cd_end, self._spit_now, plan)
+
+    def _recycle(self):
+        """Speed with both side piles empty: the center piles but their tops become them."""
+        table = self.table
+        if self.rules.mode == MODE_SPEED and not table.first_flip and not (table.seats[0].spit
+                                                                     or table.seats[1].spit):
+            for p in range(table.npiles):
+                self._lift_all(p, False, True)
+            self.recycled = table.recycle()
 
     def _spit_now(self, t, plan):
         self.phase = "play"
