@@ -28,6 +28,12 @@ again then, so that the chip's first activation attempt comes right after the la
 Time stamps are never earlier than the landing (the referee matches reads to touch edges):
 a listing's IRQ edge, or the time a scan's REQA was answered.  New tags that answered one
 activation together share one time (``LandingGroup``): a tie for the referee (R-PLAY-5).
+With each card, ``on_card`` can read the reader's evidence of its activation: ``act_us``,
+when the activation that found it began (the listing command sent, or the scan's REQA
+answered), and ``alone``, True when no other new tag answered that activation (a listing
+with one target, a scan's tag with no collision): a tag answers every activation while it
+lies in the field, so a card first read by a later activation landed after it (the race
+rule, docs/log-format.md).
 
 Failures (NACK, no ACK, bad checksum, error frame, timeout, bus errors) never raise into the
 loop: they are counted (``failures``, ``last_error``), ``status`` turns ``STATUS_FAILING``
@@ -99,6 +105,11 @@ class NfcReader:
         # an earlier time can follow, so the referee need not hold other piles back for one.
         self.on_quiet = on_quiet
         self._unsettled = False       # cards reported since the last on_quiet
+        # The evidence of the card being reported (valid during on_card; see the docstring).
+        self.act_us = 0
+        self.alone = False
+        self._act_us = 0            # the current activation's start
+        self._lone = False          # the next _report's tag answered its activation alone
         self.passive_retries = passive_retries
         self.reply_timeout_us = reply_timeout_us
         self.backoff_us = backoff_us
@@ -322,10 +333,11 @@ class NfcReader:
             stamp_us = self._irq_us
             if stamp_us is None:
                 stamp_us = now_us
+            self._act_us = self._since_us   # (the listing's command went out then)
             if handoff and time.ticks_diff(stamp_us, self._since_us) <= _HANDOFF_US:
                 # Resolving a scan's collision: these tags answered that REQA.  (A listing
                 # that waited longer heard a tag that landed since: its own reply time.)
-                stamp_us = self._activation_us
+                stamp_us = self._act_us = self._activation_us
         self._stamp_us = stamp_us
         if self.status:
             self._ok()
@@ -341,6 +353,8 @@ class NfcReader:
             self.cards += 1
             self._relists = 0
             self._unsettled = True
+            self.act_us = self._act_us
+            self.alone = True
             if self.on_card is not None:
                 self.on_card(self.pile, _LISTED_VIEWS[n], stamp_us)
             memory.remember(buf, n)
@@ -418,7 +432,8 @@ class NfcReader:
             if not group.open:
                 group.start(self._activation_us)
         elif not group.open:
-            self._stamp_us = self._activation_us
+            self._stamp_us = self._act_us = self._activation_us
+            self._lone = True   # (no collision: it answered its REQA alone)
         else:
             # The last of the group answers alone.
             self._deliver(scan.uid, n, True)
@@ -488,6 +503,9 @@ class NfcReader:
         copy_into(_UID, 0, buf, 0, n)
         self.cards += 1
         self._unsettled = True
+        self.alone = self._lone
+        self._lone = False
+        self.act_us = self._act_us if not self.group.open else self.group.stamp_us
         if self.on_card is not None:
             self.on_card(self.pile, _UID_VIEWS[n], stamp_us)
 
