@@ -97,11 +97,12 @@ class Replay:
 
 
 def replay_lines(lines, keep=False, on_items=None, on_problem=None, on_mismatch=None, on_header=None,
-                 progress=None, total=None):
+                 progress=None, total=None, on_input=None):
     """Stream ``lines`` (an iterable of text lines, with or without their newline) through the
     referee; returns a :class:`Replay`.  ``on_items(line, items)``: every verdict in the log's
     vocabulary; ``on_problem(line, message)``; ``on_mismatch(line, device, rejudge)``;
-    ``progress(done, total)`` every PROGRESS_EVERY lines (``total`` may be None)."""
+    ``progress(done, total)`` every PROGRESS_EVERY lines (``total`` may be None); ``on_input(t, kind,
+    a, b, c)`` every input event (answers and STUCK presses tell who won a round)."""
     rep = Replay(keep)
 
     def problem(line, message):
@@ -125,9 +126,16 @@ def replay_lines(lines, keep=False, on_items=None, on_problem=None, on_mismatch=
     else:
         items_sink = items_sinks[0] if items_sinks else None
     matcher = Matcher(mismatch)
+    inputs = [f for f in ((lambda t, kind, a, b, c: rep.inputs.append((t, kind, a, b, c))) if keep else None,
+                          on_input) if f is not None]
+    if len(inputs) == 2:
+        def input_sink(t, kind, a, b, c):
+            inputs[0](t, kind, a, b, c)
+            inputs[1](t, kind, a, b, c)
+    else:
+        input_sink = inputs[0] if inputs else None
     judge = StreamJudge(matcher, on_verdict=rep.tally.add, on_items=items_sink, on_problem=problem,
-                        on_input=(lambda t, kind, a, b, c: rep.inputs.append((t, kind, a, b, c)))
-                        if keep else None, on_header=on_header)
+                        on_input=input_sink, on_header=on_header)
     gc_was = gc.isenabled()
     gc.disable()   # streaming leaves no garbage cycles; the collector would only walk live objects
     try:
@@ -303,7 +311,7 @@ def run(args, out=None, err=None):
             rep = replay_lines(stream, keep=bool(args.html),
                                on_items=on_items if (args.json or timeline is not None) else None,
                                on_problem=on_problem, on_mismatch=on_mismatch, progress=progress,
-                               on_header=on_header)
+                               on_header=on_header, on_input=timeline.input if timeline is not None else None)
     except BrokenPipeError:
         raise   # `spit replay --json LOG | head`: cli.main ends quietly
     except OSError as e:
@@ -322,9 +330,11 @@ def run(args, out=None, err=None):
         err.write("%s: the log ends before the device wrote its last %s (cut off?): not counted as "
                   "disagreements\n" % (args.log, plural(rep.cut_off, "verdict")))
     if timeline is not None:
+        for text in timeline.finish():
+            out.write(text + "\n")
         out.write("\n")
     if not args.json:
-        for text in summary(rep):
+        for text in summary(rep, timeline.story if timeline is not None else None):
             out.write(text + "\n")
     if args.html:
         from host_tools import replay_html

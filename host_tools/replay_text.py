@@ -5,6 +5,7 @@ Everything here works on one verdict at a time, so ``spit replay`` can print as 
 
 from spit import verdicts as V
 from spit.verdicts import REASON_NAMES
+from host_tools.replay_facts import Story, Question, tie_reason, NOT_KNOWN
 
 PILE_VERDICTS = ("spit", "accept", "illegal", "late", "tie", "early", "undo", "resync")
 
@@ -45,12 +46,13 @@ def fmt_ms(us):
 
 
 def fmt_dt(us):
-    """A race's delta t: microseconds below a millisecond, else milliseconds."""
-    return "%d \u00b5s" % us if us < 1000 else fmt_ms(us)
+    """A race's delta t in milliseconds (three decimals below one: 400 us is 0.400 ms)."""
+    return "%.3f ms" % (us / 1000.0) if us < 1000 else fmt_ms(us)
 
 
-def describe(kind, f):
-    """One verdict in words (without time and tops)."""
+def describe(kind, f, rules=None):
+    """One verdict in words (without time and tops).  ``rules``: the referee's rules, for a
+    tie's reason with the log's numbers."""
     pile = "pile %s  " % f["pile"] if "pile" in f and kind in PILE_VERDICTS else ""
     card = f.get("card", "")
     if kind == "accept":
@@ -64,8 +66,8 @@ def describe(kind, f):
     if kind == "late":
         return "%sLATE %s  (+%s behind %s)" % (pile, card, fmt_ms(f["dt_us"]), f["top"])
     if kind == "tie":
-        return "%sTIE %s vs %s  (+%s: %s landed first and stays on top; %s is judged against it)" % (
-            pile, card, f["winner"], fmt_ms(f["dt_us"]), f["winner"], card)
+        return "%sTIE %s vs %s  (%s; %s stays on top, %s is judged against it)" % (
+            pile, card, f["winner"], tie_reason(f, rules), f["winner"], card)
     if kind == "early":
         return "%sEARLY %s  (before the spit cards)" % (pile, card)
     if kind == "undo":
@@ -84,15 +86,17 @@ def describe(kind, f):
     if kind == "recycle":
         return "RECYCLE  %s become side piles" % plural(f["cards"], "center card")
     if kind == "round_end":
-        who = "player %d " % f["player"] if "player" in f else ("a player " if f["reason"] == "out" else "")
-        return "ROUND %s ENDS  %s%s" % (f.get("round", "?"), who, REASON_WORDS.get(f["reason"], f["reason"]))
+        if "player" in f:
+            return "ROUND %s ENDS  player %d went out" % (f.get("round", "?"), f["player"])
+        if f["reason"] == "out":
+            return "ROUND %s ENDS  a player went out (who: said with STUCK or asked after the slaps)" % (
+                f.get("round", "?"))
+        return "ROUND %s ENDS  %s" % (f.get("round", "?"), REASON_WORDS.get(f["reason"], f["reason"]))
     if kind == "pile_won":
         size = "empty" if f["size"] == 0 else plural(f["size"], "card")
         return "player %d takes pile %d  (%s)" % (f["player"], f["pile"], size)
     if kind == "question":
-        if f.get("ask") == "went_out":
-            return "QUESTION  player %d: did you go out? (1 yes, 0 no)" % f["player"]
-        return "QUESTION  player %d: how many stock cards left? (0..%d)" % (f["player"], f["max"])
+        return "QUESTION  " + Question(0, f.get("ask"), f["player"], f.get("max", 1), 0).words()
     if kind == "score":
         return "player %d score %d" % (f["player"], f["score"])
     if kind == "game_over":
@@ -113,13 +117,24 @@ def error_words(f):
 
 
 class Timeline:
-    """Timeline lines, one verdict at a time: time, the verdict in words, the pile tops after it."""
+    """Timeline lines, one verdict at a time: time, the verdict in words, the pile tops after it.
+    ``input(t, kind, a, b, c)`` takes the log's input events (answers, STUCK presses), so the
+    round winners and the answers to the referee's questions are told when they are settled.
+    ``line`` may return several lines (joined by newlines)."""
 
     def __init__(self, npiles=2):
         self.tops = [None] * npiles
+        self.story = Story()
+        self.rules = None
+        self.tie = None   # (pile, card) of the last tie: its card's own verdict follows
 
     def set_table(self, referee):
         self.tops = [None] * referee.npiles
+        self.story.set_table(referee)
+        self.rules = referee.rules
+
+    def input(self, t, kind, a, b, c):
+        self.story.input(t, kind, a, b, c)
 
     def line(self, items):
         t = items[0][1]
@@ -127,16 +142,46 @@ class Timeline:
         f = dict(items[2:])
         tops = self.tops
         pile = f.get("pile", -1)
+        before = tops[pile] if isinstance(pile, int) and 0 <= pile < len(tops) else None
         if kind == "round_start":
             self.tops = tops = [None] * len(tops)
         elif kind in ("spit", "accept", "resync") and 0 <= pile < len(tops):
             tops[pile] = f["card"]
         elif kind == "undo" and 0 <= pile < len(tops):
             tops[pile] = f.get("top")
-        text = describe(kind, f)
-        if kind in PILE_VERDICTS and kind != "tie":
-            text = "%-44s tops: %s" % (text, " | ".join(c or "--" for c in tops))
-        return "%8s  %s" % (fmt_time(t), text)
+        tie, self.tie = self.tie, None
+        if tie is not None and tie == (pile, f.get("card")) and kind in ("accept", "late", "illegal"):
+            text = tie_outcome(kind, f, before)   # the card already shown in the TIE: no second verdict word
+        else:
+            text = describe(kind, f, self.rules)
+        if kind == "tie":
+            self.tie = (pile, f["card"])
+        elif kind in PILE_VERDICTS:
+            text = "%-44s  tops: %s" % (text, " | ".join(c or "--" for c in tops))
+        # What this verdict settles (an answer, a round's winner) is told before it: the answer
+        # came first, the piles are given out after it.
+        lines = ["%8s  %s" % (fmt_time(t), news) for news in self.story.verdict(t, kind, f)]
+        if kind == "game_over":
+            lines.insert(0, "%8s  %s" % (fmt_time(t), text))
+        else:
+            lines.append("%8s  %s" % (fmt_time(t), text))
+        return "\n".join(lines)
+
+    def finish(self):
+        """Lines settled by the log's last events (an answer with nothing after it), or []."""
+        return ["%8s  %s" % ("", news) for news in self.story.finish()]
+
+
+def tie_outcome(kind, f, top):
+    """The verdict that follows a tie, for the tied card: what happened to it, without a second
+    LATE/ACCEPT word for a card the TIE line already showed."""
+    card = f["card"]
+    pile = "pile %s  " % f["pile"]
+    if kind == "accept":
+        return "%s  -> %s fits %s too: it goes on top" % (pile, card, top or "the pile")
+    if kind == "late":
+        return "%s  -> %s fit only the card before %s: %s takes it back" % (pile, card, f.get("top", top), card)
+    return "%s  -> %s fits neither: %s takes it back" % (pile, card, card)
 
 
 class RoundStats:
@@ -228,8 +273,12 @@ def mismatch_text(m):
     return "MISMATCH line %d: device said %s, re-judge says %s" % (line, dev or "nothing", rj or "nothing")
 
 
-def summary(replay):
-    """The closing summary lines of a :class:`host_tools.replay.Replay`."""
+def summary(replay, story=None):
+    """The closing summary lines of a :class:`host_tools.replay.Replay`; ``story``: the
+    timeline's :class:`host_tools.replay_facts.Story` (else made from the kept records, if any)."""
+    if story is None and replay.records is not None:
+        from host_tools.replay_facts import story_of
+        story = story_of(replay)[0]
     rs = replay.rounds
     total = replay.tally.total
     lines = ["summary: %s, %s, %s (%d late), %s, %d illegal, %d early, %s, %s" % (
@@ -242,6 +291,14 @@ def summary(replay):
         lines.append("winner: %s (%s)" % (who, REASON_WORDS.get(reason, reason)))
     elif rs:
         lines.append("no winner yet: the log ends in round %d" % rs[-1].number)
+    if story is not None and story.game is not None and story.game[3]:
+        lines.append("decided by: %s" % story.game[3])
+    if story is not None and story.rounds:
+        lines.append("round winners: %s" % ", ".join(
+            "%d %s" % (n, story.winner_words(n)) for n in sorted(story.rounds) if n > 0))
+    if story is not None and story.questions:
+        lines.append("questions: %s" % "; ".join("round %d %s -> %s" % (q.round, q.words(), q.answer_words())
+                                                 for q in story.questions))
     if replay.device_verdicts:
         lines.append("device verdicts: %d logged, %s" % (replay.device_verdicts,
                                                           plural(replay.n_mismatches, "mismatch", "mismatches")))

@@ -16,6 +16,7 @@ counted under "unknown", never guessed.
 
 from spit.cards import format_card
 from spit.intake import EV_CARD
+from host_tools.replay_facts import story_of, NOT_KNOWN
 
 MAX_REACTION_US = 10 * 1000000
 UNKNOWN = -1
@@ -64,10 +65,21 @@ class GameStats:
         self.finished = replay.game is not None
         self.owner_of = {}      # record index -> player who played that verdict's card (where known)
         self._owners = {}
+        self.names_cards = False   # the log names who played each card (own deck, R-OWN-1)
         for _t, kind, pile, card, player in replay.inputs:
             if kind == EV_CARD and player >= 0:
+                self.names_cards = True
                 self._owners.setdefault((pile, format_card(card)), []).append(player)
+        self.story, _news = story_of(replay)
+        self.rounds_unknown = 0   # rounds that ended with a winner the log does not tell
         self._walk(replay)
+        for rf in self.story.rounds.values():
+            if rf.reason is None:
+                continue   # not finished
+            if rf.winner is None:
+                self.rounds_unknown += 1
+            elif rf.winner >= 0:
+                self.players[rf.winner].rounds_won += 1
 
     def of(self, player):
         return self.players[player] if player in (0, 1) else self.unknown
@@ -123,8 +135,6 @@ class GameStats:
                 self.of(f["player"]).stuck += 1
             elif kind in ("resync", "undo"):
                 last_change = t
-            elif kind == "round_end" and f.get("player") in (0, 1):
-                self.players[f["player"]].rounds_won += 1
             elif kind == "game_over" and f.get("winner") in (0, 1):
                 self.players[f["winner"]].games_won += 1
 
@@ -139,35 +149,61 @@ class Evening:
         self.finished = 0
         self.rounds = 0
         self.rulesets = {}
+        self.named_games = 0      # games whose log names who played each card
+        self.rounds_unknown = 0
 
     def add(self, game):
         self.games += 1
         self.finished += game.finished
         self.rounds += game.rounds
         self.rulesets[game.ruleset] = self.rulesets.get(game.ruleset, 0) + 1
+        self.named_games += game.names_cards
+        self.rounds_unknown += game.rounds_unknown
         for mine, theirs in zip(self.players + [self.unknown], game.players + [game.unknown]):
             mine.add(theirs)
 
 
+# (row name, value, per card: only known where the log names who played each card)
 ROWS = (
-    ("games won", lambda s: s.games_won),
-    ("rounds won (went out)", lambda s: s.rounds_won),
-    ("cards played (named)", lambda s: s.plays),
-    ("spit cards", lambda s: s.spit_cards),
-    ("reaction median", lambda s: _ms(s.median_ms())),
-    ("reaction 90th percentile", lambda s: _ms(s.p90_ms())),
-    ("reactions measured", lambda s: len(s.reactions_us)),
-    ("races won / lost", lambda s: "%d / %d" % (s.races_won, s.races_lost)),
-    ("close calls (raced, fit too)", lambda s: s.close_calls),
-    ("ties", lambda s: s.ties),
-    ("illegal plays", lambda s: s.illegal),
-    ("early plays", lambda s: s.early),
-    ("STUCK presses (spit calls)", lambda s: s.stuck),
+    ("games won", lambda s: s.games_won, False),
+    ("rounds won", lambda s: s.rounds_won, False),
+    ("cards played", lambda s: s.plays, True),
+    ("spit cards", lambda s: s.spit_cards, False),
+    ("reaction median", lambda s: _ms(s.median_ms()), True),
+    ("reaction 90th percentile", lambda s: _ms(s.p90_ms()), True),
+    ("reactions measured", lambda s: len(s.reactions_us), True),
+    ("races won / lost", lambda s: "%d / %d" % (s.races_won, s.races_lost), True),
+    ("close calls (raced, fit too)", lambda s: s.close_calls, True),
+    ("ties", lambda s: s.ties, True),
+    ("illegal plays", lambda s: s.illegal, True),
+    ("early plays", lambda s: s.early, True),
+    ("STUCK presses (spit calls)", lambda s: s.stuck, False),
 )
+UNNAMED = {"cards played": lambda s: s.plays, "races won / lost": lambda s: "%d races" % s.races_lost,
+           "ties": lambda s: s.ties, "illegal plays": lambda s: s.illegal, "early plays": lambda s: s.early,
+           "close calls (raced, fit too)": lambda s: s.close_calls}
+NOT_KNOWN_CELL = "not known"
 
 
 def _ms(v):
     return "-" if v is None else "%d ms" % round(v)
+
+
+def cells(evening, name, value, per_card):
+    """The row's cells for player 0, player 1 and the cards nobody is named for: a number the
+    log does not give is "not known", never 0."""
+    if per_card and not evening.named_games:
+        out = [NOT_KNOWN_CELL, NOT_KNOWN_CELL]
+    else:
+        out = [str(value(s)) for s in evening.players]
+        if per_card and evening.named_games < evening.games:
+            out = [c + "*" for c in out]
+    if name == "rounds won" and evening.rounds_unknown:
+        out = [c + "+?" for c in out]
+    unnamed = UNNAMED.get(name)
+    out.append(str(unnamed(evening.unknown)) if unnamed is not None and not evening.named_games == evening.games
+               else "")
+    return out
 
 
 def table(evening):
@@ -175,14 +211,17 @@ def table(evening):
     kinds = ", ".join("%s %d" % (k, evening.rulesets[k]) for k in sorted(evening.rulesets))
     out = ["%d game%s (%s), %d finished, %d rounds" % (evening.games, "" if evening.games == 1 else "s", kinds,
                                                       evening.finished, evening.rounds)]
-    cols = evening.players + [evening.unknown]
     out.append("%-30s %12s %12s %12s" % ("", "player 0", "player 1", "not named"))
-    for name, value in ROWS:
-        cells = [str(value(s)) for s in cols]
-        if name in ("games won", "rounds won (went out)", "STUCK presses (spit calls)", "spit cards"):
-            cells[2] = ""
-        out.append("%-30s %12s %12s %12s" % (name, cells[0], cells[1], cells[2]))
-    if not any(s.plays for s in evening.players):
-        out.append("(these logs do not say who played each card: only own-deck games do; spit cards, STUCK and "
-                   "slaps are always named)")
+    for name, value, per_card in ROWS:
+        c = cells(evening, name, value, per_card)
+        out.append("%-30s %12s %12s %12s" % (name, c[0], c[1], c[2]))
+    if not evening.named_games:
+        out.append("\"not known\": %s (only own-deck games say who played each card; spit cards, STUCK and "
+                   "slaps are always named)" % NOT_KNOWN)
+    elif evening.named_games < evening.games:
+        out.append("*: from the %d of %d games whose logs say who played each card" % (evening.named_games,
+                                                                                       evening.games))
+    if evening.rounds_unknown:
+        out.append("+?: %d round%s ended with a winner %s" % (evening.rounds_unknown,
+                                                               "" if evening.rounds_unknown == 1 else "s", NOT_KNOWN))
     return out

@@ -84,8 +84,11 @@ def test_timeline_of_a_small_log(tmp_path):
     assert lines[0].split() == ["0:00.000", "ROUND", "1", "starts", "cards", "26", "|", "26"]
     assert re.search(r"^ *0:01\.600  pile 0  SPIT 7H .* tops: 7H \| --$", out, re.M)
     assert re.search(r"^ *0:02\.000  pile 0  ACCEPT 8H +tops: 8H \| KS$", out, re.M)
-    assert "0:02.000  pile 0  TIE 8C vs 8H  (+0.3 ms: 8H landed first and stays on top; 8C is judged against it)" in out
-    assert re.search(r"0:02\.000  pile 0  LATE 8C  \(\+0\.3 ms behind 8H\) +tops: 8H \| KS", out)
+    assert ("0:02.000  pile 0  TIE 8C vs 8H  (closer than the tie window: 0.300 ms apart, the window is 1.0 ms; "
+            "8H stays on top, 8C is judged against it)") in out
+    # the tied card's own verdict says what happened to it, with no second LATE for it
+    assert re.search(r"0:02\.000  pile 0    -> 8C fit only the card before 8H: 8C takes it back +tops: 8H \| KS", out)
+    assert "LATE 8C" not in out
     assert re.search(r"0:02\.400  pile 1  ILLEGAL 5D  \(does not fit KS\) +tops: 8H \| KS", out)
     assert re.search(r"0:02\.500  pile 1  ACCEPT QD +tops: 8H \| QD", out)
     assert re.search(r"0:02\.600  pile 1  ACCEPT KC  \(race: \+100\.0 ms, fits too\) +tops: 8H \| KC", out)
