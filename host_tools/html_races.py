@@ -13,6 +13,7 @@ from spit.cards import format_card
 from spit.intake import EV_TOUCH, EV_CARD
 
 from host_tools.replay_text import fmt_dt, fmt_time
+from host_tools.replay_facts import tie_reason, tie_evidence
 
 ZOOM_W = 600
 ZOOM_LEFT = 18
@@ -34,6 +35,7 @@ class Race:
         self.touches = [None, None]
         self.reads = [None, None]
         self.timeline_label = None
+        self.reason = None          # a tie's reason, in words with the log's numbers
 
 
 def find_races(replay, owners):
@@ -41,6 +43,7 @@ def find_races(replay, owners):
     races = {}
     last = {}       # pile -> (t, card, record index) of its top card
     tie = None
+    rules = replay.referee.rules if replay.referee is not None else None
     for i, (_line, t, kind, f) in enumerate(replay.records):
         if kind == "round_start":
             last = {}
@@ -50,6 +53,9 @@ def find_races(replay, owners):
             top = last.get(pile)
             race = Race(len(races) + 1, i, "tie", pile, f["winner"], f["card"], t - f["dt_us"], t, f["dt_us"])
             race.players[0] = owners.get(top[2]) if top is not None else None
+            evidence = tie_evidence(replay.inputs or [], pile, f["card"], f["winner"], t, f["dt_us"],
+                                    rules.relist_us if rules is not None else 60000)
+            race.reason = tie_reason(f, rules, evidence)
             races[i] = tie = race
             continue
         if kind in ("late", "accept", "illegal") and tie is not None and tie.pile == pile and tie.loser == f["card"]:
@@ -98,8 +104,8 @@ def race_html(race):
                "accept": "ACCEPT: %s fits %s too (a race, nobody lost)" % (race.loser, race.winner),
                "illegal": "ILLEGAL: %s fits neither" % race.loser}
     if race.kind == "tie":
-        verdict = "TIE (closer than the tie window): %s landed first and stays on top; then %s" % (
-            race.winner, outcome.get(race.outcome, race.outcome.upper()))
+        verdict = "TIE (%s): %s stays on top; then %s" % (
+            race.reason, race.winner, outcome.get(race.outcome, race.outcome.upper()))
     else:
         verdict = outcome[race.kind]
     facts = ["winner %s%s landed %s, %s%s landed %s later" % (race.winner, _who(race.players[0]), fmt_time(race.t_win),
@@ -129,11 +135,11 @@ def zoom_svg(race):
 
     def x1(t):
         return ZOOM_LEFT + (t - lo) * (half - ZOOM_LEFT) / float(hi - lo)
-    out.append('<text x="%d" y="11" font-size="10" fill="#5b6475">landings (touch edges), &#181;s</text>' % ZOOM_LEFT)
+    out.append('<text x="%d" y="11" font-size="10" fill="#5b6475">landings (touch edges), ms after the first</text>' % ZOOM_LEFT)
     out.append('<line x1="%d" y1="62" x2="%d" y2="62" stroke="#8a93a3"/>' % (ZOOM_LEFT, half))
     for t in (race.t_win, race.t_lose):
-        out.append('<text x="%.1f" y="78" font-size="9" fill="#5b6475" text-anchor="middle">+%d</text>'
-                   % (x1(t), t - race.t_win))
+        out.append('<text x="%.1f" y="78" font-size="9" fill="#5b6475" text-anchor="%s">+%s</text>'
+                   % (x1(t), "start" if t == race.t_win else "end", escape(fmt_dt(t - race.t_win))))
     for side, (card, t, colour) in enumerate(((race.winner, race.t_win, "#2e9d4a"),
                                               (race.loser, race.t_lose, _colour(race)))):
         x = x1(t)

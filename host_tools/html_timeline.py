@@ -28,24 +28,32 @@ GAP = 3
 AXIS_H = 24
 
 COLOURS = {"accept": "#2e9d4a", "illegal": "#d7263d", "late": "#f08c00", "tie": "#7b2cbf",
-           "early": "#2f6fde", "spit": "#ffffff", "resync": "#8a8a8a", "undo": "#8a8a8a", "error": "#d7263d",
-           "stuck": "#475569"}
+           "early": "#2f6fde", "spit": "#ffffff", "resync": "#6b7280", "undo": "#6b7280", "error": "#7c2d12",
+           "stuck": "#475569", "mismatch": "#facc15"}
 TEXT_COLOURS = {"accept": "#1f6e34", "illegal": "#b3261e", "late": "#a85f00", "tie": "#5b1f90",
-                "early": "#1f4fae", "spit": "#1d2330", "error": "#b3261e"}
+                "early": "#1f4fae", "spit": "#1d2330", "error": "#7c2d12", "mismatch": "#713f12"}
 CARD_VERDICTS = ("spit", "accept", "illegal", "late", "early", "undo", "resync")
 
 
 def mark_svg(kind, x, y, tip=""):
-    """One verdict mark as an SVG element (``tip``: its <title>)."""
+    """One verdict mark as an SVG element (``tip``: its <title>).  Every kind has its own shape
+    and colour (the page's legend has one entry per mark)."""
     fill = COLOURS.get(kind, "#555")
     if kind == "spit":
         return '<circle cx="%.1f" cy="%.1f" r="%d" fill="#fff" stroke="#6b7280" stroke-width="2">%s</circle>' % (
             x, y, R, tip)
-    if kind in ("illegal", "error"):
+    if kind == "illegal":
         d = R - 0.5
         return ('<path d="M%.1f %.1fl%.1f %.1fm0 %.1fl%.1f %.1f" stroke="%s" stroke-width="3" '
                 'stroke-linecap="round" fill="none">%s</path>' % (x - d, y - d, 2 * d, 2 * d, -2 * d, -2 * d, 2 * d,
                                                                   fill, tip))
+    if kind == "error":   # an outlined triangle with a bar: "!"
+        return ('<path d="M%.1f %.1fl%.1f %.1fh%.1fz M%.1f %.1fv3" stroke="%s" stroke-width="1.6" fill="#fff" '
+                'stroke-linejoin="round">%s</path>' % (x, y - R - 1, R + 1, 2 * R + 1, -2 * R - 2, x, y - 2, fill, tip))
+    if kind == "mismatch":   # the device said otherwise here
+        return ('<rect x="%.1f" y="%.1f" width="%d" height="%d" fill="%s" stroke="#1d2330" stroke-width="1.5" '
+                'transform="rotate(45 %.1f %.1f)">%s</rect>' % (x - R + 1, y - R + 1, 2 * R - 2, 2 * R - 2, fill,
+                                                                 x, y, tip))
     if kind == "early":
         return '<rect x="%.1f" y="%.1f" width="%d" height="%d" fill="%s">%s</rect>' % (
             x - R + 1, y - R + 1, 2 * R - 2, 2 * R - 2, fill, tip)
@@ -54,6 +62,9 @@ def mark_svg(kind, x, y, tip=""):
             x, y - R - 1, R + 1, R + 1, -R - 1, R + 1, -R - 1, -R - 1, fill, tip)
     if kind == "stuck":
         return '<path d="M%.1f %.1fl5 9h-10z" fill="%s">%s</path>' % (x, y - 5, fill, tip)
+    if kind == "undo":   # a hollow circle: the card was taken back
+        return '<circle cx="%.1f" cy="%.1f" r="%d" fill="none" stroke="%s" stroke-width="2" ' \
+               'stroke-dasharray="2 2">%s</circle>' % (x, y, R - 1, fill, tip)
     return '<circle cx="%.1f" cy="%.1f" r="%d" fill="%s">%s</circle>' % (x, y, R, fill, tip)
 
 
@@ -215,8 +226,8 @@ class Row:
             out.append('<g class="%s" id="%s">%s</g>' % (lab.cls, lab.ident, body))
 
 
-def _title(t, kind, f, who=None):
-    text = "%s  %s" % (fmt_time(t), describe(kind, f))
+def _title(t, kind, f, who=None, rules=None):
+    text = "%s  %s" % (fmt_time(t), describe(kind, f, rules))
     if who is not None and "player" not in f:
         text += "  (played by player %d)" % who
     return "<title>%s</title>" % escape(text)
@@ -226,7 +237,10 @@ class Drawer:
     """Draws one round's verdicts onto its rows.  ``owners``: record index -> player;
     ``races``: record index -> race (host_tools.html_races.Race); ``numbers``: ids for labels."""
 
-    def __init__(self, rows, npiles, owners, races, numbers):
+    def __init__(self, rows, npiles, owners, races, numbers, questions=None, rules=None, winners=None):
+        self.questions = questions or {}   # t -> host_tools.replay_facts.Question
+        self.rules = rules
+        self.winners = winners or {}       # round number -> (player, how) where the log tells
         self.rows = rows
         self.npiles = npiles
         self.owners = owners
@@ -247,7 +261,7 @@ class Drawer:
         row = self.row_of(t)
         x = row.x(t)
         who = self.owners.get(index)
-        tip = _title(t, kind, f, who)
+        tip = _title(t, kind, f, who, self.rules)
         pile = f.get("pile", -1)
         lane = row.piles[pile] if isinstance(pile, int) and 0 <= pile < self.npiles else None
         if kind in CARD_VERDICTS and lane is not None:
@@ -271,6 +285,14 @@ class Drawer:
                                      "#0f766e", True, cls="label event"))
         else:
             self._event(row, x, t, kind, f, tip)
+
+    def mismatch(self, t, text):
+        """A verdict the device gave differently, marked at its time in the players' lane."""
+        row = self.row_of(t)
+        mx = row.players.mark_x(row.x(t))
+        lab = Label(self.ident("L"), mx, "device differs", TEXT_COLOURS["mismatch"], True)
+        row.players.marks.append((mx, "mismatch", "<title>%s</title>" % escape(text), lab))
+        row.players.labels.append(lab)
 
     def _card(self, row, lane, index, x, kind, f, who, tip):
         mx = lane.mark_x(x)
@@ -315,14 +337,27 @@ class Drawer:
         elif kind == "spit_call":
             text, colour, line = "SPIT CALL", "#1d2330", ("#1d2330", True)
         elif kind == "round_end":
-            who = "player %d " % f["player"] if "player" in f else ""
-            text = "round %s ends: %s%s" % (f.get("round", "?"), who, REASON_WORDS.get(f["reason"], f["reason"]))
+            won = self.winners.get(f.get("round"))
+            if "player" in f:
+                who = "player %d went out" % f["player"]
+            elif won is not None and won[0] is not None and won[0] >= 0:
+                who = "%s; player %d won it" % (REASON_WORDS.get(f["reason"], f["reason"]), won[0])
+            elif f["reason"] == "out":
+                who = "a player went out (who: %s)" % "not known from the log"
+            else:
+                who = REASON_WORDS.get(f["reason"], f["reason"])
+            text = "round %s ends: %s" % (f.get("round", "?"), who)
             colour, line = "#0f766e", ("#0f766e", False)
         elif kind == "game_over":
             who = "a draw" if f["winner"] < 0 else "player %d wins" % f["winner"]
             text, colour, line = "GAME OVER: %s" % who, "#b3261e", ("#b3261e", False)
         elif kind == "question":
-            text, colour, line = "question: P%d's stock cards?" % f["player"], "#0f766e", ("#0f766e", True)
+            q = self.questions.get(t)
+            if q is not None:
+                text = "question %s \u2192 answer %s" % (q.words(), q.answer_words())
+            else:
+                text = "question to player %d" % f["player"]
+            colour, line = "#0f766e", ("#0f766e", True)
         elif kind == "score":
             text, colour, line = "P%d score %d" % (f["player"], f["score"]), "#3a4252", None
         elif kind == "recycle":
