@@ -42,10 +42,14 @@ def reaction_histogram(stats, player):
     return "".join(out)
 
 
-def counts_chart(players):
-    """Races won and lost, ties, illegal and early plays, STUCK presses: one pair of bars each."""
+def counts_chart(players, names_cards=True):
+    """Races won and lost, ties, illegal and early plays, STUCK presses: one pair of bars each.
+    ``names_cards``: the log says who played each card; if not, only what it names is drawn
+    (never a zero for what it does not know)."""
     rows = (("races won", "races_won"), ("races lost", "races_lost"), ("ties", "ties"),
             ("illegal", "illegal"), ("early", "early"), ("STUCK", "stuck"))
+    if not names_cards:
+        rows = (("spit cards", "spit_cards"), ("STUCK", "stuck"), ("rounds won", "rounds_won"))
     w, left, row_h = 330, 80, 22
     h = 24 + row_h * len(rows)
     top = max([getattr(p, key) for p in players for _n, key in rows] + [1])
@@ -71,10 +75,14 @@ def counts_chart(players):
 
 def player_section(game):
     """The page's "Players" section for a host_tools.stats.GameStats."""
-    parts = ['<div class="plots">', counts_chart(game.players)]
-    for p in (0, 1):
-        parts.append(reaction_histogram(game.players[p], p))
+    parts = ['<div class="plots">', counts_chart(game.players, game.names_cards)]
+    if game.names_cards:
+        for p in (0, 1):
+            parts.append(reaction_histogram(game.players[p], p))
     parts.append("</div>")
+    if not game.names_cards:
+        parts.append('<p class="sub">Races won and lost, ties, illegal and early plays and reaction times per '
+                     'player: not known from the log (only own-deck games say who played each card).</p>')
     unknown = game.unknown
     if unknown.plays or unknown.races_lost or unknown.illegal:
         parts.append('<p class="sub">Not named in the log (only own-deck games name who played each card): '

@@ -56,7 +56,7 @@ def steps(replay, owners, news):
         if kind == "tie" and rules is not None:
             ev = tie_evidence(replay.inputs or [], pile, f["card"], f["winner"], t, f["dt_us"], rules.relist_us)
             text = describe(kind, f, rules).replace(tie_reason(f, rules), tie_reason(f, rules, ev))
-        for line in news.get(i, ()):
+        for _at, line in news.get(i, ()):
             text += " \u2014 " + line
         out.append({"t": fmt_time(t), "text": text, "tops": list(tops), "sizes": list(sizes),
                     "left": list(left), "who": who if kind in ("spit", "accept", "illegal", "late", "early", "tie")

@@ -4,8 +4,8 @@ timed game.  Shared by the text timeline, the page and ``spit stats`` so they te
 
 :class:`Story` is fed like the timeline, one thing at a time: ``input(t, kind, a, b, c)`` for the
 log's input events (``spit.intake`` EV_* codes, as the log reader hands them on) and
-``verdict(t, kind, fields)`` for each verdict; ``verdict`` returns lines of news to show after it
-(an answer and what it settled).  Nothing is guessed: a fact the log does not give stays None
+``verdict(t, kind, fields)`` for each verdict; ``verdict`` returns news it settled, as
+``(t, text)`` (an answer at its own time and what it settled).  Nothing is guessed: a fact the log does not give stays None
 and is shown as "not known from the log".
 
 Where the round winner comes from (docs/log-format.md, "Who went out"):
@@ -162,7 +162,7 @@ class Story:
                 self._open_q = None
             if q.answer is not None:
                 rf = self.rounds.get(q.round) or self._round()
-                news.append("ANSWER  %s" % q.answer_words())
+                news.append((q.answer_t, "ANSWER  %s" % q.answer_words()))
                 if q.ask == "went_out":
                     self._win(rf, q.player if q.answer == 1 else 1 - q.player,
                               "player %d answered the referee's question" % q.player)
@@ -173,14 +173,14 @@ class Story:
                     self._win(rf, 0 if s0 < s1 else 1 if s1 < s0 else -1,
                               "blocked: fewer stock cards left wins the round (R-ROUND-2)", (s0, s1))
                 if rf.winner is not None:
-                    news.append("ROUND %d WON BY %s  (%s)" % (rf.number, _who(rf.winner), rf.how))
+                    news.append((q.answer_t, "ROUND %d WON BY %s  (%s)" % (rf.number, _who(rf.winner), rf.how)))
         if self._slaps_from is not None and t is not None and self._open_q is None:
             said = [(at, p) for at, p in self._stucks
                     if self._slaps_from <= at <= t and (at, p) not in self._refused_stuck]
             if said:
                 rf = self._round()
                 self._win(rf, said[0][1], "player %d pressed STUCK during the slaps: I went out" % said[0][1])
-                news.append("ROUND %d WON BY %s  (%s)" % (rf.number, _who(rf.winner), rf.how))
+                news.append((said[0][0], "ROUND %d WON BY %s  (%s)" % (rf.number, _who(rf.winner), rf.how)))
                 self._slaps_from = None
         return news
 
@@ -196,7 +196,7 @@ class Story:
             rf.reason = reason
             self._win(rf, winner, words or "fewer cards wins", counts)
         self.game = (winner, reason, counts, words)
-        return ["DECIDED BY  %s" % words] if words else []
+        return [(_t, "DECIDED BY  %s" % words)] if words else []
 
     def winner_words(self, number):
         rf = self.rounds.get(number)

@@ -150,16 +150,23 @@ def _duration(rs):
 
 
 def _mismatch_times(replay):
-    """``[(t, text)]``: each device disagreement at the time of the log line it was found on."""
-    recs = replay.records
+    """``[(t, text)]``: each device disagreement at its time: the re-judged verdict's own ``t`` when
+    there is one (the same text), else the time of the log line it was found on."""
+    from host_tools.replay_matcher import normalise
     out = []
+    if not replay.mismatches:
+        return out
+    by_text = {}
+    for _line, items in replay.verdicts:
+        by_text.setdefault(normalise(dict(items)), []).append(items[0][1])
     for m in replay.mismatches:
-        line = m[0]
-        t = None
-        for rline, rt, _k, _f in recs:
-            if rline is not None and rline <= line:
-                t = rt if t is None or rt > t else t
-        out.append((t if t is not None else 0, mismatch_text(m)))
+        line, _dev, rj = m
+        ts = by_text.get(rj) if rj else None
+        if ts:
+            t = ts.pop(0)
+        else:
+            t = max((rt for rline, rt, _k, _f in replay.records if rline is not None and rline <= line), default=0)
+        out.append((t, mismatch_text(m)))
     return out
 
 

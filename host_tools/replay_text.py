@@ -160,7 +160,7 @@ class Timeline:
             text = "%-44s  tops: %s" % (text, " | ".join(c or "--" for c in tops))
         # What this verdict settles (an answer, a round's winner) is told before it: the answer
         # came first, the piles are given out after it.
-        lines = ["%8s  %s" % (fmt_time(t), news) for news in self.story.verdict(t, kind, f)]
+        lines = ["%8s  %s" % (fmt_time(at), news) for at, news in self.story.verdict(t, kind, f)]
         if kind == "game_over":
             lines.insert(0, "%8s  %s" % (fmt_time(t), text))
         else:
@@ -169,7 +169,7 @@ class Timeline:
 
     def finish(self):
         """Lines settled by the log's last events (an answer with nothing after it), or []."""
-        return ["%8s  %s" % ("", news) for news in self.story.finish()]
+        return ["%8s  %s" % (fmt_time(at), news) for at, news in self.story.finish()]
 
 
 def tie_outcome(kind, f, top):
