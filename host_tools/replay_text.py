@@ -308,6 +308,25 @@ def summary(replay, story=None):
 
 
 def timeline(replay):
-    """The timeline lines of a replay that kept its verdicts (``keep=True``)."""
+    """The timeline lines of a replay that kept its verdicts (``keep=True``), with what its input
+    events settle (answers, STUCK presses during the slaps) told where they settle it."""
     tl = Timeline(replay.npiles)
-    return [tl.line(items) for _line, items in replay.verdicts]
+    if replay.referee is not None:
+        tl.set_table(replay.referee)
+        tl.story.referee = None   # the final state: read only at the game's end (below)
+    inputs = sorted(replay.inputs or [], key=lambda e: e[0])
+    k = 0
+    out = []
+    for _line, items in replay.verdicts:
+        t = items[0][1]
+        while k < len(inputs) and inputs[k][0] <= t:
+            tl.input(*inputs[k])
+            k += 1
+        if items[1][1] == "game_over":
+            tl.story.referee = replay.referee   # the game is over: the referee's counts are final
+        out.extend(tl.line(items).split("\n"))
+    while k < len(inputs):
+        tl.input(*inputs[k])
+        k += 1
+    out.extend(tl.finish())
+    return out
