@@ -207,8 +207,9 @@ def _round_blocks(replay, owners, races, story_, mismatches):
         if round_races:
             race_part = '<h4>%s in round %d (zoom on the touch edges and reads)</h4><div class="races">%s</div>' % (
                 plural(len(round_races), "race").capitalize(), rs.number, "".join(race_html(r) for r in round_races))
-        bad = ["%s  %s" % (fmt_time(t), describe(kind, f, rules)) for _i, (_l, t, kind, f) in mine
-               if kind in ("illegal", "error")]
+        bad = ["%s  %s%s" % (fmt_time(t), describe(kind, f, rules), "  (played by player %d)" % owners[i]
+                               if owners.get(i) is not None and "player" not in f else "")
+               for i, (_l, t, kind, f) in mine if kind in ("illegal", "error")]
         bad += ["%s  %s" % (fmt_time(t), text) for t, text in mismatches if t >= start and (nxt is None or t < nxt)]
         bad_part = ('<h4>Illegal cards, errors and disagreements, with why</h4><ul class="detail">%s</ul>'
                     % "".join("<li>%s</li>" % escape(b) for b in bad)) if bad else ""
