@@ -296,3 +296,97 @@ def play_stream(seed, n_landings=80):
 def play_many(first_seed, count, n_landings=80):
     """Run ``count`` play-heavy streams (``play_stream``)."""
     return _many(play_stream, first_seed, count, n_landings)
+
+
+# --- long gaps between inputs: the same verdicts as with ticks in between (the time base) ---
+
+# Gaps between landings: up to the intake's base period (2**29 us), just past it, past the
+# 2**30 us ticks period, an hour, a day.
+_GAPS = (63100000, 536870911, 536870912, 536871000, 600000000, 1073741824, 1073741825,
+         3600000000, 86400000000)
+
+
+def gap_stream(seed, n_landings=60, ticks=0, tick_seed=0):
+    """A play-heavy game (touch, read 2-40 ms later, quiet now and then, STUCK/READY/slaps)
+    with long gaps now and then, some right after a read that is still held (no touch: it waits
+    reorder_us).  With ``ticks``, up to that many advance() calls at random times (from their
+    own generator, ``tick_seed``) inside each gap, from the newest time so far to the next
+    input's.  Returns (checksum, verdict count): a gap must judge as the same gap with ticks."""
+    import gc
+    gc.collect()   # (under the MicroPython runner's heap cap: the last referee's blocks back first)
+    rng = Rng(seed)
+    tick_rng = Rng(tick_seed)
+    name, options = _RULESETS[rng.below(len(_RULESETS))]
+    rules = make_ruleset(name, options)
+    counts = None if rules.mode != 0 else _COUNTS[rng.below(len(_COUNTS))]
+    sink = Checksum()
+    ref = Referee(rules, counts, sink)
+    t = rng.below(1000)
+    newest = 0
+    npiles = rules.piles
+    last = [0] * npiles
+    for _ in range(n_landings):
+        step = rng.below(30000) + 200
+        if rng.below(5) == 0:
+            step = _GAPS[rng.below(len(_GAPS))] + rng.below(3)
+            if ticks:
+                span = t + step - newest
+                at = []
+                for _ in range(1 + tick_rng.below(ticks)):
+                    at.append(newest + span * tick_rng.below(4097) // 4096)   # (span: maybe a big int)
+                at.sort()
+                for x in at:
+                    ref.advance(x // 1000, x % 1000)
+        t += step
+        pile = rng.below(npiles)
+        k = rng.below(100)
+        if k < 4:
+            ref.feed(3, t // 1000, t % 1000, rng.below(2), 0, 0)             # stuck
+        elif k < 6:
+            ref.feed(4, t // 1000, t % 1000, rng.below(2), pile, 0)          # slap
+        elif k < 10:
+            ref.feed(5, t // 1000, t % 1000, rng.below(2), 0, 0)             # ready
+        elif k < 11:
+            ref.feed(8, t // 1000, t % 1000, rng.below(2), rng.below(2), 0)  # answer
+        else:
+            # (a rank next to the pile's last card fed: not the referee's top, which a tick
+            # may have updated sooner, and the stream would no longer be the same)
+            top = last[pile]
+            if rng.below(4) and top > 0:
+                card = 16 * rng.below(4) + (top + (1 if rng.below(2) else 11)) % 13 + 1
+            else:
+                card = 16 * rng.below(4) + 1 + rng.below(13)
+            last[pile] = card & 15
+            player = rng.below(2) if rules.mode == 1 else -1
+            r = t
+            if rng.below(4):
+                ref.feed(1, t // 1000, t % 1000, pile, 0, 0)
+                r = t + 2000 + rng.below(38000)
+            ref.feed(2, r // 1000, r % 1000, pile, card, player)   # (without a touch: held)
+            if rng.below(3) == 0:
+                ref.quiet(pile)
+            t = r
+        if t > newest:
+            newest = t
+        if rng.below(3) == 0:
+            ref.advance(t // 1000, t % 1000)
+    ref.flush()
+    return sink.h, sink.n
+
+
+def gap_divergences(first_seed, count, n_landings=60):
+    """How many of ``count`` gap streams judge differently with ticks in their gaps (three
+    different sets of ticks each); returns (divergent streams, verdicts, first divergent seed)."""
+    bad = 0
+    first = -1
+    total = 0
+    for seed in range(first_seed, first_seed + count):
+        plain = gap_stream(seed, n_landings)
+        total += plain[1]
+        for k in range(3):
+            if gap_stream(seed, n_landings, 1 + 4 * k, seed * 7 + k) != plain:
+                bad += 1
+                if first < 0:
+                    first = seed
+                break
+    return bad, total, first

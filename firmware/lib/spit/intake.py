@@ -140,7 +140,8 @@ class EventQueue:
         h = self._horizon
         if t > h:
             if t >= _LIMIT:
-                t = self._rebase(ms, us)
+                self._leap(ms, us)   # (judges what is due up to t, then moves the base to ms)
+                t = us
             self._horizon = h = t
         elif t < _FLOOR:
             t = _FLOOR   # from long before anything still waiting: judged late anyway
@@ -283,8 +284,8 @@ class EventQueue:
         h = (ms - base) * 1000 + us
         if h > self._horizon:
             if h >= _LIMIT:
-                h = self._rebase(ms, us)
-                base = ms   # (the base moved to ms)
+                self._leap(ms, us)
+                return
             self._horizon = h
         else:
             h = self._horizon
@@ -357,6 +358,16 @@ class EventQueue:
             self._release_first()
         h = self._horizon
         self._clock_to(self._base_ms + h // 1000, h % 1000)
+
+    def _leap(self, ms, us):
+        """Time reached (ms, us), at least _LIMIT past the base: judge what is due by then on the
+        old base first (as tick lines in between would have: an event still held keeps its own
+        time, however long the gap), then move the base to ``ms``.  Only this call may hold a
+        time of 2**30 us or more (a gap longer than 537 s: in a log, never on the device, whose
+        loop advances every few ms)."""
+        self._horizon = (ms - self._base_ms) * 1000 + us   # (advance then judges up to it)
+        self.advance(ms, us)
+        self._rebase(ms, us)
 
     def _rebase(self, ms, us):
         """Move the base to ``ms`` (every stored time shifts, the oldest clamped at _FLOOR, far
