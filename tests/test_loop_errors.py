@@ -36,6 +36,7 @@ def run_with_errors(monkeypatch, script):
             t.app = app
             t.t0 = t.clock.now_us
             t._next_step = t.clock.now_us
+            assert t.press_ready()   # (every game starts on READY: the first session)
         seen.append((app.sessions, id(app.referee)))
         if not steps:
             raise KeyboardInterrupt

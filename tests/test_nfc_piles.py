@@ -202,8 +202,10 @@ def test_r_play_5_two_cards_in_one_listing_are_a_tie_on_the_board(touch):
         t.land_card(0, "7H", 2_100_000, touch=touch)
         t.land_card(1, "KS", 2_150_000, touch=touch)
         t.land_card(0, "8H", 2_600_000, touch=touch)
-        t.land_card(0, "9H", 3_000_000, touch=touch)
-        t.land_card(0, "9C", 3_000_300, touch=touch)
+        # (Both between two activation attempts of the waiting listing: the times depend on the
+        # attempts' phase, which moved when the session began to start on READY.)
+        t.land_card(0, "9H", 3_001_000, touch=touch)
+        t.land_card(0, "9C", 3_001_300, touch=touch)
         t.run_until(3_400_000)
         verdicts = [o for o in t.log_objects() if o.get("verdict") in ("accept", "tie", "late", "error")]
         last = verdicts[-3:]

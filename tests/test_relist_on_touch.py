@@ -38,6 +38,7 @@ def just_after_an_attempt(t, pile):
     """A time 0.2 ms after one of the waiting listing's activation attempts, ~10 ms ahead."""
     started = t.emulators[pile]._list_started
     assert started is not None, "the pile's chip is not listing"
+    started -= t.t0   # (the chip's clock time as table time)
     k = (t.now_us - started) // ATTEMPT_US + 2
     return started + k * ATTEMPT_US + 200
 

@@ -50,6 +50,8 @@ from spit.intents import LedIntents
 from spit.referee import Referee
 from referee.stalls import FlashStalls
 from referee.sessionlog import SessionLog
+from referee.live import Live
+from referee import waiting
 from referee import loop
 
 # Private copies of spit.verdicts' codes: const() is inlined per module only, so a use costs
@@ -144,6 +146,10 @@ class App:
         self._log_buffer = log_buffer   # the log's RAM buffer, allocated early at boot
         self.out = out
         self.echo = echo          # echo(buf, off, n): live session log on the console (None: off)
+        # The live stream (docs/live-protocol.md): seq and device time on every line, written
+        # only when the host can take it (referee/live.py).
+        self.live = Live(echo) if echo is not None else None
+        self.waiting = False       # no session: waiting for both READY (referee/waiting.py)
         # The session log's records (9 KB in one block, made first thing at boot by
         # referee/boot.py, or here), reused by every session.
         if log_records is None:
@@ -154,7 +160,11 @@ class App:
         self._draw_first_fn = self._draw_first
         self._kept_pile = 0        # the card take_card feeds: its pile and UID (a view)
         self._kept_uid = None
-        self.slog = SessionLog(None, 0, self._on_verdict_fn, echo, records=log_records)
+        live = self.live
+        self.slog = SessionLog(None, 0, self._on_verdict_fn, None if live is None else live.line,
+                               records=log_records)
+        if live is not None:
+            self.slog.echo_ready = live.ready
         self.leds = None
         self.buzzer = None
         self.stuck_inputs = [None, None]
@@ -187,17 +197,22 @@ class App:
         startup.selftest(self)
         del startup
         _drop_modules(_BOOT_ONLY)
-        self.new_session()
+        if self.live is not None:
+            self.live.hello(spit.__version__, self.board["name"], self.session_number())
+        self.wait_ready()   # (every round starts on READY, the first one too)
+        _drop_modules(_SESSION_ONLY)
         gc.collect()
-        while self.slog.echo_some(8):   # the session's first verdicts, before the loop starts
-            pass
+        n = 64
+        while n and self.slog.echo_some(8):   # (records of the boot, if any, before the loop)
+            n -= 1
         self._render(self.clock.ms)   # (the first frame, every zone: boot work, not a step's)
 
     # ---- sessions -----------------------------------------------------------------------
     def new_session(self):
         """Start a game: close the old log, a fresh engine and log, session time 0."""
-        if self.sessions:
+        if self.sessions and not self.waiting:
             self.close()
+        self.waiting = False
         self.sessions += 1
         self._over_ready[0] = self._over_ready[1] = False
         self.intents = LedIntents()
@@ -217,21 +232,30 @@ class App:
             self._reported_ms[p] = 0
             if self.versions[p] is None:
                 self.referee.report(0, 0, _E_READER, p, 0)
+        live = self.live
+        if live is not None:
+            live.text(self.header)   # (the log file's first line, on the stream too)
+            live.status(self)
 
     def close(self):
         """End the session: a closing tick, flush and close the log."""
-        if self.sessions:
+        if self.sessions and not self.waiting:
             self.clock.update()
             self.slog.tick(self.clock.ms, self.clock.us)
             self.slog.close()
 
     def feed(self, kind, ms, us, a, b, c):
-        """Log one input event and feed it to the engine."""
+        """Log one input event and feed it to the engine (none while waiting for READY)."""
+        if self.waiting:
+            return
         self.slog.event(kind, ms, us, a, b, c)
         self.referee.feed(kind, ms, us, a, b, c)
 
     # ---- the loop (run_forever, pause_work, at_pause: referee/loop.py) ------------------
     run_forever = loop.run_forever
+    wait_ready = waiting.wait_ready
+    ready_state = waiting.ready_state
+    session_number = waiting.session_number
     pause_work = loop.pause_work
     at_pause = loop.at_pause
     poll = loop.poll
@@ -284,6 +308,7 @@ class App:
         if self.referee.phase == _PH_OVER:
             # After the game: both STUCK (READY) start the next game.
             self._over_ready[player] = True
+            waiting.ready_pressed(self, player)
             if self._over_ready[0] and self._over_ready[1]:
                 self._restart = True   # (pause_work: once the log is on flash)
             return

@@ -117,6 +117,9 @@ def pause_work(self):
     slog = self.slog
     book = self.book
     paused = self.paused = self.at_pause()
+    live = self.live
+    if live is not None and live.requests:
+        live.poll(self, self.clock.ms)   # (a reader's '?', every 100 ms: never blocks)
     if book is not None and book.flushes != self.stalls.seen:
         self.stalls.note(book, self.clock.ms, paused)   # (a forced write in this step)
     if paused and self.lock_failures != self._lock_reported:

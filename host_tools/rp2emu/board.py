@@ -14,7 +14,6 @@ other lines (boot banner, reader self-test, errors).  ``t0`` is the emulated tim
 verdict arrived: the session's start as seen from the table.
 """
 
-import json
 import os
 import subprocess
 import sys
@@ -37,13 +36,22 @@ class FlashedPico:
         self.image = flashed_image(board, ruleset, options, firmware, bootrom, progress=progress)
         self.emu = Rp2Emulator(firmware, bootrom, fs_image=self.image)
         self.table = Rp2Table(self.emu, board, emulator)
+        from host_tools.live_stream import LiveReader
+        self.live = LiveReader()   # the stream (docs/live-protocol.md): seq gaps, status
         self.console = []
+        self.statuses = []       # (emulated us, status line's object)
         self.verdicts = []       # (emulated us when it came over the console, log object)
         self.events = []
         self.on_verdict = None   # on_verdict(obj) as each verdict line arrives
         self._partial = b""
         self.emu.on_serial = self._serial
         self.t0 = 0
+        # The referee waits for both READY after boot (docs/rules.md): the players press it
+        # once it says so (its first status line, "waiting").
+        while not self.statuses and self.table.now_us < BOOT_LIMIT_US:
+            self.table.run_until(self.table.now_us + 10 * MS)
+        if self.statuses:
+            self.press_ready()
         while not self.verdicts and self.table.now_us < BOOT_LIMIT_US:
             self.table.run_until(self.table.now_us + 10 * MS)
         if not self.verdicts:
@@ -56,21 +64,24 @@ class FlashedPico:
         buf = self._partial + data
         *lines, self._partial = buf.split(b"\n")
         for raw in lines:
-            line = raw.decode(errors="replace").strip()
-            if line.startswith("{"):
-                try:
-                    obj = json.loads(line)
-                except ValueError:
-                    self.console.append(line)
-                    continue
-                if "verdict" in obj:
-                    self.verdicts.append((self.table.now_us, obj))
-                    if self.on_verdict is not None:
-                        self.on_verdict(obj)
-                else:
-                    self.events.append((self.table.now_us, obj))
-            elif line:
-                self.console.append(line)
+            for kind, obj, body, _ in self.live.feed(raw.decode(errors="replace").strip()):
+                if kind == "log":   # (the log line without the stream's seq and dev)
+                    if "verdict" in obj:
+                        self.verdicts.append((self.table.now_us, obj))
+                        if self.on_verdict is not None:
+                            self.on_verdict(obj)
+                    else:
+                        self.events.append((self.table.now_us, obj))
+                elif kind == "status":
+                    self.statuses.append((self.table.now_us, obj))
+                elif kind == "text":
+                    self.console.append(body)
+
+    def press_ready(self, hold_us=60 * MS):
+        """Both players press READY (a short STUCK press each) now."""
+        t = self.table.now_us
+        self.table.press(0, "stuck", t, hold_us=hold_us)
+        self.table.press(1, "stuck", t, hold_us=hold_us)
 
     # ---- session-relative driving ------------------------------------------------------------
     def run_to(self, t_us):

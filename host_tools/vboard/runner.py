@@ -39,6 +39,10 @@ Constructor options:
     console         True: the firmware echoes its live log into ``console`` (bytes), as
                     it does on the chip's USB console
     boot            False: do not boot (use ``run_main()`` to test boot errors)
+    ready           True (default): after boot both players press READY (a short STUCK press
+                    each), as they do before every game, and table time 0 is the session's
+                    start; False: the firmware is left waiting for READY (table time 0 is the
+                    end of its boot)
     root            the directory used as the board's file system (default: a new temp dir)
 
 World actions: ``land_card(pile, card, at_us, touch=True, tag_delay_us=0, touch_us=2000)``
@@ -89,13 +93,14 @@ def next_world_us(agenda, emulators, limit):
 class VirtualTable:
     def __init__(self, board="pico", ruleset="classic", options=None, cards=None, files=None,
                  start_us=0, loop_us=1000, emulator=None, boot=True, root=None, lock_heap=False,
-                 console=False):
+                 console=False, ready=True):
         from spit.rules import make_ruleset
         self.loop_us = loop_us
         self.lock_heap = lock_heap
         self.console = bytearray() if console else None   # the live log echoed by the firmware
         self.steps = 0
         self.app = None
+        self.ready = ready
         self.spis = {}
         self.emulators = []
         self._agenda = []
@@ -174,7 +179,33 @@ class VirtualTable:
         self.app.heap_unlock = heapgate.fw_unlock
         self.t0 = self.clock.now_us
         self._next_step = self.clock.now_us
+        if self.ready:
+            self.press_ready()
         return self.app
+
+    def press_ready(self, hold_us=60000, limit_us=3000000):
+        """Both players press READY now; run until the session starts, which is table time 0
+        from then on (returns False if it did not start within ``limit_us``)."""
+        app = self.app
+        clock = app.clock
+        start = clock.start
+        table = self
+
+        def started():   # (the session clock's start: table time 0 from now)
+            start()
+            table.t0 = table.clock.now_us
+            del clock.start   # (the class's method again)
+        clock.start = started
+        sessions = app.sessions
+        t = self.now_us
+        self.press(0, "stuck", t, hold_us=hold_us)
+        self.press(1, "stuck", t, hold_us=hold_us)
+        begin = self.clock.now_us
+        while app.sessions == sessions and self.clock.now_us - begin < limit_us:
+            self.run_until(self.now_us + 5000)
+        if "start" in getattr(clock, "__dict__", {}):
+            del clock.start
+        return app.sessions != sessions
 
     def run_main(self, error_cycles=1):
         """Run ``main.run`` (boot errors blink ``error_cycles`` times); returns its result."""

@@ -1,0 +1,157 @@
+"""Is the referee running on the board, and in a game?  Restart it after a tool stopped it.
+
+Every `spit` command that talks to the board goes through here (docs/live-protocol.md):
+
+    state = probe(port)          # BoardState: "running" (with the status line), "prompt" or "silent"
+    guard(port, force, out)      # refuses during a game; notices a board left at the prompt
+    restart(port, out)           # soft-resets the board at the prompt, waits for the referee's
+                                 # boot line: "the referee is running again (session N)"
+
+``probe`` opens the port (pyserial), sends ``?`` (the live protocol's status request; never
+Ctrl-C) and reads for a moment: a ``status`` line means the referee runs (its phase, round);
+MicroPython's prompt (``>>>``, the raw REPL's ``raw REPL; CTRL-B to exit`` or the typed ``?``
+echoed back) means it does not.  Nothing the referee does is disturbed by a probe.
+"""
+
+import os
+import time
+
+from host_tools.live_stream import LiveReader, IN_GAME
+from host_tools.manifest import FlashError
+
+# The emulated Pico runs several times slower than a real one: SPIT_BOARD_WAIT_S stretches waits.
+WAIT_S = float(os.environ.get("SPIT_BOARD_WAIT_S", "1"))
+PROBE_S = 2.0
+BOOT_S = 20.0
+
+
+class BoardState:
+    def __init__(self, what, status=None, text=""):
+        self.what = what          # "running", "prompt" or "silent"
+        self.status = status      # the status line (a dict) when running
+        self.text = text
+
+    @property
+    def in_game(self):
+        return self.what == "running" and self.status is not None and self.status.get("status") in IN_GAME
+
+    def __repr__(self):
+        return "BoardState(%r, %r)" % (self.what, self.status)
+
+
+def open_port(port):
+    import serial
+    return serial.serial_for_url(port, baudrate=115200, timeout=0.05)
+
+
+def _read_for(ser, seconds, until):
+    """Read lines for up to ``seconds`` (stretched by WAIT_S); stop when ``until(line, buf)``."""
+    end = time.monotonic() + seconds * WAIT_S
+    buf = b""
+    while time.monotonic() < end:
+        chunk = ser.read(256)
+        if not chunk:
+            continue
+        buf += chunk
+        if until(buf):
+            break
+    return buf
+
+
+def probe(port, seconds=PROBE_S, ser=None):
+    """What the board is doing now (see the module doc)."""
+    own = ser is None
+    if own:
+        ser = open_port(port)
+    try:
+        ser.reset_input_buffer()
+        ser.write(b"?")
+        reader = LiveReader()
+        found = {}
+
+        def until(buf):
+            text = buf.decode(errors="replace")
+            if ">>> " in text or "raw REPL" in text or text.rstrip().endswith(">>> ?"):
+                found["prompt"] = True
+                return True
+            for line in text.split("\n")[:-1]:
+                for kind, obj, _, _ in reader.feed(line):
+                    if kind == "status":
+                        found["status"] = obj
+                        return True
+            return False
+        buf = _read_for(ser, seconds, until)
+        text = buf.decode(errors="replace")
+        if "status" in found:
+            return BoardState("running", found["status"], text)
+        if "prompt" in found:
+            ser.write(b"\x03")   # (clear the typed '?': the referee is not running anyway)
+            return BoardState("prompt", None, text)
+        return BoardState("silent", None, text)
+    finally:
+        if own:
+            ser.close()
+
+
+def refuse_message(status):
+    return ("a game is in progress (round %d): run this after the game, or pass --force"
+            % status.get("round", 0))
+
+
+def guard(port, force=False, out=None, restart_prompt=True):
+    """Before a command that stops the referee: FlashError during a game (unless ``force``);
+    a board found at the prompt is said so (and restarted first if ``restart_prompt``).
+    Returns the BoardState."""
+    state = probe(port)
+    if state.in_game and not force:
+        raise FlashError(refuse_message(state.status))
+    if state.what == "prompt" and out is not None:
+        out.write("the board at %s is at the MicroPython prompt: the referee is not running\n" % port)
+        if restart_prompt:
+            restart(port, out)
+    return state
+
+
+def restart(port, out=None, seconds=BOOT_S):
+    """Soft-reset a board left at the prompt (raw or friendly REPL) and wait for the referee's
+    boot line and its ``hello``; returns the session number it will log next."""
+    ser = open_port(port)
+    try:
+        ser.reset_input_buffer()
+        ser.write(b"\r\x03\x03")   # (stop anything running at the prompt)
+        time.sleep(0.1 * WAIT_S)
+        ser.write(b"\x02")         # leave the raw REPL, if it is there
+        time.sleep(0.1 * WAIT_S)
+        ser.reset_input_buffer()
+        ser.write(b"\x04")         # soft reset: main.py runs the referee
+        reader = LiveReader()
+        got = {}
+
+        def until(buf):
+            for line in buf.decode(errors="replace").split("\n")[:-1]:
+                for kind, obj, _, _ in reader.feed(line):
+                    if kind == "hello":
+                        got["hello"] = obj
+                        return True
+            return False
+        buf = _read_for(ser, seconds, until)
+    finally:
+        ser.close()
+    if "hello" not in got:
+        tail = buf.decode(errors="replace").strip().splitlines()[-3:]
+        raise FlashError("the referee did not start again on %s: %s" % (port, " | ".join(tail) or "no output"))
+    session = got["hello"].get("session", 0)
+    if out is not None:
+        out.write("the referee is running again (session %d)\n" % session)
+    return session
+
+
+def notice(port, out, ask=None):
+    """For commands that do not stop the referee: a board at the prompt is said so, and the
+    referee restarted if ``ask()`` agrees (default: yes)."""
+    state = probe(port)
+    if state.what == "prompt":
+        out.write("the board at %s is at the MicroPython prompt: the referee is not running\n" % port)
+        if ask is None or ask():
+            restart(port, out)
+    return state
