@@ -1,0 +1,203 @@
+"""``spit watch``: the live stream read as docs/live-protocol.md says, and the page end to end in
+headless Chromium against the virtual board (the real firmware, ``spit sim --mode firmware``):
+every verdict of a game appears on the page, in order, and a page opened mid-game shows the right
+tops at once.  Chromium tests are skipped when /usr/bin/chromium is missing.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+for _p in (ROOT, os.path.join(ROOT, "firmware", "lib")):
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
+
+from host_tools.watch import Watch, Hub  # noqa: E402
+from host_tools.cli_watch import WatchServer, paced, pump  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+HEADER = {"spitlog": 1, "ruleset": "classic", "options": {"tie_window_us": 3000, "countdown_ms": 2000},
+          "counts": [26, 26]}
+
+
+def proto(seq, obj, dev=1000):
+    return json.dumps(dict({"seq": seq, "dev": dev}, **obj))
+
+
+def test_protocol_lines_give_the_tops_and_flashes():
+    w = Watch()
+    events = []
+    for i, obj in enumerate([HEADER, {"t": 0, "verdict": "round_start", "round": 1, "cards0": 26, "cards1": 26},
+                             {"t": 2100000, "verdict": "spit", "pile": 0, "card": "7H", "player": 0},
+                             {"t": 2200000, "verdict": "spit", "pile": 1, "card": "KS", "player": 1},
+                             {"t": 3000000, "verdict": "accept", "pile": 0, "card": "8H"},
+                             {"t": 3016500, "verdict": "tie", "pile": 0, "card": "8C", "winner": "8H", "dt_us": 16500},
+                             {"t": 3016500, "verdict": "late", "pile": 0, "card": "8C", "dt_us": 16500, "top": "8H"},
+                             {"t": 3500000, "verdict": "illegal", "pile": 1, "card": "5D", "top": "KS"}]):
+        events += w.feed(proto(i + 1, obj))
+    s = w.state()
+    assert s["tops"] == ["8H", "KS"] and s["sizes"] == [2, 1] and s["round"] == 1
+    flashes = [e["flash"] for e in events if e["type"] == "verdict" and e["flash"].get("big")]
+    assert [f["big"] for f in flashes] == ["TIE", "ILLEGAL"], "no LATE flash for the card the TIE showed"
+    assert flashes[0]["dt"] == "16.5 ms" and flashes[0]["why"].startswith("the race rule")
+    assert flashes[1]["why"] == "5D does not fit KS" and flashes[1]["pile"] == 1
+
+
+def test_a_gap_in_seq_counts_dropped_lines_and_the_banner_restarts():
+    w = Watch()
+    w.feed(proto(0, {"live": 1, "firmware": "0.1.0", "board": "pico", "session": 3}))
+    w.feed(proto(1, {"status": "waiting", "session": 3, "round": 0, "tops": [None, None], "cards": [26, 26]}))
+    w.feed(proto(5, {"status": "play", "session": 3, "round": 2, "tops": ["5S", "KH"], "cards": [14, 17]}))
+    assert w.state()["dropped"] == 3
+    assert w.state()["tops"] == ["5S", "KH"] and w.state()["round"] == 2 and w.state()["phase"] == "play"
+    w.feed(proto(9, {"status": "play", "tops": ["6S", "KH"]}, dev=5) .replace('"dev": 5', '"dev": 5, "dropped": 2'))
+    assert w.state()["dropped"] == 5
+    w.feed("spit-referee 0.1.0 board=pico")
+    w.feed(proto(0, {"live": 1}))
+    assert w.state()["dropped"] == 5 and w.state()["texts"][-1] == "spit-referee 0.1.0 board=pico"
+
+
+def test_questions_and_answers_reach_the_state():
+    w = Watch()
+    w.feed(json.dumps(HEADER))
+    w.feed(json.dumps({"t": 9000000, "verdict": "question", "ask": "went_out", "player": 1, "max": 1}))
+    assert w.state()["question"]["text"].startswith("player 1: did you go out?")
+    w.feed(json.dumps({"t": 9500000, "ev": "answer", "player": 1, "value": 0}))
+    assert w.state()["question"]["answer"] == "0: player 0 went out"
+
+
+def test_paced_gives_each_line_when_its_time_comes():
+    now = [0.0]
+    lines = [json.dumps(HEADER), json.dumps({"t": 1000000, "ev": "touch", "pile": 0}),
+             json.dumps({"t": 500000, "verdict": "spit", "pile": 0, "card": "7H"}),
+             json.dumps({"t": 3000000, "ev": "tick"})]
+    seen = []
+    for line in paced(lines, speed=2.0, clock=lambda: now[0], sleep=lambda s: now.__setitem__(0, now[0] + s)):
+        seen.append(round(now[0], 3))
+    assert seen == [0.0, 0.5, 0.5, 1.5]
+
+
+# --- end to end in headless Chromium ---
+
+def firmware_game_lines(seconds=20, seed=1):
+    """A game of the real firmware on the virtual board (spit sim --mode firmware)."""
+    from host_tools.sim.run import run_game
+    from host_tools.sim.firmware import firmware_port
+    return run_game("classic", None, seed=seed, port_factory=firmware_port, max_minutes=seconds / 60.0).lines
+
+
+class Served:
+    def __init__(self):
+        self.watch, self.hub = Watch(), Hub()
+        self.server = WatchServer(("127.0.0.1", 0), self.watch, self.hub)
+        self.url = "http://127.0.0.1:%d/" % self.server.server_address[1]
+        self.tops_at = {0: [None, None]}
+        publish = self.hub.publish
+
+        def keep(events):
+            for ev in events:
+                if "state" in ev:
+                    self.tops_at[ev["seq"]] = ev["state"]["tops"]
+            publish(events)
+        self.hub.publish = keep
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
+
+    def close(self):
+        self.server.closing.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+    def acks(self):
+        with self.server.acks_lock:
+            return [q for _t, q in self.server.acks]
+
+
+def open_page(tmp_path, url, name):
+    return subprocess.Popen([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                             "--user-data-dir=" + str(tmp_path / name), "--remote-debugging-port=0",
+                             url + "?ack=1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def wait_for(cond, seconds):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.1)
+    return cond()
+
+
+@pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="chromium not installed (CI installs Debian chromium)")
+def test_every_verdict_reaches_the_page_in_order_and_a_late_page_sees_the_tops(tmp_path):
+    lines = firmware_game_lines()
+    verdicts = [json.loads(line) for line in lines if '"verdict"' in line]
+    assert len(verdicts) > 30
+    served = Served()
+    first = second = None
+    try:
+        first = open_page(tmp_path, served.url, "p1")
+        assert wait_for(lambda: any("state" in a for a in served.acks()), 60), "the first page never connected"
+        half = len(lines) // 2
+        pump(paced(lines[:half], speed=8.0), served.watch, served.hub)
+        second = open_page(tmp_path, served.url, "p2")
+        assert wait_for(lambda: sum("state" in a for a in served.acks()) >= 2, 60), "the late page never connected"
+        pump(paced(lines[half:], speed=8.0), served.watch, served.hub)
+        settled = [-1]
+
+        def quiet():   # no new acknowledgement for a second: both pages have drawn all they got
+            n = len(served.acks())
+            if n == settled[0]:
+                return True
+            settled[0] = n
+            time.sleep(1.0)
+            return False
+        assert wait_for(quiet, 60)
+        acks = served.acks()
+    finally:
+        for p in (first, second):
+            if p is not None:
+                p.terminate()
+                p.wait(10)
+        served.close()
+    pages = {}
+    for a in acks:
+        pages.setdefault(a["pid"], []).append(a)
+    assert len(pages) == 2
+    for page in pages.values():
+        page.sort(key=lambda a: int(a["i"]))   # the order the page drew them (acks may arrive out of order)
+    early, late = sorted(pages.values(), key=lambda p: int(p[0]["state"]))
+    assert int(late[0]["state"]) > 0, "the late page joined mid-game"
+    assert json.loads(late[0]["tops"]) == served.tops_at[int(late[0]["state"])], "it shows the tops at once"
+    # Every verdict of the game appears on the first page, in order; the late one has every verdict after it joined.
+    assert [(a["verdict"], int(a["t"])) for a in early if "verdict" in a] == [(v["verdict"], v["t"]) for v in verdicts]
+    tail = [(a["verdict"], int(a["t"])) for a in late if "verdict" in a]
+    assert tail and tail == [(v["verdict"], v["t"]) for v in verdicts][-len(tail):]
+
+
+def test_watch_command_serves_the_page_and_the_state(tmp_path):
+    log = tmp_path / "g.spitlog"
+    log.write_text("\n".join(firmware_game_lines(seconds=8)) + "\n", encoding="utf-8")
+    spit = shutil.which("spit", path=os.path.join(ROOT, ".venv", "bin")) or "spit"
+    proc = subprocess.Popen([spit, "watch", "--log", str(log), "--speed", "50", "--http", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = proc.stdout.readline().split()[2]
+        page = urllib.request.urlopen(url, timeout=10).read().decode()
+        assert "EventSource('/events')" in page and 'name="viewport"' in page
+        time.sleep(1.5)
+        state = json.loads(urllib.request.urlopen(url + "state", timeout=10).read())
+        assert state["ruleset"] == "classic" and any(state["tops"])
+        replay_page = urllib.request.urlopen(url + "replay", timeout=30).read().decode()
+        assert "<h2>Rounds</h2>" in replay_page
+    finally:
+        proc.terminate()
+        proc.wait(10)
