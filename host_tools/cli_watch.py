@@ -148,7 +148,7 @@ def serial_lines(port, stop):
         ser.write(b"?")
         buf = b""
         while not stop.is_set():
-            chunk = ser.read(4096)
+            chunk = ser.read(max(1, ser.in_waiting))   # what is there now (read(4096) would wait the timeout)
             if not chunk:
                 continue
             buf += chunk

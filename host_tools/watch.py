@@ -18,7 +18,7 @@ import queue
 import threading
 import time
 
-from host_tools.replay_text import describe, fmt_dt
+from host_tools.replay_text import describe, fmt_dt, tie_outcome
 from host_tools.replay_facts import Question, tie_reason
 
 RECENT = 12               # verdicts kept for a late joiner's page
@@ -150,6 +150,9 @@ class Watch:
             text = describe(kind, f, self.rules)
         except (KeyError, TypeError, ValueError):
             text = "%s %s" % (kind, json.dumps(f))
+        tied = self.tie is not None and self.tie == (pile, v.get("card")) and kind in ("accept", "late", "illegal")
+        if tied:   # the card the TIE showed: what became of it, no second LATE
+            text = tie_outcome(kind, f, self.tops[pile] if on_table else None)
         flash = {"kind": kind, "pile": pile if on_table else None, "text": text}
         if kind == "round_start":
             self.round = v.get("round", self.round)
@@ -206,7 +209,7 @@ class Watch:
             w = v.get("winner", -1)
             self.game_over = {"winner": w, "reason": v.get("reason"), "text": text}
             flash["big"] = "GAME OVER"
-        if kind in ("accept", "late", "illegal") and self.tie == (pile, v.get("card")):
+        if tied:
             self.tie = None
             flash.pop("big", None)   # the TIE flash already showed this card
         item = {"t": t, "kind": kind, "text": text}

@@ -1,0 +1,107 @@
+"""Verdict latency of ``spit watch``: from a verdict line written on the serial port to the page
+having drawn it (issue 30: under 100 ms).
+
+A pseudo-terminal stands in for the board's USB serial port: this script writes a game's live
+stream into its master side (the firmware on the virtual board, ``spit sim --mode firmware``,
+with the protocol's ``seq``/``dev`` in front, paced at the game's own speed), ``spit watch``'s
+reader opens the other side as it opens a board (pyserial), and a headless Chromium shows the
+page.  The page reports each verdict it has drawn (``/ack``, an extra request, so the figures
+are an upper bound); latency = time of the ack - time the line was written.
+
+    python bench/watch_latency.py [--seconds 30] [--speed 1]
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+for _p in (ROOT, os.path.join(ROOT, "firmware", "lib")):
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
+
+from host_tools.watch import Watch, Hub  # noqa: E402
+from host_tools.cli_watch import WatchServer, pump, serial_lines, paced  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+def percentile(values, pct):
+    v = sorted(values)
+    return v[min(len(v) - 1, (len(v) * pct) // 100)]
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seconds", type=float, default=30, help="game length (simulated seconds)")
+    ap.add_argument("--speed", type=float, default=1.0, help="play the stream this many times faster")
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args(argv)
+    if not os.path.exists(CHROMIUM):
+        print("chromium not installed: no page to measure")
+        return 1
+    import tty
+    from host_tools.sim.run import run_game
+    from host_tools.sim.firmware import firmware_port
+    lines = run_game("classic", None, seed=args.seed, port_factory=firmware_port,
+                     max_minutes=args.seconds / 60.0).lines
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    watch, hub = Watch(), Hub()
+    server = WatchServer(("127.0.0.1", 0), watch, hub)
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
+    reader = threading.Thread(target=pump, args=(serial_lines(os.ttyname(slave), server.closing), watch, hub,
+                                                 server.closing), daemon=True)
+    reader.start()
+    url = "http://127.0.0.1:%d/?ack=1" % server.server_address[1]
+    profile = tempfile.mkdtemp(prefix="spit-watch-bench-")
+    browser = subprocess.Popen([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                                "--disable-background-networking", "--user-data-dir=" + profile,
+                                "--remote-debugging-port=0", url], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    written = {}   # (verdict, t) -> monotonic time its line was written
+    try:
+        end = time.monotonic() + 60
+        while not any("state" in q for _t, q in server.acks) and time.monotonic() < end:
+            time.sleep(0.05)
+        os.write(master, b"spit-referee 0.1.0 board=pico\n")
+        for seq, line in enumerate(paced(lines, args.speed)):
+            obj = json.loads(line)
+            out = json.dumps(dict({"seq": seq, "dev": int(time.monotonic() * 1000) % (1 << 30)}, **obj))
+            if "verdict" in obj:
+                written.setdefault((obj["verdict"], obj["t"]), time.monotonic())
+            os.write(master, (out + "\n").encode())
+        time.sleep(2.0)
+    finally:
+        browser.terminate()
+        browser.wait(10)
+        server.closing.set()
+        server.shutdown()
+        server.server_close()
+    lat = []
+    for at, q in server.acks:
+        key = (q.get("verdict"), int(q["t"])) if "t" in q else None
+        if key in written:
+            lat.append((at - written[key]) * 1000.0)
+    print("spit watch verdict latency: serial line written -> drawn on the page (headless Chromium, ack)")
+    print("game: classic, seed %d, %.0f s of play (firmware on the virtual board), %d verdicts, speed %.1fx"
+          % (args.seed, args.seconds, len(written), args.speed))
+    if not lat:
+        print("no verdict reached the page")
+        return 1
+    print("%-10s %8s" % ("", "ms"))
+    for name, value in (("min", min(lat)), ("median", percentile(lat, 50)), ("p90", percentile(lat, 90)),
+                        ("p99", percentile(lat, 99)), ("max", max(lat))):
+        print("%-10s %8.1f" % (name, value))
+    print("drawn: %d of %d verdicts; target < 100 ms: %s" % (len(lat), len(written),
+                                                              "met" if percentile(lat, 99) < 100 else "NOT met"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
