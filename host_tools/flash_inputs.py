@@ -10,7 +10,11 @@ import os
 import re
 import sys
 
-from host_tools.manifest import FlashError, PC_CHECKED, module_name
+from host_tools.manifest import FlashError, module_name
+
+# The firmware's full checks, run here on the PC (not installed: firmware/manifest.py).
+BOARD_VALIDATOR = "referee/board.py"
+RULESET_CHECKS = "lib/spit/rules.py"
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -127,7 +131,7 @@ def card_map_warnings(path):
 
 
 def _pc_checker(firmware_dir, rel):
-    """The firmware module ``rel`` (one of PC_CHECKED) imported from ``firmware_dir``, or None for a
+    """The firmware module ``rel`` (BOARD_VALIDATOR or RULESET_CHECKS) imported from ``firmware_dir``, or None for a
     firmware tree without it."""
     import importlib
     if not os.path.isfile(os.path.join(firmware_dir, *rel.split("/"))):
@@ -145,7 +149,7 @@ def checked_board(firmware_dir, board_path, board_data):
     PC: the device does not get it) and normalised, marked ``"checked": 1`` for the device's short
     check (``referee/boardfile.py``).  A bad board is a FlashError naming the file and the key.  None
     (the file is copied as it is) for a firmware tree without the validator."""
-    board = _pc_checker(firmware_dir, PC_CHECKED[0])
+    board = _pc_checker(firmware_dir, BOARD_VALIDATOR)
     if board is None:
         return None
     try:
@@ -161,7 +165,7 @@ def checked_ruleset(firmware_dir, ruleset, board):
     board's ``reorder_us`` (unless the options set it), as ``spit.rules.checked_config`` writes it
     for the device's short check (``referee/boardfile.py`` ``load_ruleset``).  A bad ruleset is a
     FlashError naming the option; the config as it is for a firmware tree without ``spit.rules``."""
-    rules = _pc_checker(firmware_dir, PC_CHECKED[1])
+    rules = _pc_checker(firmware_dir, RULESET_CHECKS)
     if rules is None:
         return ruleset
     try:

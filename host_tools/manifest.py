@@ -1,10 +1,7 @@
-"""What goes on a board: the firmware files a board's manifest keeps, and why the others stay
-on the PC (``board_manifest``).  ``spit flash`` (host_tools/flash.py) compiles and copies what
-this returns; bench_rp2 and bench_firmware size it.
-
-Module names (``module_name``) and imports (``module_imports``, parsed, never run) decide what a
-kept module brings back: a skipped module that a kept one imports is installed anyway, so a
-device import never breaks.
+"""What goes on a board: ``firmware/manifest.py`` (MicroPython's manifest format) read with a
+board's options (``board_manifest``).  ``spit flash`` (host_tools/flash.py) compiles and copies
+what it names; bench_rp2 and bench_firmware size it; tests/test_manifest.py checks that no
+installed module imports one that is not installed (``module_imports``, parsed, never run).
 """
 
 import os
@@ -29,42 +26,83 @@ def collect_firmware(firmware_dir):
     return sorted(found)
 
 
-# Modules only the PC uses (log parsing/re-judging, rule descriptions, reading logs back).  Kept anyway while a
-# device module imports them (anywhere in its code), so a device import never breaks.
-HOST_ONLY = ("lib/spit/log.py", "lib/spit/describe.py", "lib/spit/words.py", "referee/logread.py",
-             # (the verdict codes, the card codes and the input source ids' layout: the board's modules keep
-             # private copies of what they use, checked by tests/test_engine_shared_constants.py)
-             "lib/spit/verdicts.py", "lib/spit/cards.py", "referee/sources.py",
-             # (session times: spit.referee compares them inline, as spit.timebase.before does)
-             "lib/spit/timebase.py")
-# The board file's full validator and the ruleset presets and checks: spit flash runs them on the PC and writes
-# the checked board and ruleset (host_tools/flash_inputs.py ``checked_board``, ``checked_ruleset``); the device
-# loads those with a short check (referee/boardfile.py imports the full ones only where they are present).
-PC_CHECKED = ("referee/board.py", "lib/spit/rules.py")
-# Modules whose work spit flash does on the PC, writing its result to the board: {file: the file it writes}.  The
-# log's words: the log line tables and the session header's template, in ``logtables.bin``
-# (``log_tables_file``); the card map's file reader and checks: the map packed in ``cards.bin``
-# (``packed_card_map``).  The device reads those at boot (referee/boardfile.py).
-PC_BUILT = {"lib/spit/notation.py": "logtables.bin", "lib/spit/logtables.py": "logtables.bin",
-            "lib/spit/cardfile.py": "cards.bin"}
-# Device code for bring-up sessions, not for play: not installed, so it costs the board no flash and
-# no heap.  ``mpremote run`` sends it when needed (``spit enroll --board-port`` runs referee/enroll.py;
-# docs/hardware.md shows the reader probe, referee/nfc_probe.py).
-ON_DEMAND = ("referee/enroll.py", "referee/nfc_probe.py")
-# Plain-Python stand-ins of native (viper) modules, for a MicroPython that cannot load the board's armv6m code (the
-# unix port on a PC runs the firmware from source): an RP2040 loads the native module, so the stand-in is not
-# installed (it would cost the board flash for nothing), even though its importers name it at module level.
-CPU_FALLBACKS = ("drivers/byteloops_py.py",)
-# Board-specific drivers: (file, board section, key, value that needs it).  The firmware imports them lazily
-# (referee/app.py ``_make_pn532``, referee/board_hw.py ``build_leds``), so a board gets only its own; one is kept
-# anyway while a kept module imports it at module level (drivers/gpio_leds.py imports drivers/led_strip.py).
-BOARD_DRIVERS = (
-    ("drivers/pn532_spi.py", "nfc", "bus", "spi"),
-    ("drivers/pn532_i2c.py", "nfc", "bus", "i2c"),
-    ("drivers/led_strip.py", "leds", "type", "neopixel"),
-    ("drivers/ws2812_pio.py", "leds", "type", "neopixel"),
-    ("drivers/gpio_leds.py", "leds", "type", "gpio"),
-)
+MANIFEST = "manifest.py"
+
+
+class _Options:
+    """The manifest's ``options``: ``options.defaults(k=v)`` fills what the caller did not give."""
+
+    def __init__(self, given):
+        self._given = dict(given)
+
+    def defaults(self, **kwargs):
+        for k in kwargs:
+            self._given.setdefault(k, kwargs[k])
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return self._given.get(name)
+
+
+def read_manifest(firmware_dir, **options):
+    """The files ``firmware_dir/manifest.py`` installs with these options: ``(files, metadata)``,
+    ``files`` the relative paths, sorted.  The manifest is MicroPython's format (the calls
+    ``metadata``, ``module``, ``package`` and ``options``; ``require`` and ``include`` are refused:
+    the firmware needs nothing from micropython-lib).  A file it names that does not exist is a
+    FlashError, as MicroPython's own build would stop on it."""
+    path = os.path.join(firmware_dir, MANIFEST)
+    if not os.path.isfile(path):
+        raise FlashError("not a firmware tree (no %s): %s" % (MANIFEST, firmware_dir))
+    files = set()
+    meta = {}
+
+    def add(rel):
+        rel = os.path.normpath(rel).replace(os.sep, "/")
+        if rel.startswith("../") or not os.path.isfile(os.path.join(firmware_dir, rel)):
+            raise FlashError("%s names %s, which is not in %s" % (MANIFEST, rel, firmware_dir))
+        files.add(rel)
+
+    def module(module_path, base_path=".", opt=None):
+        add(os.path.join(base_path, module_path))
+
+    def package(package_path, files=None, base_path=".", opt=None):
+        if files is None:
+            raise FlashError("%s: package(%r) must list its files" % (MANIFEST, package_path))
+        for name in files:
+            add(os.path.join(base_path, package_path, name))
+
+    def metadata(**kwargs):
+        meta.update(kwargs)
+
+    def refused(*args, **kwargs):
+        raise FlashError("%s: require() and include() are not used by this firmware" % MANIFEST)
+
+    scope = {"metadata": metadata, "module": module, "package": package, "require": refused,
+             "include": refused, "options": _Options(options)}
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    try:
+        exec(compile(source, path, "exec"), scope)
+    except ValueError as e:
+        raise FlashError("%s: %s" % (MANIFEST, e))
+    return sorted(files), meta
+
+
+def board_options(board_data):
+    """The manifest's options for a board file: its PN532 bus and LED driver (the manifest's
+    defaults where the board file does not say)."""
+    data = board_data if isinstance(board_data, dict) else {}
+    options = {}
+    nfc = data.get("nfc")
+    if isinstance(nfc, dict) and isinstance(nfc.get("bus"), str):
+        options["nfc_bus"] = nfc["bus"]
+    leds = data.get("leds", 0)
+    if leds is None:
+        options["leds"] = "none"
+    elif isinstance(leds, dict) and isinstance(leds.get("type"), str):
+        options["leds"] = leds["type"]
+    return options
 
 
 def module_name(rel):
@@ -106,54 +144,16 @@ def module_imports(path):
 
 
 def board_manifest(firmware_dir, board_data, firmware_files=None):
-    """What goes on a board: ``(files, skipped)``.
+    """What goes on a board: ``(files, skipped)``, from firmware/manifest.py with the board's options.
 
-    ``files``: the relative paths of ``firmware/`` to install, sorted.  ``skipped``: ``{path: reason}`` for the
-    host-only modules, the plain-Python stand-ins of native ones and the other boards' drivers (see HOST_ONLY,
-    CPU_FALLBACKS and BOARD_DRIVERS).  A board file
-    without the ``nfc`` or ``leds`` section keeps all drivers of that kind."""
-    files = collect_firmware(firmware_dir) if firmware_files is None else list(firmware_files)
-    present = set(files)
-    skipped = {}
-    for rel in HOST_ONLY:
-        if rel in present:
-            skipped[rel] = "host-only module"
-    for rel in ON_DEMAND:
-        if rel in present:
-            skipped[rel] = "bring-up script (sent by mpremote run when needed)"
-    for rel in CPU_FALLBACKS:
-        if rel in present:
-            skipped[rel] = "plain-Python stand-in of a native module (the RP2040 loads the native one)"
-    for rel in PC_CHECKED:
-        if rel in present:
-            skipped[rel] = "run on the PC: spit flash writes the checked " + (
-                "board" if rel.startswith("referee/") else "ruleset")
-    for rel in PC_BUILT:
-        if rel in present:
-            skipped[rel] = "run on the PC: spit flash writes " + PC_BUILT[rel]
-    data = board_data if isinstance(board_data, dict) else {}
-    for rel, section, key, value in BOARD_DRIVERS:
-        conf = data.get(section)
-        if rel in present and isinstance(conf, dict) and key in conf and conf[key] != value:
-            skipped[rel] = "board %s %s is %s" % (section, key, conf[key])
-    if data.get("leds", 0) is None:   # a board without LEDs needs no LED driver
-        for rel, section, _, _ in BOARD_DRIVERS:
-            if section == "leds" and rel in present:
-                skipped[rel] = "board has no leds"
-    by_module = {module_name(rel): rel for rel in files if module_name(rel)}
-    # A skipped module that a kept one imports comes back (host-only: any import; driver: module level).
-    changed = True
-    while changed:
-        changed = False
-        for rel in files:
-            if rel in skipped or not rel.endswith(".py"):
-                continue
-            for module, top in module_imports(os.path.join(firmware_dir, rel)):
-                target = by_module.get(module)
-                if target in skipped and (top or target in HOST_ONLY) and target not in CPU_FALLBACKS:
-                    del skipped[target]
-                    changed = True
-    return sorted(rel for rel in files if rel not in skipped), skipped
+    ``files``: the relative paths of ``firmware/`` to install, sorted.  ``skipped``: ``{path: reason}``
+    for every other Python file of the tree (``firmware_files``, or the whole tree), which stays on the PC."""
+    files, _ = read_manifest(firmware_dir, **board_options(board_data))
+    every = collect_firmware(firmware_dir) if firmware_files is None else list(firmware_files)
+    kept = set(files)
+    skipped = {rel: "not in firmware/manifest.py for this board" for rel in every
+               if rel.endswith(".py") and rel not in kept and rel != MANIFEST}
+    return files, skipped
 
 
 def engine_modules(firmware_files):

@@ -3,7 +3,7 @@ its file read and checked by spit/cardfile.py."""
 
 import pytest
 
-from spit.cardfile import add, load_cardmap
+from spit.cardfile import add, load_cardmap, put
 from spit.cardmap import CardMap, CardMapError, uid_hex
 from spit.cards import parse_card
 
@@ -90,9 +90,9 @@ def test_uids_that_hash_alike_are_all_found_and_told_apart():
 def test_more_cards_than_the_index_holds_is_a_clear_error():
     cm = CardMap(0)
     for i in range(255):
-        cm.put(bytes([4, i, 1, 2]), 1)
+        put(cm, bytes([4, i, 1, 2]), 1)
     with pytest.raises(CardMapError, match="more than 255 cards"):
-        cm.put(bytes([4, 0, 9, 9]), 1)
+        put(cm, bytes([4, 0, 9, 9]), 1)
 
 
 def test_a_deck_of_tags_differing_in_one_byte_spreads_over_the_index():
@@ -110,7 +110,7 @@ def test_a_deck_of_tags_differing_in_one_byte_spreads_over_the_index():
     m = cardmap.CardMap(104)
     for owner in (0, 1):
         for card in full_deck(0):
-            m.put(default_uid(card, owner), card, owner)
+            put(m, default_uid(card, owner), card, owner)
     u = default_uid(full_deck(0)[7], 1)
     assert m.lookup(u, len(u)) and m.card == full_deck(0)[7] and m.owner == 1
 

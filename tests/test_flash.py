@@ -43,7 +43,15 @@ def firmware(tmp_path):
     write(str(root / "lib/spit/legal.py"), "RANKS = 'A23456789TJQK'\n\ndef rank(code):\n    return code[:-1]\n")
     write(str(root / "drivers/leds.py"), "class Leds:\n    pass\n")
     write(str(root / "referee/app.py"), "import machine\n")  # needs hardware: must not be imported by verify
+    write(str(root / "manifest.py"), 'module("main.py")\npackage("spit", files=("__init__.py", "legal.py"), '
+          'base_path="lib")\npackage("drivers", files=("leds.py",))\npackage("referee", files=("app.py",))\n')
     return str(root)
+
+
+def install(firmware, rel):
+    """Name ``lib/spit/<rel>`` in the tiny tree's manifest (what is not named there is not installed)."""
+    with open(os.path.join(firmware, "manifest.py"), "a") as f:
+        f.write('package("spit", files=(%r,), base_path="lib")\n' % rel.split("/")[-1])
 
 
 @pytest.fixture
@@ -209,6 +217,7 @@ def test_missing_board_file_is_one_line_error(firmware, boards, tmp_path, capsys
 
 def test_mpy_cross_failure_names_the_file(board, firmware, boards, tmp_path, capsys):
     write(os.path.join(firmware, "lib/spit/bad.py"), "def f(a, /, b):\n    return a\n")
+    install(firmware, "lib/spit/bad.py")
     code, _, err = run_cli(capsys, *flash_args(board, firmware, boards, tmp_path))
     assert code == 1
     last = err.strip().splitlines()[-1]
@@ -219,6 +228,7 @@ def test_mpy_cross_failure_names_the_file(board, firmware, boards, tmp_path, cap
 def test_engine_that_fails_to_import_on_the_board(board, firmware, boards, tmp_path, capsys):
     # Compiles fine, fails only at import time on MicroPython (docs: FACTS.md, mpy-cross section).
     write(os.path.join(firmware, "lib/spit/typed.py"), "import typing\n")
+    install(firmware, "lib/spit/typed.py")
     code, _, err = run_cli(capsys, *flash_args(board, firmware, boards, tmp_path))
     assert code == 1
     last = err.strip().splitlines()[-1]
@@ -343,49 +353,39 @@ def test_manifest_picks_the_boards_drivers_and_skips_host_modules():
     spi, skipped = manifest.board_manifest(REAL_FIRMWARE, _real_board("pico"))
     assert "drivers/pn532_spi.py" in spi and "drivers/led_strip.py" in spi and "drivers/ws2812_pio.py" in spi
     assert "drivers/pn532_i2c.py" not in spi and "drivers/gpio_leds.py" not in spi
-    assert skipped["drivers/pn532_i2c.py"] == "board nfc bus is spi"
-    assert "lib/spit/describe.py" not in spi
-    # The log's words are built on the PC (logtables.bin), so neither module goes on the board.
-    assert "lib/spit/notation.py" not in spi and "lib/spit/logtables.py" not in spi
-    assert skipped["lib/spit/logtables.py"] == "run on the PC: spit flash writes logtables.bin"
-    # The card file's reader too: the board reads the map packed (cards.bin).
-    assert skipped["lib/spit/cardfile.py"] == "run on the PC: spit flash writes cards.bin"
-    assert "lib/spit/cardmap.py" in spi and "referee/logfiles.py" in spi
-    assert "referee/logread.py" not in spi and "referee/logbook.py" in spi   # the board only writes logs
-    assert "main.py" in spi and "lib/spit/__init__.py" in spi
+    assert "lib/spit/describe.py" not in spi and "lib/spit/describe.py" in skipped
+    # The log's words are built on the PC (logtables.bin), so neither module goes on the board;
+    # the card file's reader neither: the board reads the map packed (cards.bin).
+    for rel in ("lib/spit/notation.py", "lib/spit/logtables.py", "lib/spit/cardfile.py", "referee/board.py",
+                "lib/spit/rules.py", "lib/spit/log.py", "referee/logread.py", "drivers/byteloops_py.py"):
+        assert rel not in spi and rel in skipped
+    assert "lib/spit/cardmap.py" in spi and "referee/logfiles.py" in spi and "referee/logbook.py" in spi
+    assert "main.py" in spi and "lib/spit/__init__.py" in spi and "manifest.py" not in skipped
     i2c, _ = manifest.board_manifest(REAL_FIRMWARE, _real_board("pico_i2c"))
     assert "drivers/pn532_i2c.py" in i2c and "drivers/pn532_spi.py" not in i2c
     # gpio_leds shares led_patterns with led_strip; the strip renderer stays off a GPIO-LED board.
     assert "drivers/gpio_leds.py" in i2c and "drivers/led_patterns.py" in i2c
     assert "drivers/led_strip.py" not in i2c and "drivers/led_patterns.py" in spi
     assert "drivers/ws2812_pio.py" not in i2c
-    # spit.log stays on the board exactly while a device module still imports it.
-    device_imports_log = any(
-        module == "spit.log" or module.startswith("spit.log.")
-        for rel in spi if rel.endswith(".py")
-        for module, _ in manifest.module_imports(os.path.join(REAL_FIRMWARE, rel)))
-    assert ("lib/spit/log.py" in spi) == device_imports_log
+    nothing, _ = manifest.board_manifest(REAL_FIRMWARE, dict(_real_board("pico"), leds=None))
+    assert not [rel for rel in nothing if "led" in rel or "ws2812" in rel]
 
 
-def test_manifest_keeps_what_device_code_imports(firmware):
-    write(os.path.join(firmware, "lib/spit/log.py"), "X = 1\n")
-    write(os.path.join(firmware, "lib/spit/describe.py"), "Y = 2\n")
-    write(os.path.join(firmware, "drivers/pn532_spi.py"), "")
-    write(os.path.join(firmware, "drivers/pn532_i2c.py"), "")
-    write(os.path.join(firmware, "drivers/led_strip.py"), "PALETTE = ()\n")
-    write(os.path.join(firmware, "drivers/gpio_leds.py"), "from drivers.led_strip import PALETTE\n")
-    write(os.path.join(firmware, "referee/app.py"),
-          "from spit.log import X\n\ndef make(spi):\n    if spi:\n        from drivers.pn532_spi import A\n"
-          "    else:\n        from drivers.pn532_i2c import A\n    return A\n")
-    board = {"nfc": {"bus": "i2c"}, "leds": {"type": "gpio"}}
-    files, skipped = manifest.board_manifest(firmware, board)
-    assert "lib/spit/log.py" in files            # imported by the app: needed on the board after all
-    assert skipped == {"lib/spit/describe.py": "host-only module",
-                       "drivers/pn532_spi.py": "board nfc bus is i2c"}  # lazy import: only the board's own
-    assert "drivers/led_strip.py" in files        # module-level import by gpio_leds
-    # A board file without nfc/leds sections keeps every driver.
-    files, skipped = manifest.board_manifest(firmware, {"name": "x"})
-    assert list(skipped) == ["lib/spit/describe.py"]
+def test_manifest_names_a_missing_file_and_a_bad_option(firmware):
+    with open(os.path.join(firmware, "manifest.py"), "a") as f:
+        f.write('options.defaults(bus="spi")\nif options.bus not in ("spi",):\n'
+                '    raise ValueError("bus: spi only")\npackage("drivers", files=("gone.py",))\n')
+    with pytest.raises(manifest.FlashError, match="names drivers/gone.py, which is not in"):
+        manifest.read_manifest(firmware)
+    with pytest.raises(manifest.FlashError, match="bus: spi only"):
+        manifest.read_manifest(firmware, bus="i2c")
+
+
+def test_manifest_options_come_from_the_board_file():
+    assert manifest.board_options({"nfc": {"bus": "i2c"}, "leds": {"type": "gpio"}}) == \
+        {"nfc_bus": "i2c", "leds": "gpio"}
+    assert manifest.board_options({"leds": None}) == {"leds": "none"}
+    assert manifest.board_options({"name": "x"}) == {}       # the manifest's defaults
 
 
 def _native(path):
@@ -420,7 +420,7 @@ def test_flash_copies_exactly_the_manifest(board, tmp_path, capsys, board_name, 
     assert ("drivers.ws2812_pio" in modules) is False and "drivers.%s" % own in modules
     # The plain-Python stand-ins of the native modules are not installed (the RP2040 loads the native
     # code); the fake board, the unix port, needs them to import the drivers: given here, as source.
-    for rel in manifest.CPU_FALLBACKS:
+    for rel in ("drivers/byteloops_py.py",):
         assert rel not in kept and rel[:-3] + ".mpy" not in files
         mpremote(board.port, "fs", "cp", os.path.join(REAL_FIRMWARE, rel), ":" + rel)
     answer = mpremote(board.port, "exec", "import sys\nfor m in %r:\n    __import__(m)\n"

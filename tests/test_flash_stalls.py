@@ -98,7 +98,7 @@ def test_records_past_the_capacity_spill_in_order_and_nothing_is_lost(vb, tmp_pa
 
     book = Logbook(str(tmp_path / "logs"), buffer_bytes=4096)
     book.start('{"spitlog": 1}')
-    slog = SessionLog(book, 5000, capacity=8)
+    slog = _session_log(book, 5000, capacity=8)
     for i in range(30):
         slog.event(EV_TOUCH, 100 + i, 0, i % 2, 0, 0)
     assert slog.spills == (30 - 8) // 2 and slog.pending <= 8 and book.flushes == 1   # (the header)
@@ -119,7 +119,7 @@ def test_a_card_and_the_tick_before_it_share_one_record(vb, tmp_path):
 
     book = Logbook(str(tmp_path / "logs"))
     book.start('{"spitlog": 1}')
-    slog = SessionLog(book, 5000)
+    slog = _session_log(book, 5000)
     slog.event(EV_TOUCH, 9, 250, 0, 0, 0)
     slog.advanced(10, 999)
     slog.event(EV_CARD, 10, 100, 0, 5, -1)
@@ -145,7 +145,7 @@ def test_the_console_echo_gets_every_line_once_in_order_while_flash_waits(vb, tm
 
     def echo(buf, off, n):   # sys.stdout.write on MicroPython: n bytes of buf from off
         console.extend(bytes(buf[off:off + n]))
-    slog = SessionLog(book, 5000, echo=echo)
+    slog = _session_log(book, 5000, echo=echo)
     for i in range(5):
         slog.event(EV_TOUCH, 100 * i, 0, 0, 0, 0)
         slog.advanced(100 * i + 3, 0)
@@ -229,3 +229,12 @@ def test_a_long_round_moves_the_records_to_the_logbook_a_step_at_a_time():
         assert cards == ["7H", "KS", "8H", "QS", "9H", "JS", "10H", "10S", "JH", "9S", "QH", "8S", "KH", "7S"]
     finally:
         t.close()
+
+
+def _session_log(*args, **kwargs):
+    """A SessionLog with the log's words, as the boot gives them (logtables.bin: spit.logtables)."""
+    from referee.sessionlog import SessionLog
+    from spit.logtables import line_tables
+    slog = SessionLog(*args, **kwargs)
+    slog.line_format.use(line_tables())
+    return slog

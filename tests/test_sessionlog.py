@@ -56,7 +56,7 @@ def test_records_are_18_bytes():
 ])
 def test_every_value_comes_back_in_its_line(code, a, b, c, d):
     book = Book()
-    log = SessionLog(book, 5000, capacity=4)
+    log = _session_log(book, 5000, capacity=4)
     log.sink(code, 1234, 567, a, b, c, d)
     log.drain()
     assert book.text() == line_of(verdict_items(code, 1234, 567, a, b, c, d))
@@ -65,7 +65,7 @@ def test_every_value_comes_back_in_its_line(code, a, b, c, d):
 
 def test_a_full_ring_of_mixed_records_drains_in_order():
     book = Book()
-    log = SessionLog(book, 5000, capacity=4)
+    log = _session_log(book, 5000, capacity=4)
     want = []
     for k in range(10):   # past the capacity: the oldest are spilled into the book as it goes
         ms = 1000 * k + 1
@@ -81,9 +81,18 @@ def test_a_full_ring_of_mixed_records_drains_in_order():
 
 def test_a_card_behind_the_horizon_gets_its_tick_line_first():
     book = Book()
-    log = SessionLog(book, 5000, capacity=8)
+    log = _session_log(book, 5000, capacity=8)
     log.advanced(900000, 500)    # the loop's horizon: 900 s, past 16 bits of ms
     log.event(EV_CARD, 899999, 0, 0, 17, -1)
     log.drain()
     assert book.text() == (line_of(event_items(EV_TICK, 900000500, 0, 0, 0))
                            + line_of(event_items(EV_CARD, 899999000, 0, 17, -1)))
+
+
+def _session_log(*args, **kwargs):
+    """A SessionLog with the log's words, as the boot gives them (logtables.bin: spit.logtables)."""
+    from referee.sessionlog import SessionLog
+    from spit.logtables import line_tables
+    slog = SessionLog(*args, **kwargs)
+    slog.line_format.use(line_tables())
+    return slog

@@ -6,8 +6,8 @@ which names the bad key: ``players[1].slap[0]: pin 40 is not a Pico GPIO (0-29)`
 the checked, normalised board to the device with ``"checked": 1``.  The validator is not
 installed (it costs the board 7 KB of flash and 9 KB of heap at boot), so the device only
 checks that such a file has the keys the firmware reads.  A board file without the mark (one
-copied by hand) is validated in full where ``referee/board.py`` is present (the virtual board,
-a PC), and otherwise refused with one line saying to run ``spit flash``.
+copied by hand) is refused with one line saying to run ``spit flash`` (the virtual board and the
+emulated Pico write their files as spit flash does, so they run this same path).
 
 ``load(path)`` returns the board dict or raises ``BoardError`` whose ``code`` is the LED blink
 code shown by ``blink_code`` (2 missing, 3 bad JSON, 4 bad content).
@@ -15,9 +15,8 @@ code shown by ``blink_code`` (2 missing, 3 bad JSON, 4 bad content).
 The ruleset likewise: ``spit flash`` resolves it on the PC (``spit.rules``: presets, options
 and their checks, not installed on the board) and writes it marked ``"checked": 1`` with
 ``values``, every attribute the referee reads; ``load_ruleset`` sets those on a
-``spit.legal.Ruleset`` once each is there and an integer.  An unchecked file is resolved in
-full where ``spit.rules`` is present, and otherwise refused with one line saying to run
-``spit flash``.  Its errors are ``BoardError`` with code ``ERR_RULESET``.
+``spit.legal.Ruleset`` once each is there and an integer.  An unchecked file is refused with
+one line saying to run ``spit flash``.  Its errors are ``BoardError`` with code ``ERR_RULESET``.
 
 The card map likewise: ``spit flash --cards`` checks ``cards.json`` on the PC
 (``spit.cardfile``, not installed) and writes it packed to ``cards.bin``; ``load_cards`` takes
@@ -61,18 +60,14 @@ class BoardError(ValueError):
 
 
 def load(path, label=None):
-    """The board in ``path`` (checked by ``spit flash``, or validated in full here if the
-    validator is present); raises BoardError with a message naming the file and the key."""
+    """The board in ``path`` (checked by ``spit flash``); raises BoardError with a message naming
+    the file and the key."""
     name = label or path.rsplit("/", 1)[-1]
     d = read_json(path, name)
     if type(d) is dict and d.get("checked") == 1:
         return short_check(d, name)
-    try:
-        from referee.board import validate
-    except ImportError:
-        raise BoardError("%s: not checked by `spit flash` (the board has no validator): flash it with "
-                         "`spit flash --board FILE`" % name)
-    return validate(d, name)
+    raise BoardError("%s: not checked by `spit flash` (the board has no validator): flash it with "
+                     "`spit flash --board FILE`" % name)
 
 
 # The Ruleset attributes the engine reads (spit.rules ``checked_config`` writes them all).
@@ -82,8 +77,8 @@ RULESET_VALUES = ("wrap", "alternate_colours", "joker_next", "slap", "round_end"
                   "countdown_ms", "reorder_us", "touch_match_us", "relist_us", "slap_window_ms")
 
 
-def load_ruleset(path, reorder_us=None, name="ruleset.json"):
-    """The ``Ruleset`` in ``path``; ``reorder_us``: the board's, for an unchecked file.
+def load_ruleset(path, name="ruleset.json"):
+    """The ``Ruleset`` in ``path`` (as ``spit flash`` writes it).
     Raises BoardError (code ERR_RULESET) naming the file and what to fix."""
     try:
         d = read_json(path, name)
@@ -108,15 +103,8 @@ def load_ruleset(path, reorder_us=None, name="ruleset.json"):
                                  ERR_RULESET)
             setattr(rs, k, v)
         return rs
-    try:
-        from spit.rules import from_config
-    except ImportError:
-        raise BoardError("%s: not checked by `spit flash` (the board has no ruleset validator): "
-                         "flash it with `spit flash --ruleset NAME`" % name, ERR_RULESET)
-    try:
-        return from_config(d, reorder_us)
-    except ValueError as e:
-        raise BoardError("%s: %s" % (name, e), ERR_RULESET)
+    raise BoardError("%s: not checked by `spit flash` (the board has no ruleset validator): "
+                     "flash it with `spit flash --ruleset NAME`" % name, ERR_RULESET)
 
 
 _TABLES_MAGIC = const(b"spit log tables 1\n")   # (spit.logtables writes the file: TABLES_MAGIC)

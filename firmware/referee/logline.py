@@ -1,7 +1,7 @@
 """Session log lines written into a bytearray without allocating (docs/log-format.md).
 
-    fmt = LineFormat()                       # the tables: from spit.logtables (the PC), or
-    fmt.use(tables)                          # the board's logtables.bin (read at boot)
+    fmt = LineFormat()
+    fmt.use(tables)                          # logtables.bin, read at boot (spit.logtables on a PC)
     end = fmt.event(buf, p, kind, ms, us, a, b, c)
     end = fmt.verdict(buf, p, code, ms, us, a, b, c, d, uid)
     sys.stdout.write(buf, p, end - p)        # MicroPython streams take (buf, off, len)
@@ -65,18 +65,13 @@ class LineFormat:
     ``copy_into``: no slice object, no heap), and the verdict and event layouts are small
     byte strings of piece ids: about 1.5 KB of heap for every table (a memoryview per piece
     took 3.5 KB more).  ``spit.logtables.line_tables`` builds them from ``spit.notation``:
-    on the PC here, for the board at flash time (``spit flash`` writes them to
-    ``logtables.bin``, which the boot reads: ``referee.boardfile.load_log_tables``, then
-    ``use``), so neither module is on the board.  The field kinds below are that function's."""
+    at flash time (``spit flash`` writes them to ``logtables.bin``, which the boot reads:
+    ``referee.boardfile.load_log_tables``, then ``use``), so neither module is on the board.
+    The field kinds below are that function's."""
 
     def __init__(self, tables=None):
-        if tables is None:
-            try:
-                from spit.logtables import line_tables   # (the PC)
-            except ImportError:
-                return   # (the board: the boot gives them, use)
-            tables = line_tables()
-        self.use(tables)
+        if tables is not None:   # (else the boot gives them: use)
+            self.use(tables)
 
     def use(self, tables):
         """Take the tables (``spit.logtables.line_tables``' tuple)."""

@@ -49,7 +49,7 @@ def load_configs(app):
     try:
         app.board = load_board(root + "board.json", "board.json")
         led = board_hw.status_led(app.board)
-        app.rules = load_ruleset(root + "ruleset.json", app.board.get("reorder_us"))
+        app.rules = load_ruleset(root + "ruleset.json")
         if app.rules.piles != app.board["piles"]:
             raise BoardError("ruleset.json: the ruleset plays on %d piles, board %s has %d"
                              % (app.rules.piles, app.board["name"], app.board["piles"]), ERR_RULESET)

@@ -113,13 +113,32 @@ def card_uids(cards):
     return uids
 
 
+def checked_board(board_text):
+    """``board.json`` as ``spit flash`` writes it: validated in full on the PC side
+    (``referee/board.py``, not installed on a board) and marked ``"checked": 1``; a bad board
+    raises the validator's BoardError naming the key."""
+    from referee.board import validate
+    board = validate(json.loads(board_text), "board.json")
+    board["checked"] = 1
+    return board
+
+
+def checked_ruleset(ruleset, options, reorder_us):
+    """``ruleset.json`` as ``spit flash`` writes it (``spit.rules``, not installed on a board)."""
+    from spit.rules import checked_config, from_config
+    return checked_config(from_config({"ruleset": ruleset, "options": options or {}}, reorder_us))
+
+
 def write_board_files(root, board_text, ruleset, options, cards, files=None):
-    """Write the board's files into ``root`` (ending in "/") as ``spit flash`` does; ``files``
-    (``{"board.json": text-or-None, ...}``) overrides them (None: the file is left out)."""
+    """Write the board's files into ``root`` (ending in "/") as ``spit flash`` does (checked on
+    this side, so the firmware runs its board's path: ``referee/boardfile.py``); ``files``
+    (``{"board.json": text-or-None, ...}``) overrides them as they are, unchecked, like a file
+    copied by hand (None: the file is left out)."""
     from spit import __version__
     from spit.logtables import tables_file
-    contents = {"board.json": board_text,
-                "ruleset.json": json.dumps({"ruleset": ruleset, "options": options or {}}),
+    board = checked_board(board_text)
+    contents = {"board.json": json.dumps(board),
+                "ruleset.json": json.dumps(checked_ruleset(ruleset, options, board["reorder_us"])),
                 "cards.json": json.dumps({"cardmap": 1, "cards": cards}),
                 "logtables.bin": tables_file(__version__)}   # (as spit flash writes it)
     for name in (files or {}):

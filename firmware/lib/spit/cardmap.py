@@ -71,11 +71,6 @@ class CardMap:
         self._index = bytearray(16)   # (spit.cardfile sizes it as cards are put)
         self._mask = 15
 
-    def put(self, raw, card, owner=-1):
-        """Add a card: ``spit.cardfile.put`` (maps are built on the PC)."""
-        from spit.cardfile import put
-        put(self, raw, card, owner)
-
     def lookup(self, uid, n):
         """Find the first n bytes of ``uid``; sets ``card``/``owner`` and returns True if known.
         (One call, the search inline: a call costs ~20 us on the RP2040.)"""
