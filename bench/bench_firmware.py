@@ -13,7 +13,7 @@
    declared tie / wrong winner) for touch-sensor timestamps, PN532-IRQ-only timestamps and naive
    poll order, same pile and two piles: landings on emulated PN532s (real driver + NfcReader),
    fed to the engine.  Target >= 99.9 % not wrong for dt >= 1 ms with touch sensors.
-3. .mpy size of what `spit flash` puts on each board (host_tools/flash.py manifest).  Target <= 60 KB (issue 8).
+3. .mpy size of what `spit flash` puts on each board (firmware/manifest.py).  Target <= 64 KiB (host_tools/manifest.py MPY_LIMIT_BYTES).
 4. Heap of the firmware loop during a simulated game on the unix port.
 
 The unix-port part runs this file under .venv/bin/micropython with ``--mp`` and reads JSON.

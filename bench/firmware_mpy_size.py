@@ -42,4 +42,5 @@ def print_mpy_sizes():
         "**%d B = %.1f KB**" % (sum(sizes.values()), sum(sizes.values()) / 1024.0) for sizes, _ in per))
     print("| left off the board | %s |" % " | ".join(
         ", ".join(sorted(r.rsplit("/", 1)[-1] for r in skipped)) for _, skipped in per))
-    print("(target <= 60 KB = 61440 B, compiled with -s: no checkout path inside)")
+    from host_tools.manifest import MPY_LIMIT_BYTES
+    print("(target <= %d B = %d KiB, compiled with -s: no checkout path inside)" % (MPY_LIMIT_BYTES, MPY_LIMIT_BYTES // 1024))

@@ -28,9 +28,9 @@ package("spit", files=("__init__.py", "cardmap.py", "clock.py", "corrections.py"
                        "intents.py", "legal.py", "referee.py", "settle.py"), base_path="lib")
 
 # The device program.
-package("referee", files=("app.py", "board_hw.py", "boardfile.py", "boot.py", "corrections.py",
+package("referee", files=("app.py", "board_hw.py", "boardfile.py", "boot.py", "corrections.py", "live.py",
                           "logbook.py", "logfiles.py", "logline.py", "loop.py", "rejected.py", "sessionlog.py",
-                          "stalls.py", "startup.py"))
+                          "stalls.py", "startup.py", "waiting.py"))
 
 # Drivers every board runs.
 package("drivers", files=("buzzer.py", "byteloops.py", "debouncer.py", "edge_input.py",

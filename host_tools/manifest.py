@@ -27,6 +27,9 @@ def collect_firmware(firmware_dir):
 
 
 MANIFEST = "manifest.py"
+# The installed .mpy's ceiling per board (issue 27): growth is seen early, long before the chip's real
+# limit, the heap (the stock image copies every imported .mpy into it: <= 120 KiB in use at a game's peak).
+MPY_LIMIT_BYTES = 64 * 1024
 
 
 class _Options:

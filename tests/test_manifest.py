@@ -27,9 +27,7 @@ NEVER_IMPORTED_ON_THE_CHIP = {
     "drivers.byteloops_py": "the unix port's stand-in for the native drivers/byteloops",
 }
 
-# The installed .mpy must stay under this (issue 27): growth is seen early, long before the chip's
-# real limit, the heap (the stock image copies every imported .mpy into it).
-MPY_LIMIT = 64 * 1024
+MPY_LIMIT = manifest.MPY_LIMIT_BYTES
 
 
 def _board(name):
