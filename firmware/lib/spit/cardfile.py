@@ -64,18 +64,6 @@ def load_cardmap(obj):
     return cm
 
 
-def read_cardmap(path):
-    try:
-        with open(path) as f:
-            text = f.read()
-    except OSError:
-        raise CardMapError("%s: no such card map file" % path)
-    try:
-        return load_cardmap(text)
-    except CardMapError as e:
-        raise CardMapError("%s: %s" % (path, e))
-
-
 # ---- the map's arrays (spit/cardmap.py ``CardMap``), built here: the board only looks up ----
 
 def _free(cm, raw, n):
