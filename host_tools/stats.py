@@ -62,7 +62,9 @@ class GameStats:
         self.rounds = len(replay.rounds)
         self.ruleset = replay.rules_name
         self.winner = replay.game[0] if replay.game is not None else None
+        self.reason = replay.game[1] if replay.game is not None else None
         self.finished = replay.game is not None
+        self.length_us = replay.records[-1][1] if replay.records else 0
         self.owner_of = {}      # record index -> player who played that verdict's card (where known)
         self._owners = {}
         self.names_cards = False   # the log names who played each card (own deck, R-OWN-1)
@@ -139,11 +141,24 @@ class GameStats:
                 self.players[f["winner"]].games_won += 1
 
 
+def names_of(header, given=None):
+    """The two players' names: the session header's ``players`` (set at the table), else
+    ``given`` (``spit stats --players A,B``), else "player 0" and "player 1"."""
+    names = header.get("players") if isinstance(header, dict) else None
+    if isinstance(names, list) and len(names) == 2 and all(isinstance(n, str) and n.strip() for n in names) \
+            and names[0].strip() != names[1].strip():
+        return [n.strip() for n in names]
+    if given:
+        return list(given)
+    return ["player 0", "player 1"]
+
+
 class Evening:
-    """Several games added up (``spit stats LOG...``)."""
+    """Several games added up (``spit stats LOG...``), per named player across seat swaps."""
 
     def __init__(self):
-        self.players = [PlayerStats(0), PlayerStats(1)]
+        self.names = []           # in the order they first played
+        self.by_name = {}
         self.unknown = PlayerStats(UNKNOWN)
         self.games = 0
         self.finished = 0
@@ -151,16 +166,35 @@ class Evening:
         self.rulesets = {}
         self.named_games = 0      # games whose log names who played each card
         self.rounds_unknown = 0
+        self.game_rows = []       # one per game: the per-game table
 
-    def add(self, game):
+    @property
+    def players(self):
+        return [self.by_name[n] for n in self.names]
+
+    def player(self, name):
+        if name not in self.by_name:
+            self.names.append(name)
+            self.by_name[name] = PlayerStats(name)
+        return self.by_name[name]
+
+    def add(self, game, names=("player 0", "player 1"), label="", started=None):
         self.games += 1
         self.finished += game.finished
         self.rounds += game.rounds
         self.rulesets[game.ruleset] = self.rulesets.get(game.ruleset, 0) + 1
         self.named_games += game.names_cards
         self.rounds_unknown += game.rounds_unknown
-        for mine, theirs in zip(self.players + [self.unknown], game.players + [game.unknown]):
-            mine.add(theirs)
+        for seat in (0, 1):
+            self.player(names[seat]).add(game.players[seat])
+        self.unknown.add(game.unknown)
+        w = game.winner
+        self.game_rows.append({
+            "log": label, "started": started, "ruleset": game.ruleset, "players": list(names),
+            "winner": None if w is None else ("draw" if w < 0 else names[w]), "reason": game.reason,
+            "rounds": game.rounds, "rounds_won": [game.players[0].rounds_won, game.players[1].rounds_won],
+            "rounds_not_known": game.rounds_unknown, "length_s": round(game.length_us / 1e6, 1),
+            "races_won": [game.players[0].races_won, game.players[1].races_won] if game.names_cards else None})
 
 
 # (row name, value, per card: only known where the log names who played each card)
@@ -190,10 +224,10 @@ def _ms(v):
 
 
 def cells(evening, name, value, per_card):
-    """The row's cells for player 0, player 1 and the cards nobody is named for: a number the
+    """The row's cells for each player and the cards nobody is named for: a number the
     log does not give is "not known", never 0."""
     if per_card and not evening.named_games:
-        out = [NOT_KNOWN_CELL, NOT_KNOWN_CELL]
+        out = [NOT_KNOWN_CELL] * len(evening.names)
     else:
         out = [str(value(s)) for s in evening.players]
         if per_card and evening.named_games < evening.games:
@@ -211,10 +245,11 @@ def table(evening):
     kinds = ", ".join("%s %d" % (k, evening.rulesets[k]) for k in sorted(evening.rulesets))
     out = ["%d game%s (%s), %d finished, %d rounds" % (evening.games, "" if evening.games == 1 else "s", kinds,
                                                       evening.finished, evening.rounds)]
-    out.append("%-30s %12s %12s %12s" % ("", "player 0", "player 1", "not named"))
+    width = max([12] + [len(n) for n in evening.names])
+    fmt = "%-30s" + (" %" + str(width) + "s") * (len(evening.names) + 1)
+    out.append(fmt % tuple([""] + evening.names + ["not named"]))
     for name, value, per_card in ROWS:
-        c = cells(evening, name, value, per_card)
-        out.append("%-30s %12s %12s %12s" % (name, c[0], c[1], c[2]))
+        out.append(fmt % tuple([name] + cells(evening, name, value, per_card)))
     if not evening.named_games:
         out.append("\"not known\": %s (only own-deck games say who played each card; spit cards, STUCK and "
                    "slaps are always named)" % NOT_KNOWN)
