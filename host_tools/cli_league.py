@@ -3,6 +3,7 @@
 
 import argparse
 import json
+import sqlite3
 import sys
 from html import escape
 
@@ -73,7 +74,7 @@ def run(args, out=None, err=None):
             return 2
     try:
         league = League(args.db)
-    except Exception as e:   # sqlite3.Error: not a database, cannot write
+    except sqlite3.Error as e:   # not a database, cannot write
         err.write("spit league: %s: %s\n" % (args.db, e))
         return 1
     failed = 0

@@ -10,6 +10,7 @@ so far; ``/state`` the current state as JSON.
 
 import argparse
 import json
+import queue
 import sys
 import threading
 import time
@@ -99,7 +100,7 @@ class Handler(BaseHTTPRequestHandler):
             while not self.server.closing.is_set():
                 try:
                     ev = q.get(timeout=15)
-                except Exception:
+                except queue.Empty:
                     self.wfile.write(b": keep-alive\n\n")
                     self.wfile.flush()
                     continue
@@ -217,7 +218,8 @@ def run(args, out=None, err=None):
 def _read(lines, watch, hub, stop, err):
     try:
         pump(lines, watch, hub, stop)
-    except Exception as e:   # the source failed (a port unplugged): the page keeps the last state
+    except (OSError, ValueError, ImportError) as e:   # the source failed (a port unplugged, no pyserial):
+        # the page keeps the last state
         err.write("spit watch: the source stopped: %s\n" % e)
         hub.publish(watch.feed("spit watch: the source stopped: %s" % e))
 

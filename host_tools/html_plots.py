@@ -55,7 +55,7 @@ def counts_chart(players, names_cards=True):
     top = max([getattr(p, key) for p in players for _n, key in rows] + [1])
     out = ['<svg xmlns="http://www.w3.org/2000/svg" class="plot" width="%d" height="%d" viewBox="0 0 %d %d">'
            % (w, h, w, h)]
-    for k, p in enumerate(players):
+    for k in range(len(players)):
         out.append('<rect x="%d" y="4" width="10" height="10" fill="%s"/><text x="%d" y="13" font-size="10" '
                    'fill="#1d2330">player %d</text>' % (left + 90 * k, PLAYER_COLOURS[k], left + 90 * k + 14, k))
     for i, (name, key) in enumerate(rows):

@@ -5,7 +5,7 @@ Everything here works on one verdict at a time, so ``spit replay`` can print as 
 
 from spit import verdicts as V
 from spit.verdicts import REASON_NAMES
-from host_tools.replay_facts import Story, Question, tie_reason, NOT_KNOWN
+from host_tools.replay_facts import Story, Question, tie_reason
 
 PILE_VERDICTS = ("spit", "accept", "illegal", "late", "tie", "early", "undo", "resync")
 

@@ -80,7 +80,7 @@ def test_paced_gives_each_line_when_its_time_comes():
              json.dumps({"t": 500000, "verdict": "spit", "pile": 0, "card": "7H"}),
              json.dumps({"t": 3000000, "ev": "tick"})]
     seen = []
-    for line in paced(lines, speed=2.0, clock=lambda: now[0], sleep=lambda s: now.__setitem__(0, now[0] + s)):
+    for _line in paced(lines, speed=2.0, clock=lambda: now[0], sleep=lambda s: now.__setitem__(0, now[0] + s)):
         seen.append(round(now[0], 3))
     assert seen == [0.0, 0.5, 0.5, 1.5]
 
