@@ -20,6 +20,7 @@ import time
 
 from host_tools.replay_text import describe, fmt_dt, tie_outcome
 from host_tools.replay_facts import Question, tie_reason
+from host_tools.live_stream import LiveReader, split_line
 
 RECENT = 12               # verdicts kept for a late joiner's page
 PILE_VERDICTS = ("spit", "accept", "illegal", "late", "tie", "early", "undo", "resync")
@@ -31,11 +32,6 @@ class _Rules:
     def __init__(self, options):
         self.tie_window_us = options.get("tie_window_us", 3000)
         self.relist_us = options.get("relist_us", 60000)
-
-
-def strip_protocol(obj):
-    """A protocol line's log part: ``seq``, ``dev`` and ``dropped`` removed."""
-    return {k: v for k, v in obj.items() if k not in ("seq", "dev", "dropped")}
 
 
 class Watch:
@@ -50,8 +46,8 @@ class Watch:
         self.reset()
         self.log_lines = []       # the session's log lines (for the replay link)
         self.seq = 0              # events made so far (the page's own sequence)
-        self.dropped = 0
-        self.last_dev_seq = None
+        self.dropped = 0          # protocol lines this reader did not get (seq gaps)
+        self.reader = LiveReader()
 
     def reset(self):
         self.header = None
@@ -80,30 +76,32 @@ class Watch:
             return self._feed(line)
 
     def _feed(self, line):
-        if not line.startswith("{"):
-            if line.startswith("spit-referee "):   # the boot banner: a new stream
-                self.last_dev_seq = None
-            self.texts = (self.texts + [line])[-5:]
-            return [self._event({"type": "text", "text": line})]
-        try:
-            obj = json.loads(line)
-        except ValueError:
-            return [self._event({"type": "text", "text": line})]
-        if not isinstance(obj, dict):
-            return []
-        if "seq" in obj:
-            seq = obj.get("seq")
-            if obj.get("dropped"):
-                self.dropped += obj["dropped"]
-            elif isinstance(seq, int) and self.last_dev_seq is not None and seq > self.last_dev_seq + 1:
-                self.dropped += seq - self.last_dev_seq - 1
-            self.last_dev_seq = seq if isinstance(seq, int) else self.last_dev_seq
-            obj = strip_protocol(obj)
-        if "status" in obj:
+        if split_line(line) is None and line.startswith("{"):
+            # a session log line without the stream's keys (a log played back, the virtual board)
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                obj = None
+            return self._log_obj(obj, line) if isinstance(obj, dict) else [self._event({"type": "text",
+                                                                                        "text": line})]
+        out = []
+        for kind, obj, body, _seq in self.reader.feed(line):
+            self.dropped = self.reader.missed   # seq gaps: every line not seen (those the device dropped too)
+            if kind == "text":
+                self.texts = (self.texts + [body])[-5:]
+                out.append(self._event({"type": "text", "text": body}))
+            elif kind == "status":
+                out += self._status(obj)
+            elif kind == "hello":
+                out.append(self._event({"type": "text", "text": "referee %s on %s" % (
+                    obj.get("firmware", "?"), obj.get("board", "?"))}))
+            else:
+                out += self._log_obj(obj, body)
+        return out
+
+    def _log_obj(self, obj, line):
+        if "status" in obj:   # (a status line written without the stream's keys)
             return self._status(obj)
-        if "live" in obj:   # hello
-            return [self._event({"type": "text", "text": "referee %s on %s" % (obj.get("firmware", "?"),
-                                                                                 obj.get("board", "?"))})]
         if "spitlog" in obj:
             return self._header(obj, line)
         self.log_lines.append(json.dumps(obj))
