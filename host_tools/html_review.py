@@ -18,7 +18,7 @@ from host_tools.replay_facts import NOT_KNOWN, tie_reason, tie_evidence, fmt_dt
 PLAY_KINDS = ("spit", "accept", "resync", "undo")
 
 
-def steps(replay, owners, news):
+def steps(replay, owners, news, races=None):
     """One step per verdict: ``{"t", "text", "tops", "sizes", "left", "who", "round"}``.
 
     ``tops``/``sizes``: each pile after the verdict; ``left``: each player's cards, from the
@@ -58,7 +58,8 @@ def steps(replay, owners, news):
             text = describe(kind, f, rules).replace(tie_reason(f, rules), tie_reason(f, rules, ev))
         for _at, line in news.get(i, ()):
             text += " \u2014 " + line
-        out.append({"t": fmt_time(t), "text": text, "tops": list(tops), "sizes": list(sizes),
+        race = (races or {}).get(i)
+        out.append({"race": race.number if race is not None else None, "t": fmt_time(t), "text": text, "tops": list(tops), "sizes": list(sizes),
                     "left": list(left), "who": who if kind in ("spit", "accept", "illegal", "late", "early", "tie")
                     else f.get("player"), "round": rnd, "kind": kind})
     return out
@@ -75,6 +76,8 @@ function show(k){
   box.querySelector('.step-time').textContent=s.t+' \u00b7 round '+s.round;
   box.querySelector('.step-text').textContent=s.text;
   box.querySelector('.step-who').textContent=who(s.who);
+  var z=box.querySelector('.step-race');z.style.display=s.race?'':'none';
+  if(s.race){z.href='#race-'+s.race;z.textContent='open race '+s.race+' (its \u00b5s zoom)';}
   var piles=box.querySelectorAll('.pile');
   for(var p=0;p<piles.length;p++){
     piles[p].querySelector('.top').textContent=s.tops[p]||'--';
@@ -106,7 +109,7 @@ def stepper_html(data, npiles):
             '<div class="step-head"><button class="prev" aria-label="previous play">&#9664; prev</button>'
             '<span class="step-no">1 / %d</span><button class="next" aria-label="next play">next &#9654;</button></div>'
             '<p class="step-time">%s</p><p class="step-text">%s</p>'
-            '<p>played by: <b class="step-who">%s</b></p>'
+            '<p>played by: <b class="step-who">%s</b> <a class="step-race" style="display:none" href="#">race</a></p>'
             '<div class="piles">%s</div><p class="left">cards left: %s</p>'
             '<p class="hint">&#8592; / &#8594; keys or the buttons step play by play.</p></div>'
             '<script type="application/json" id="steps-data">%s</script><script>%s</script>'

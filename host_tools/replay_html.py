@@ -269,7 +269,7 @@ def render(replay, title="session"):
         parts.append('<h2 class="warn">Problems</h2><ul class="problems">%s</ul>'
                      % "".join("<li>%s</li>" % s for s in items))
     parts.append("<h2>Play by play</h2>")
-    parts.append(stepper_html(steps(replay, game.owner_of, _news(replay, story_)), replay.npiles))
+    parts.append(stepper_html(steps(replay, game.owner_of, _news(replay, story_), races), replay.npiles))
     parts.append("<h2>Timeline</h2>")
     parts.append(_legend())
     parts.extend(_round_blocks(replay, game.owner_of, races, story_, mismatches))

@@ -14,7 +14,7 @@ from html import escape
 
 import pytest
 
-from test_replay_page import SAMPLE, CHROMIUM, simulated_log, page_of
+from test_replay_page import SAMPLE, CHROMIUM, simulated_log, page_of, expected_races
 from test_replay import run
 
 SIMULATED = (("classic", None, 1), ("tableau", {"piles": 3}, 5), ("own_deck", None, 3), ("speed", None, 2))
@@ -23,7 +23,8 @@ CHECKER = r"""
 <script>
 (function () {
   var W = window.innerWidth, res = {width: W, page_width: document.documentElement.scrollWidth, cut: [],
-                                   hover_only: [], questions: [], ties: [], steps: [], back: null, players: ''};
+                                   hover_only: [], questions: [], ties: [], steps: [], back: null, players: '',
+                                   race_links: 0, bad_race_links: []};
   function scrolls(el) {
     for (var e = el.parentElement; e; e = e.parentElement) {
       var o = getComputedStyle(e).overflowX;
@@ -56,10 +57,19 @@ CHECKER = r"""
     return Array.prototype.map.call(box.querySelectorAll('.pile .top'), function (e) { return e.textContent; });
   }
   var n = JSON.parse(document.getElementById('steps-data').textContent).length;
+  function race() {
+    var z = box.querySelector('.step-race');
+    if (z.style.display === 'none') return;
+    res.race_links++;
+    var target = document.getElementById(z.getAttribute('href').slice(1));
+    if (!target || !target.querySelector('svg.zoom')) res.bad_race_links.push(z.getAttribute('href'));
+  }
   res.steps.push(tops());
+  race();
   for (var i = 1; i < n; i++) {
     document.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight', bubbles: true}));
     res.steps.push(tops());
+    race();
   }
   document.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowLeft', bubbles: true}));
   res.back = [+box.getAttribute('data-step'), tops()];
@@ -154,6 +164,8 @@ def assert_review(tmp_path, log):
     names_cards = any(v.get("player") is not None for v in vs if v["verdict"] == "accept")
     if not names_cards:
         assert "races won" not in result["players"] and "illegal" not in result["players"]
+    # every race opens to its zoom from the play by play
+    assert result["race_links"] == expected_races(log) and result["bad_race_links"] == []
     # the arrow keys step play by play, to the right tops
     assert result["steps"] == expected_tops(vs, npiles)
     assert result["back"][0] == len(vs) - 2 and result["back"][1] == expected_tops(vs, npiles)[-2]
