@@ -13,6 +13,7 @@ for _path in (os.path.join(ROOT, "firmware"), ROOT):
 from host_tools.vboard.clock import VirtualClock  # noqa: E402
 from host_tools.vboard.install import install  # noqa: E402
 from host_tools.vboard.pins import Pin  # noqa: E402
+from host_tools.vboard import iso14443a  # noqa: E402
 from host_tools.vboard.pn532_emulator import PN532Emulator  # noqa: E402
 
 JUST_BELOW_US_WRAP = (1 << 30) - 60000  # ticks_us wraps 60 ms into the test
@@ -153,11 +154,11 @@ def test_polling_without_irq_uses_the_poll_time():
 def test_rewoken_tag_is_halted_again_but_not_reported_twice(table):
     table.emulators[0].place_tag(uid(1))
     table.run(20000)
-    table.emulators[0].tag(uid(1)).halted = False  # lost power when the stack detuned
+    table.emulators[0].tag(uid(1)).power_up()  # lost power when the stack detuned
     table.run(20000)
     assert [c[1] for c in table.cards] == [uid(1)]
     assert table.readers[0].rereads >= 1
-    assert table.emulators[0].tag(uid(1)).halted
+    assert table.emulators[0].tag(uid(1)).state == iso14443a.HALT
     table.readers[0].clear_pile()  # pile taken: the same card may come back later
     table.emulators[0].remove_tag(uid(1))
     table.emulators[0].place_tag(uid(1))
@@ -459,8 +460,12 @@ def test_r_play_5_race_second_tag_is_listed_after_the_scans_reqa():
         commands = len(em.commands)
         _run_until_cards(t, 2)
         assert [c[1] for c in t.cards] == [uid(1), uid(2)]
-        assert [f for f, _ in em.raw_frames[frames:]] == [0x26]            # REQA only
-        assert em.commands[commands:] == [0x52, 0x08, 0x42, 0x4A]          # halt, framing, REQA, listing
+        # HLTA of the first (ours), REQA, then HLTA again: the second card is READY after its
+        # REQA, and a READY tag takes the listing's REQA as unexpected (NTAG213F 8.4.4).
+        assert [f for f, _ in em.raw_frames[frames:]] == [0x50, 0x26, 0x50]
+        # halt, raw mode, REQA, chip mode, park, listing
+        assert em.commands[commands:] == [0x42, 0x08, 0x42, 0x08, 0x42, 0x4A]
+        assert sum(tag.unexpected for tag in em.tags) == 0
         # Stamped when its REQA was answered: not before it landed.
         assert t.time.ticks_diff(t.cards[1][2], landed) > 0
         assert not t.readers[0].wakes_halted

@@ -10,11 +10,15 @@ Newest card on a growing pile::
        (the chip waits for a card itself: no bus traffic on a quiet pile)
     scan's REQA --answered--> listing (reads the new tag in one command) --> halt it --> scan
 
-Every card read is halted (HLTA).  Whether the chip's listing (InListPassiveTarget, MaxTg=2)
+Every card read is halted (HLTA: by default our own through InCommunicateThru, which works
+whatever the chip's InRelease does; ``PN532.halt_command``).  Whether the chip's listing (InListPassiveTarget, MaxTg=2)
 sends REQA or WUPA (which wakes halted tags) is not documented, so each listing is followed
 by a ``TagScan`` (own REQA: ``drivers/tag_scan.py``), which only tags not read yet answer
 (ISO 14443-3).  An answered REQA is handed over to a listing, which reads the new tag(s) in
-one command (a race's second card: one command, not the scan's seven).  The same read tag
+one command (a race's second card: one command, not the scan's seven); the tags that answered
+are READY then, and a READY tag takes the listing's REQA / WUPA as an unexpected frame (back to
+IDLE, unanswered: NTAG213F 8.4.4), so an HLTA goes first (READY tags: to IDLE).  Before any of
+the chip's own commands follows raw exchanges, chip mode is put back (BitFraming 0, CRC on).  The same read tag
 listed twice in a row means the chip wakes halted tags (``wakes_halted``): the reader then
 scans every ``poll_us`` instead, resolving anticollision itself, bit by bit (as it does
 once after a handed-over listing that returned the tag the listing before it had).
@@ -67,6 +71,8 @@ _BACKOFF = const(7)
 _SETUP = const(8)
 _HALT_NEXT = const(9)   # a listed tag was delivered: halt it in the next step
 _DETECT_NEXT = const(10)   # its pile reported quiet: list (or poll) again in the next step
+_RESTORE = const(11)    # chip mode put back (WriteRegister) before a listing
+_PARK = const(12)       # HLTA to the READY tags of a handed-over REQA: IDLE for the listing
 
 _MAX_UID_LEN = const(10)   # pn532.MAX_UID_LEN
 _BUSY = const(0)    # tag_scan.BUSY / QUIET / ANSWERED: what TagScan.step() returns (else FOUND)
@@ -224,9 +230,18 @@ class NfcReader:
         return self.memory.forget(uid)
 
     # ---- the state machine ------------------------------------------------------------
-    def _start_listing(self):
-        self._handoff = False
-        self.scan.invalidate()
+    def _start_listing(self, handoff=False):
+        self._handoff = handoff
+        if self.scan.raw:
+            # Raw exchanges ran (or the CIU is unknown): chip mode first, then (a handed-over
+            # REQA) the HLTA that sends its READY tags back to IDLE, then the listing.
+            self.pn532.start_chip_mode()
+            self._state = _RESTORE
+            self._since_us = time.ticks_us()
+            return
+        self._list_now()
+
+    def _list_now(self):
         self.pn532.start_list(2)
         self._state = _LISTING
         self._since_us = time.ticks_us()
@@ -308,6 +323,20 @@ class NfcReader:
             return self._listing_done(now_us)
         if state == _SCANNING:
             return self._scan_step(now_us)
+        if state == _RESTORE:
+            pn.finish_write_register()
+            self.scan.chip_mode()
+            if self._handoff:
+                pn.start_hlta()
+                self._state = _PARK
+                self._since_us = now_us
+            else:
+                self._list_now()
+            return 0
+        if state == _PARK:
+            pn.finish_hlta()
+            self._list_now()
+            return 0
         if state == _HALTING:
             pn.finish_halt()   # then a scan: a group the listing opened goes on in it
         else:
@@ -410,8 +439,7 @@ class NfcReader:
             return 0
         if result == _ANSWERED:
             # A new tag (or several): the chip's listing reads them in one command.
-            self._start_listing()
-            self._handoff = True
+            self._start_listing(True)
             return 0
         if result == _QUIET:
             return self._scan_over(now_us)

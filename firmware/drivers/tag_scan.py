@@ -12,11 +12,22 @@ framing set by WriteRegister:
     HLTA  50 00 CRC_A                         -> no answer: the tag is HALTed
 
 Halted tags never answer REQA (ISO 14443-3, 6.3), so each scan hears only tags that were not
-read yet, whatever the chip's listing does.  A collision (two new cards answer at once)
-is resolved bit by bit: extend the known prefix with a 1 (TxLastBits/RxAlign = known bits
-mod 8); silence means every answering tag has a 0 there, and the walk goes on with the next
-bit.  Each probe is a framing write and one exchange, one probe per UID bit the tags share;
-they are all found, one after the other, in the same scan.
+read yet, whatever the chip's listing does.  A partial last byte is sent with TxLastBits =
+known bits mod 8 and received with RxAlign 0 (whether the PN532 honours RxAlign in
+InCommunicateThru is not documented; libnfc never sets it): the answer's first bit is bit 0 of
+the reply, shifted into place here.  A collision (two new cards answer at once): the chip's
+CIU_Coll says where (CollPos) and its FIFO holds the bits before it, read in one ReadRegister;
+the colliding bit is taken as 1 and the anticollision goes on from there (three commands per
+collision).  Where the chip does not give CollPos (CollPosNotValid) the scan learns that and
+walks bit by bit: extend the known prefix with a 1; silence means every answering tag has a 0
+there, and the walk goes on with the next bit (a framing write and one exchange per UID bit
+the tags share).  All the tags are found, one after the other, in the same scan.
+
+A REQA goes only to IDLE tags: an activation that failed half way may leave tags READY, which
+take a REQA as an unexpected frame and go back to IDLE without an answer (NTAG213F 8.4.4), so
+after such a restart a silent REQA is sent once more before the scan counts as quiet.  The
+scan leaves the CIU in raw mode (``raw``): the reader puts chip mode back
+(``PN532.start_chip_mode``) before the chip's own commands.
 
 ``start(hand_off)`` sends the first command; then call ``step()`` each time
 ``pn532.reply_ready()``.  ``step()`` returns ``FOUND`` (``uid``/``uid_len``/``sak`` hold the
@@ -47,6 +58,7 @@ _HLTA = const(b"\x50\x00\x57\xcd")     # 50 00 and its CRC_A (0xCD57, low byte f
 _CASCADE_TAG = const(0x88)
 _SAK_CASCADE = const(0x04)
 _FRAMING_REQA = const(0x07)     # TxLastBits = 7
+_COLL_NOT_VALID = const(0x20)   # CIU_Coll CollPosNotValid
 
 _MAX_RESTARTS = const(4)   # garbled or vanished activations per scan before giving up
 
@@ -57,6 +69,7 @@ _S_FRAMING = const(3)   # WriteRegister CIU_BitFraming before an anticollision/s
 _S_ANTICOLL = const(4)
 _S_SELECT = const(5)
 _S_HLTA = const(6)
+_S_COLL = const(7)      # ReadRegister CIU_Coll + FIFO after a collision
 
 
 # Frame and reply buffers shared by every scan (each is used within one step: a frame is
@@ -94,6 +107,10 @@ class TagScan:
         self._known = 0          # UID bits of this cascade level already known
         self._complete = False   # CLn known from a clean answer: SELECT next
         self.hand_off = False    # stop at an answered REQA (ANSWERED)
+        self.raw = True          # the CIU may be in raw mode (or unknown): restore first
+        self.use_coll = True     # the chip gives CIU_Coll (learned False once it does not)
+        self.coll_reads = 0
+        self._requery = False    # a silent REQA after a restart is sent once more
 
     @property
     def awaiting_reqa(self):
@@ -104,6 +121,7 @@ class TagScan:
         """Begin a scan (CRC off, REQA framing); ``hand_off``: end it at an answered REQA."""
         self.hand_off = hand_off
         self._restarts = 0
+        self._requery = False
         self._next_reqa()
 
     def _restart(self):
@@ -113,12 +131,21 @@ class TagScan:
         if self._restarts > _MAX_RESTARTS:
             self._state = _S_IDLE
             return QUIET
+        self._requery = True   # tags left READY take this REQA as unexpected (to IDLE)
         self._next_reqa()
         return BUSY
 
     def invalidate(self):
-        """The chip's own commands (listing, setup, field) may have changed the CIU."""
+        """The CIU's state is unknown (a failure, a set-up): chip mode must be put back
+        before the chip's own commands, raw mode before raw exchanges."""
         self._framing = -1
+        self.raw = True
+
+    def chip_mode(self):
+        """The reader put chip mode back (``start_chip_mode``): raw mode is to be written
+        again before the next REQA."""
+        self._framing = -1
+        self.raw = False
 
     def _next_reqa(self):
         """REQA, once the registers are set for it (then REQA at once, as when they still
@@ -127,6 +154,7 @@ class TagScan:
         if self._framing != _FRAMING_REQA:
             self.pn532.start_raw_mode(_FRAMING_REQA)
             self._framing = _FRAMING_REQA
+            self.raw = True
             self._state = _S_REGS
             return
         self.pn532.start_thru(_REQA, 1)
@@ -154,12 +182,20 @@ class TagScan:
             pn.finish_write_register()
             self._send_level_frame()
             return BUSY
+        if state == _S_COLL:
+            self._collision_read(pn.finish_read_collision(_REPLY))
+            return BUSY
         n = pn.finish_thru(_REPLY)
         status = pn.thru_status
         if state == _S_REQA:
             if status == _THRU_TIMEOUT:
+                if self._requery:
+                    self._requery = False
+                    pn.start_thru(_REQA, 1)
+                    return BUSY
                 self._state = _S_IDLE
                 return QUIET
+            self._requery = False
             if status != _THRU_OK:
                 self.collided = True   # different ATQAs: two kinds of tag at once
             if self.hand_off:
@@ -187,13 +223,9 @@ class TagScan:
         if state == _S_ANTICOLL:
             known = self._known
             if status == _THRU_OK:
-                whole = known >> 3
-                if n != 5 - whole:
+                if n != (47 - known) >> 3:
                     return self._restart()
-                low = (1 << (known & 7)) - 1
-                cl[whole] = (cl[whole] & low) | (reply[0] & ~low & 0xFF)
-                for i in range(1, n):
-                    cl[whole + i] = reply[i]
+                self._merge(reply, n)
                 if cl[0] ^ cl[1] ^ cl[2] ^ cl[3] != cl[4]:
                     return self._restart()
                 self._complete = True
@@ -208,9 +240,15 @@ class TagScan:
                     k = known - 1
                     cl[k >> 3] &= ~(1 << (k & 7)) & 0xFF
                 else:
-                    # Two or more tags differ in a bit after the known ones: try a 1 next.
+                    # Two or more tags differ in a bit after the known ones: where, the
+                    # chip may say; else try a 1 next.
                     self.collisions += 1
                     self.collided = True
+                    if self.use_coll:
+                        self.coll_reads += 1
+                        self.pn532.start_read_collision()
+                        self._state = _S_COLL
+                        return BUSY
                 cl[known >> 3] |= 1 << (known & 7)
                 self._known = known + 1
             self._next_frame()
@@ -236,10 +274,50 @@ class TagScan:
         self._state = _S_HLTA
         return BUSY
 
+    def _collision_read(self, n):
+        """CIU_Coll and the FIFO (``n`` bytes in ``_REPLY``): the bits before the collision
+        are every answering tag's; the colliding one is taken as 1."""
+        coll = _REPLY[0]
+        known = self._known
+        pos = known + ((coll & 0x1F) or 32) - 1   # CollPos: 1-based, from the first bit received
+        if n < 2 or coll & _COLL_NOT_VALID or pos >= 32:
+            self.use_coll = False   # this chip does not tell: walk bit by bit from now on
+            pos = known
+        else:
+            self._merge_from(_REPLY, 1, n - 1)
+        self._cl[pos >> 3] |= 1 << (pos & 7)
+        self._known = pos + 1
+        self._next_frame()
+
+    def _merge(self, src, n):
+        self._merge_from(src, 0, n)
+
+    def _merge_from(self, src, at, n):
+        """The bits received (``src[at:at + n]``, the first at bit 0) into CLn from bit
+        ``_known`` on; bits past them are left as garbage the frames mask off."""
+        cl = self._cl
+        known = self._known
+        j = known >> 3
+        nb = known & 7
+        acc = cl[j] & ((1 << nb) - 1)
+        end = at + n
+        while j < 5:
+            if at < end:
+                acc |= src[at] << nb
+                at += 1
+                nb += 8
+            cl[j] = acc & 0xFF
+            acc >>= 8
+            nb -= 8
+            if nb < 0:
+                nb = 0
+            j += 1
+
     # ---- frames ----------------------------------------------------------------------
     def _next_frame(self):
-        """Anticollision (or SELECT once every bit is known), writing the framing first."""
-        want = 0 if self._complete else (self._known & 7) * 0x11
+        """Anticollision (or SELECT once every bit is known), writing the framing first
+        (TxLastBits only: RxAlign stays 0)."""
+        want = 0 if self._complete else self._known & 7
         if want != self._framing:
             self.pn532.start_bit_framing(want)
             self._framing = want

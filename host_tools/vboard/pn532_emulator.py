@@ -27,32 +27,28 @@ through ``Installed.add_device`` update too); ``next_event_us()`` says when some
 next.  MicroPython-compatible.
 """
 
-from . import iso14443a
-from .iso14443a import RawField, Tag
+from .iso14443a import Tag
 from .pins import Pin
+from .pn532_ciu import Ciu
+from .pn532_commands import Commands
 from .pn532_listing import ListingModel
+from .pn532_options import DEFAULTS
 from .pn532_wire import WireSide, reverse_bits  # noqa: F401 - reverse_bits is public API
 from host_tools.pn532_frames import ACK_FRAME as ACK, NACK_FRAME as NACK, ERROR_FRAME, build_frame  # noqa: F401
 
 _TFI_HOST = 0xD4
 _TFI_CHIP = 0xD5
-_FIRMWARE = b"\x32\x01\x06\x07"  # IC PN532, version 1.6, supports ISO14443A/B + FeliCa
-
 
 # fRetryTimeout codes of RFConfiguration item 2: 100 us * 2**(code-1)
 _THRU_TIMEOUT_DEFAULT = 0x0A   # 51.2 ms
-_REG_TX_MODE = 0x6302
-_REG_RX_MODE = 0x6303
-_REG_BIT_FRAMING = 0x633D
-_THRU_FRAME_US = 400      # a raw exchange with an answering tag
 
 
-class PN532Emulator(WireSide, ListingModel):
+class PN532Emulator(WireSide, ListingModel, Commands):
     def __init__(self, clock, irq=None, attempt_us=2000, anticollision_us=2500, ack_us=150,
                  command_us=600, seed=12345, stacked_miss_rate=0.0, stacked_miss_attempts=3,
-                 read_failure_rate=0.0, list_uses_wupa=False, asleep=True, wake_us=1000,
+                 read_failure_rate=0.0, asleep=True, wake_us=1000,
                  slow_ack_rate=0.0, slow_ack_us=10000, cs_setup_us=0, reset_gpio=None,
-                 stacked_dropout_rate=0.0):
+                 stacked_dropout_rate=0.0, **options):
         self.clock = clock
         self.irq = irq
         self.attempt_us = attempt_us
@@ -63,7 +59,16 @@ class PN532Emulator(WireSide, ListingModel):
         self.stacked_miss_attempts = stacked_miss_attempts
         self.read_failure_rate = read_failure_rate
         self.stacked_dropout_rate = stacked_dropout_rate
-        self.list_uses_wupa = list_uses_wupa
+        for name in options:
+            if name not in DEFAULTS:
+                raise TypeError("unknown PN532 option %r" % name)
+        opts = dict(DEFAULTS)
+        opts.update(options)
+        self.options = opts
+        self.list_uses_wupa = opts["list_uses_wupa"]
+        self.release_halts = opts["release_halts"]
+        self.deselect_halts = opts["deselect_halts"]
+        self.list_order = opts["list_order"]
         self.asleep = asleep
         self.wake_us = wake_us
         self.slow_ack_rate = slow_ack_rate
@@ -78,12 +83,13 @@ class PN532Emulator(WireSide, ListingModel):
         self.slow_acks = 0
         self.dropouts = 0
         self.i2c_bytes_read = 0
-        self.registers = {_REG_TX_MODE: 0x80, _REG_RX_MODE: 0x80, _REG_BIT_FRAMING: 0x00}
         self.thru_timeout_code = _THRU_TIMEOUT_DEFAULT
         self.raw_frames = []          # (first byte, status) of each InCommunicateThru
         self._rng = seed & 0x7FFFFFFF or 1
         self.tags = []
-        self.field_on = True
+        self.ciu = Ciu(self.tags, opts["rx_align"], opts["collision_status"], opts["coll_readable"])
+        self.parameters = 0
+        self.powered_down = False
         self.passive_retries = 0xFF
         self.irq_enabled = True
         # Faults (each *_next applies once).
@@ -99,7 +105,10 @@ class PN532Emulator(WireSide, ListingModel):
         self._list_started = None     # time the pending InListPassiveTarget began
         self._selected = []           # the targets of the last listing
         self._max_targets = 1
-        self._raw = RawField(self.tags)
+        self._list_blind = False
+        self._list_budget = None
+        self._poll_types = None
+        self._command = 0
         self.spi_select()  # sets up the SPI transaction state
 
     def attach_spi(self, spi, cs_pin):
@@ -181,8 +190,9 @@ class PN532Emulator(WireSide, ListingModel):
             self._out = []
             self._list_started = None
             self.passive_retries = 0xFF
-            for tag in self.tags:
-                tag.power_up()
+            self.thru_timeout_code = _THRU_TIMEOUT_DEFAULT
+            self._selected = []
+            self.ciu.reset()   # the registers' reset values; the field off: every tag IDLE
 
     @property
     def silent(self):
@@ -298,90 +308,10 @@ class PN532Emulator(WireSide, ListingModel):
             ack_us = self.slow_ack_us
             self.slow_acks += 1
         self._queue(ACK, now + ack_us)
+        self._command = command
         self._execute(command, params, now + ack_us)
         self._drive_irq()
-
-    def _execute(self, command, params, now):
-        done = now + self.command_us
-        if command == 0x02:  # GetFirmwareVersion
-            self._queue_reply(b"\x03" + _FIRMWARE, done)
-        elif command == 0x14:  # SAMConfiguration
-            if not params or params[0] != 0x01:
-                self._queue(ERROR_FRAME, done)
-                return
-            self.irq_enabled = len(params) < 3 or params[2] != 0
-            self._queue_reply(b"\x15", done)
-        elif command == 0x32:  # RFConfiguration
-            self._rf_configuration(params)
-            self._queue_reply(b"\x33", done)
-        elif command == 0x4A:  # InListPassiveTarget
-            if len(params) < 2 or params[0] not in (1, 2) or params[1] != 0x00:
-                self._queue(ERROR_FRAME, done)
-                return
-            self.field_on = True
-            self._max_targets = params[0]
-            self._list_started = now
-        elif command == 0x08:  # WriteRegister
-            if not self._write_registers(params):
-                self._queue(ERROR_FRAME, done)
-                return
-            self._queue_reply(b"\x09", done)
-        elif command == 0x06:  # ReadRegister
-            values = bytes(self.registers.get((params[i] << 8) | params[i + 1], 0)
-                           for i in range(0, len(params) - 1, 2))
-            self._queue_reply(b"\x07" + values, done)
-        elif command == 0x42:  # InCommunicateThru
-            if not params:
-                self._queue(ERROR_FRAME, done)
-                return
-            self._communicate_thru(params, now)
-        elif command in (0x44, 0x52):  # InDeselect / InRelease: HLTA to the listed tag
-            for tag in self._selected:
-                if tag.state == iso14443a.ACTIVE:
-                    tag.halt()
-            self._selected = []
-            self._queue_reply(bytes([command + 1, 0x00]), done)
-        else:
-            self._queue(ERROR_FRAME, done)
-
-    def _rf_configuration(self, params):
-        if not params:
-            return
-        item = params[0]
-        if item == 0x01 and len(params) >= 2:
-            on = bool(params[1] & 0x01)
-            if not on:
-                # Tags lose power: all of them forget HALT.
-                for tag in self.tags:
-                    tag.power_up()
-                self._selected = []
-            self.field_on = on
-        elif item == 0x02 and len(params) >= 4:   # RFU, fATR_RES_Timeout, fRetryTimeout
-            self.thru_timeout_code = params[3] & 0x0F
-        elif item == 0x05 and len(params) >= 4:
-            self.passive_retries = params[3]
 
     def _thru_timeout_us(self):
         code = self.thru_timeout_code
         return 0 if code == 0 else 100 << (code - 1)
-
-    def _write_registers(self, params):
-        if len(params) % 3:
-            return False
-        for i in range(0, len(params), 3):
-            self.registers[(params[i] << 8) | params[i + 1]] = params[i + 2]
-        return True
-
-    def _communicate_thru(self, params, now):
-        """InCommunicateThru: the raw frame goes to the tags as the CIU registers say."""
-        framing = self.registers.get(_REG_BIT_FRAMING, 0)
-        status, data = self._raw.exchange(params, framing & 0x07, (framing >> 4) & 0x07,
-                                          bool(self.registers.get(_REG_TX_MODE, 0) & 0x80),
-                                          bool(self.registers.get(_REG_RX_MODE, 0) & 0x80))
-        self.raw_frames.append((params[0] if params else -1, status))
-        self.field_on = True
-        if status == iso14443a.STATUS_TIMEOUT:
-            done = now + self._thru_timeout_us() + 100
-        else:
-            done = now + _THRU_FRAME_US
-        self._queue_reply(bytes([0x43, status]) + data, done)
