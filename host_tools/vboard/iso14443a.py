@@ -233,22 +233,31 @@ class Tag:
             return None   # another tag's UID: stays READY, silent
         return bits_of(cl)[known:]
 
-    def _read(self, page):
+    def read(self, page):
+        """READ: 16 bytes from ``page`` on (rolling over to page 0), or None (NAK)."""
         mem = self.memory
-        pages = len(mem) // 4
-        if page >= pages:
-            self.leave()
-            return bits_of(bytes([NAK_4BIT]), 4)
-        out = bytearray(16)
-        for i in range(16):
-            out[i] = mem[(4 * page + i) % len(mem)]
-        return bits_of(bytes(out) + crc_a(out))
+        if not 0 <= page < len(mem) // 4:
+            return None
+        return bytes(mem[(4 * page + i) % len(mem)] for i in range(16))
 
-    def _write(self, page, data):
+    def write(self, page, data):
+        """WRITE of one page; pages 0-3 (UID, lock, CC) are read-only here.  False: NAK."""
         mem = self.memory
-        if not 4 <= page < len(mem) // 4:
-            self.leave()
-            return bits_of(bytes([NAK_4BIT]), 4)
+        if len(data) != 4 or not 4 <= page < len(mem) // 4:
+            return False
         for i in range(4):
             mem[4 * page + i] = data[i]
+        return True
+
+    def _read(self, page):
+        out = self.read(page)
+        if out is None:
+            self.leave()
+            return bits_of(bytes([NAK_4BIT]), 4)
+        return bits_of(out + crc_a(out))
+
+    def _write(self, page, data):
+        if not self.write(page, bytes(data)):
+            self.leave()
+            return bits_of(bytes([NAK_4BIT]), 4)
         return bits_of(bytes([ACK_4BIT]), 4)

@@ -133,7 +133,7 @@ class Commands:
             return None
         ciu = self.ciu
         status, data = iso14443a.STATUS_TIMEOUT, b""
-        if target in self.tags and ciu.chip_frames_ok():
+        if (target in self.tags or target in self.held) and ciu.chip_frames_ok():
             ciu.prepare_type_a()
             body = bytes(params[1:])
             body += iso14443a.crc_a(body)

@@ -7,15 +7,15 @@ Pin, or a GPIO number looked up in ``Pin.registry``) is low while an ACK or repl
 ``host_frame(bytes)`` / ``_ready()`` / ``read_output()`` are the frame-level API; the bus side
 (SPI with ``cs_setup_us``, I2C) is in ``pn532_wire.py``.
 
-Tags and timing (on a ``VirtualClock``): ``place_tag(uid)`` / ``remove_tag(uid)``.  A pending
-InListPassiveTarget finds a tag at the next activation attempt (``attempt_us`` apart) and
-replies ``anticollision_us`` later; MxRtyPassiveActivation 0xFF retries forever, n gives n+1
-tries.  Tag states follow ISO 14443-3 (``iso14443a.py``, shared with the pty emulator): a
-halted tag stays silent to REQA until it leaves the field or the field is reset
-(RFConfiguration item 1).  ``list_uses_wupa=True`` models a chip whose InListPassiveTarget
-sends WUPA, waking halted tags.  Several answering tags: the listing picks the highest UID.
-InCommunicateThru (0x42) with WriteRegister (0x08, CIU_TxMode/RxMode/BitFraming) runs raw
-REQA/WUPA, anticollision (with bit collisions), SELECT and HLTA against the same tags.
+Tags and timing (on a ``VirtualClock``, or the pty emulator's real-time clock):
+``place_tag(uid or Tag)`` / ``remove_tag(uid)``.  A pending InListPassiveTarget finds a tag at
+the next activation attempt (``attempt_us`` apart) and replies ``anticollision_us`` later;
+MxRtyPassiveActivation 0xFF retries forever, n gives n+1 tries (``pn532_listing.py``).  The
+chip is the strict model: tags are ISO 14443-3 / NTAG21x as they are (``iso14443a.py``), the
+CIU a register file with its reset values, field and modulation (``pn532_ciu.py``), every
+command a client here sends (``pn532_commands.py``), and what no document settles a named
+option (``pn532_options.py``: ``list_uses_wupa``, ``release_halts``, ``deselect_halts``,
+``rx_align``, ``collision_status``, ``coll_readable``, ``list_order``), passed as keywords.
 Stacked tags: ``stacked_miss_rate``/``stacked_miss_attempts`` (a tag landing on others misses
 that many activation attempts, listing or REQA), ``stacked_dropout_rate`` (each of the three
 tags below a new card may brown out and forget HALT), ``read_failure_rate``, or per tag
@@ -104,6 +104,7 @@ class PN532Emulator(WireSide, ListingModel, Commands):
         self._last_sent = None
         self._list_started = None     # time the pending InListPassiveTarget began
         self._selected = []           # the targets of the last listing
+        self.held = []                # listed tags lifted off that InDataExchange still reaches
         self._max_targets = 1
         self._list_blind = False
         self._list_budget = None
@@ -130,7 +131,10 @@ class PN532Emulator(WireSide, ListingModel, Commands):
         return (x & 0xFFFFFF) / 16777216.0
 
     def place_tag(self, uid, misses=0, unreadable=False, sel_res=0x00):
-        """A card lands in the field now."""
+        """A card lands in the field now (``uid``, or a ``Tag`` made by the caller)."""
+        given = uid if isinstance(uid, Tag) else None
+        if given is not None:
+            uid = given.uid
         self.remove_tag(uid)
         if self.tags and self.stacked_miss_rate and self._random() < self.stacked_miss_rate:
             misses += self.stacked_miss_attempts
@@ -142,7 +146,13 @@ class PN532Emulator(WireSide, ListingModel, Commands):
                 if self._random() < self.stacked_dropout_rate:
                     below.power_up()
                     self.dropouts += 1
-        tag = Tag(uid, self.clock.now_us, misses, unreadable, sel_res)
+        if given is None:
+            tag = Tag(uid, self.clock.now_us, misses, unreadable, sel_res)
+        else:
+            tag = given
+            tag.placed_us = self.clock.now_us
+            tag.misses += misses
+            tag.power_up()
         self.tags.append(tag)   # the same list RawField looks at
         self.update()
         return tag
@@ -152,6 +162,7 @@ class PN532Emulator(WireSide, ListingModel, Commands):
         if tag is None:
             return False
         self.tags.remove(tag)
+        tag.power_up()   # out of the field
         if tag in self._selected:
             self._selected.remove(tag)
         return True

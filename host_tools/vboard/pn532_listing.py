@@ -30,6 +30,7 @@ def read_time_options(lo_us, hi_us):
 class ListingModel:
     def _begin_listing(self, now, brty, framing, budget=None):
         ciu = self.ciu
+        self.held = []
         if brty == 0:
             ciu.prepare_type_a()
             self._list_blind = not ciu.chip_frames_ok()
