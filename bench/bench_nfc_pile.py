@@ -1,6 +1,13 @@
 """Tall piles on one emulated PN532: read rate, order and latency of NfcReader (prints a table).
 
     .venv/bin/python bench/bench_nfc_pile.py [--cards 40] [--gap-ms 300] [--seeds 5]
+    .venv/bin/python bench/bench_nfc_pile.py --pairs [--seeds 5]    # per PN532 option combination
+
+``--pairs`` (issue 26): for each option combination of the strict model's covering set
+(host_tools/vboard/pn532_options.py), two cards landing on one pile 1, 3, 10 and 20 ms apart
+(on three cards already read and halted), and a 40-card pile (one every 300 ms): the time from
+the second landing until both are identified (mean / max), lost cards, wrong winners (the
+second card stamped before the first), ties (one stamp for both).
 
 Each run lands ``cards`` tags (random NXP 7-byte UIDs) one every ``gap_ms`` on one pile,
 with the real driver + NfcReader over the fake SPI bus and IRQ line, for each combination
@@ -22,8 +29,11 @@ for _p in (ROOT, os.path.join(ROOT, "firmware")):
 STACKED = {"stacked_miss_rate": 0.3, "stacked_miss_attempts": 3, "stacked_dropout_rate": 0.1}
 
 
-def pile_run(cards=40, gap_us=300000, wupa=False, strategy="STRATEGY_HALT", stacked=True, seed=1):
-    """Land ``cards`` tags on one pile; returns a dict of what the reader reported."""
+def pile_run(cards=40, gap_us=300000, wupa=False, strategy="STRATEGY_HALT", stacked=True, seed=1,
+             chip=None, pair_us=None):
+    """Land ``cards`` tags on one pile; returns a dict of what the reader reported.  ``chip``:
+    the model's options (else ``wupa``); ``pair_us``: the last card lands that long after the one
+    before it (not ``gap_us``)."""
     import random
     from host_tools.vboard.clock import VirtualClock
     from host_tools.vboard.install import install
@@ -39,7 +49,8 @@ def pile_run(cards=40, gap_us=300000, wupa=False, strategy="STRATEGY_HALT", stac
         from drivers import nfc_reader
         from drivers.pn532_spi import PN532_SPI
         options = dict(STACKED) if stacked else {}
-        em = board.add_device(PN532Emulator(clock, irq=20, seed=seed, list_uses_wupa=wupa, **options))
+        options.update(chip if chip is not None else {"list_uses_wupa": wupa})
+        em = board.add_device(PN532Emulator(clock, irq=20, seed=seed, **options))
         spi = machine.SPI(0)
         cs = machine.Pin(17, machine.Pin.OUT, value=1)
         irq = machine.Pin(20, machine.Pin.IN, machine.Pin.PULL_UP)
@@ -47,8 +58,12 @@ def pile_run(cards=40, gap_us=300000, wupa=False, strategy="STRATEGY_HALT", stac
         driver = PN532_SPI(spi, cs, irq=irq)
         driver.setup(passive_retries=0xFF)
         reads = []
-        reader = nfc_reader.NfcReader(driver, 0, strategy=getattr(nfc_reader, strategy),
-                                      on_card=lambda pile, uid, ticks: reads.append((bytes(uid), ticks)),
+        seen_at = {}
+
+        def on_card(pile, uid, ticks):
+            reads.append((bytes(uid), ticks))
+            seen_at[bytes(uid)] = clock.ticks_us()
+        reader = nfc_reader.NfcReader(driver, 0, strategy=getattr(nfc_reader, strategy), on_card=on_card,
                                       passive_retries=0xFF, reply_timeout_us=500000, memory=64)
         irq.irq(lambda pin: reader.note_irq(clock.ticks_us()), machine.Pin.IRQ_FALLING, hard=True)
         uids = []
@@ -60,9 +75,12 @@ def pile_run(cards=40, gap_us=300000, wupa=False, strategy="STRATEGY_HALT", stac
         start = clock.now_us
         commands_before = len(em.commands)
         end = start + cards * gap_us + 500000
+        due = [start + k * gap_us for k in range(cards)]
+        if pair_us is not None:
+            due[-1] = due[-2] + pair_us
         k = 0
         while clock.now_us < end:
-            if k < cards and clock.now_us >= start + k * gap_us:
+            if k < cards and clock.now_us >= due[k]:
                 landed[uids[k]] = clock.ticks_us()
                 em.place_tag(uids[k])
                 k += 1
@@ -75,9 +93,43 @@ def pile_run(cards=40, gap_us=300000, wupa=False, strategy="STRATEGY_HALT", stac
                 "delays_ms": delays, "early": sum(1 for d in delays if d < 0),
                 "commands_per_s": (len(em.commands) - commands_before) * 1e6 / (end - start),
                 "rereads": reader.rereads, "failures": reader.failures, "dropouts": em.dropouts,
+                "uids": uids, "stamps": dict(reads), "seen_at": seen_at, "landed": landed,
                 "wakes_halted": getattr(reader, "wakes_halted", None)}
     finally:
         board.uninstall()
+
+
+def pairs_table(seeds):
+    """Issue 26 item 5: per option combination, pairs 1/3/10/20 ms apart and a 40-card pile."""
+    from host_tools.vboard.pn532_options import combinations, label
+    print("Two cards on one pile (on 3 read cards), %d runs each; 40-card pile one every 300 ms, "
+          "%d runs (virtual board, strict PN532 model)" % (seeds, seeds))
+    print("| PN532 options | gap | both identified after 2nd landing mean / max ms | lost | wrong winners "
+          "| ties |")
+    print("|---|---|---|---|---|---|")
+    for chip in combinations():
+        for gap_ms in (1, 3, 10, 20):
+            times, lost, wrong, ties = [], 0, 0, 0
+            for seed in range(1, seeds + 1):
+                r = pile_run(5, 150000, stacked=False, seed=seed, chip=chip, pair_us=gap_ms * 1000)
+                a, b = r["uids"][-2:]
+                got = [u for u in (a, b) if u in r["seen_at"]]
+                lost += 2 - len(got) + (5 - r["read"] - (2 - len(got)))
+                if len(got) == 2:
+                    second = r["landed"][b]
+                    times.append(max(r["seen_at"][u] - second for u in (a, b)) / 1000.0)
+                    sa, sb = r["stamps"][a], r["stamps"][b]
+                    wrong += sb - sa < 0
+                    ties += sa == sb
+            print("| %s | %d ms | %s | %d | %d | %d |" % (
+                label(chip), gap_ms, "%.1f / %.1f" % (sum(times) / len(times), max(times)) if times else "-",
+                lost, wrong, ties))
+        runs = [pile_run(40, 300000, stacked=False, seed=seed, chip=chip) for seed in range(1, seeds + 1)]
+        delays = [d for r in runs for d in r["delays_ms"]]
+        print("| %s | 40-card pile | read %d/%d, in order %d/%d, stamp-landing %.1f / %.1f | %d | - | - |" % (
+            label(chip), sum(r["read"] for r in runs), 40 * seeds, sum(r["in_order"] for r in runs), seeds,
+            sum(delays) / max(1, len(delays)), max(delays or [0]), 40 * seeds - sum(r["read"] for r in runs)))
+        sys.stdout.flush()
 
 
 def main(argv):
@@ -86,7 +138,11 @@ def main(argv):
     ap.add_argument("--cards", type=int, default=40)
     ap.add_argument("--gap-ms", type=int, default=300)
     ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--pairs", action="store_true", help="issue 26's table per option combination")
     args = ap.parse_args(argv)
+    if args.pairs:
+        pairs_table(args.seeds)
+        return
     print("%d-card pile, one card every %d ms, %d runs each (virtual board, PN532 emulator)"
           % (args.cards, args.gap_ms, args.seeds))
     print("| listing | strategy | stacked faults | read | in order | stamp-landing mean/max ms "

@@ -25,7 +25,7 @@ PRESS_US = 60 * MS     # a button press
 class FirmwarePort:
     mode = "firmware"
 
-    def __init__(self, sim, rules, counts, board=None):
+    def __init__(self, sim, rules, counts, board=None, emulator=None):
         from host_tools.vboard.runner import VirtualTable
         self.sim = sim
         self.rules = rules
@@ -36,7 +36,8 @@ class FirmwarePort:
                 options[key] = rules.options[key]
         if board is None:
             board = "pico_3pile" if rules.piles == 3 else "pico"
-        self.join(sim, VirtualTable(board=board, ruleset=rules.name, options=options))
+        # emulator: the PN532 model's keywords (e.g. its options, host_tools/vboard/pn532_options.py)
+        self.join(sim, VirtualTable(board=board, ruleset=rules.name, options=options, emulator=emulator))
 
     def join(self, sim, vt):
         """Play on ``vt`` from its session's start: the players hear the engine's verdicts."""
