@@ -10,8 +10,8 @@ Newest card on a growing pile::
        (the chip waits for a card itself: no bus traffic on a quiet pile)
     scan's REQA --answered--> listing (reads the new tag in one command) --> halt it --> scan
 
-Every card read is halted (HLTA: by default our own through InCommunicateThru, which works
-whatever the chip's InRelease does; ``PN532.halt_command``).  Whether the chip's listing (InListPassiveTarget, MaxTg=2)
+Every card read is halted (HLTA, our own through InCommunicateThru: it works whatever the
+chip's InRelease does).  Whether the chip's listing (InListPassiveTarget, MaxTg=2)
 sends REQA or WUPA (which wakes halted tags) is not documented, so each listing is followed
 by a ``TagScan`` (own REQA: ``drivers/tag_scan.py``), which only tags not read yet answer
 (ISO 14443-3).  An answered REQA is handed over to a listing, which reads the new tag(s) in
@@ -239,9 +239,6 @@ class NfcReader:
             self._state = _RESTORE
             self._since_us = time.ticks_us()
             return
-        self._list_now()
-
-    def _list_now(self):
         self.pn532.start_list(2)
         self._state = _LISTING
         self._since_us = time.ticks_us()
@@ -325,17 +322,18 @@ class NfcReader:
             return self._scan_step(now_us)
         if state == _RESTORE:
             pn.finish_write_register()
-            self.scan.chip_mode()
+            scan = self.scan
+            scan.invalidate()   # raw mode is to be written again before the next REQA
+            scan.raw = False
             if self._handoff:
-                pn.start_hlta()
+                pn.start_halt()
                 self._state = _PARK
                 self._since_us = now_us
-            else:
-                self._list_now()
-            return 0
-        if state == _PARK:
-            pn.finish_hlta()
-            self._list_now()
+                return 0
+        elif state == _PARK:
+            pn.finish_halt()
+        if state == _RESTORE or state == _PARK:
+            self._start_listing(self._handoff)
             return 0
         if state == _HALTING:
             pn.finish_halt()   # then a scan: a group the listing opened goes on in it

@@ -27,9 +27,9 @@ commands run with CIU_BitFraming as the host left it, so ``start_chip_mode()`` p
 0, RxAlign 0 and both CRCs back before any of them follows raw exchanges (as libnfc's
 pn53x_reset_settings does).  Set-up puts the chip in a known state for raw exchanges: the field
 off and on (every tag IDLE), CIU_TxAuto Force100ASK and CIU_Control Initiator (as libnfc's
-nfc_initiator_init), the rest by ``start_raw_mode``.  Halting a read tag: by default an HLTA of
-our own through InCommunicateThru (``halt_command`` 0x42), which halts the listed tag whatever
-the chip's InRelease / InDeselect do (undocumented: the probe tells); 0x52 / 0x44 use those.
+nfc_initiator_init), the rest by ``start_raw_mode``.  Halting a read tag: an HLTA of our own through
+InCommunicateThru, which halts the listed tag whatever the chip's InRelease / InDeselect do
+(whether they send HLTA is undocumented: the probe tells).
 After a collision ``start_read_collision()`` reads CIU_Coll and the FIFO in one ReadRegister.
 Errors are ``PN532Error`` subclasses whose ``kind`` names them for the reader's ``last_error``.
 
@@ -123,57 +123,52 @@ _RF_ITEM_FIELD = const(0x01)
 # CRC) and CIU_RxMode (0x6303, bit 7 RxCRCEn) cleared, then CIU_BitFraming (0x633D: RxAlign
 # bits 6-4, TxLastBits bits 2-0), whose value the caller appends.
 _RAW_MODE = const(b"\x63\x02\x00\x63\x03\x00\x63\x3d")
-# The CIU as the chip's own commands expect it: both CRCs on, CIU_BitFraming 0.
-_CHIP_MODE = const(b"\x63\x02\x80\x63\x03\x80\x63\x3d\x00")
+# The CIU as the chip's own commands expect it: both CRCs on, CIU_BitFraming 0; and as raw
+# exchanges need it: CIU_TxAuto (0x6305) = Force100ASK (type A modulation; the other bits serve
+# active mode and card emulation only) and CIU_Control (0x633C) = Initiator (libnfc pn53x.c:
+# pn53x_initiator_init, NP_FORCE_ISO14443_A).  After a reset nothing else sets these two.
+_CHIP_MODE = const(b"\x63\x02\x80\x63\x03\x80\x63\x3d\x00\x63\x05\x40\x63\x3c\x10")
 # ReadRegister CIU_Coll (0x633E: CollPosNotValid bit 5, CollPos bits 4-0), then CIU_FIFOData
 # (0x6339) five times: the bits received before the collision.
 _READ_COLLISION = const(b"\x63\x3e\x63\x39\x63\x39\x63\x39\x63\x39\x63\x39")
 _HLTA_CRC_ON = const(b"\x50\x00")   # the chip appends CRC_A (TxCRCEn on after chip mode)
 
-# The setup commands, step 0..7, eight bytes each: command code, parameter count, parameters
+# The setup commands, step 0..6, six bytes each: command code, parameter count, parameters
 # (PN532 user manual 7.2.10 SAMConfiguration, 7.3.1 RFConfiguration, 7.2.5 WriteRegister,
 # 7.2.2 GetFirmwareVersion).
 _SETUP = const(
     # SAMConfiguration: normal mode, virtual-card timeout 20 x 50 ms, P70_IRQ used
-    b"\x14\x03\x01\x14\x01\x00\x00\x00"
+    b"\x14\x03\x01\x14\x01\x00"
     # RFConfiguration item 5: MxRtyATR 0xFF and MxRtyPSL 1 (the defaults), then
     # MxRtyPassiveActivation: the caller's passive_retries goes into the last byte
-    b"\x32\x04\x05\xff\x01\x00\x00\x00"
+    b"\x32\x04\x05\xff\x01\x00"
     # RFConfiguration item 2: RFU, ATR_RES timeout 0x0B (102.4 ms, the default, unused by
     # the referee), fRetryTimeout 0x05 = 100 us * 2**4 = 1.6 ms for InCommunicateThru (a type
     # A tag answers ~90 us after the frame, so a silent pile costs little)
-    b"\x32\x04\x02\x00\x0b\x05\x00\x00"
+    b"\x32\x04\x02\x00\x0b\x05"
     # RFConfiguration item 1: the field off, then on (every tag IDLE; libnfc nfc.c
     # nfc_initiator_init does the same before raw exchanges)
-    b"\x32\x02\x01\x00\x00\x00\x00\x00"
-    b"\x32\x02\x01\x01\x00\x00\x00\x00"
-    # WriteRegister CIU_TxAuto (0x6305) = Force100ASK (type A modulation), CIU_Control
-    # (0x633C) = Initiator (libnfc pn53x.c: pn53x_initiator_init, NP_FORCE_ISO14443_A); the
-    # other TxAuto bits serve active mode and card emulation only
-    b"\x08\x06\x63\x05\x40\x63\x3c\x10"
-    # WriteRegister: chip mode (_CHIP_MODE, nine bytes: start_setup_step sends it), whatever
-    # raw exchanges before a re-setup left in CIU_BitFraming and the CRC bits
-    b"\x08\x09\x00\x00\x00\x00\x00\x00"
+    b"\x32\x02\x01\x00\x00\x00"
+    b"\x32\x02\x01\x01\x00\x00"
+    # WriteRegister _CHIP_MODE (start_setup_step sends it): the modulation for raw exchanges,
+    # and whatever raw exchanges before a re-setup left in CIU_BitFraming and the CRC bits
+    b"\x08\x0f\x00\x00\x00\x00"
     # GetFirmwareVersion
-    b"\x02\x00\x00\x00\x00\x00\x00\x00"
+    b"\x02\x00\x00\x00\x00\x00"
 )
 _ACK = const(b"\x00\x00\xff\x00\xff\x00")   # sent by the host, it cancels the command in progress
 
-_TX_SIZE = const(24)    # largest command frame: WriteRegister with 3 registers (18 bytes)
+_TX_SIZE = const(24)    # largest command frame: WriteRegister with 5 registers (24 bytes)
 # Largest reply we accept: two listed targets with 10-byte UIDs fit, or one with an ATS.
 _RX_SIZE = const(64)
 _POLL_US = const(200)
 _BOOT_TIMEOUT_MS = const(100)
 _ACK_TIMEOUT_MS = const(30)
 
-HALT_DESELECT = const(0x44)
-HALT_RELEASE = const(0x52)
-HALT_THRU = const(0x42)
 # UID buffers handed to finish_list() need this many bytes (triple-size ISO14443A UID).
 MAX_UID_LEN = const(10)
-_SETUP_STEPS = const(8)   # start_setup_step / finish_setup_step 0..7
-_STEP_CHIP_MODE = const(6)
-_SETUP_ENTRY = const(8)
+_SETUP_STEPS = const(7)   # start_setup_step / finish_setup_step 0..6
+_STEP_CHIP_MODE = const(5)
 
 # The frame buffers shared by every PN532 (see "Allocation" above), and the parameters of
 # the command being built.
@@ -185,8 +180,7 @@ PARAMS = bytearray(12)
 class PN532:
     """Protocol core and raw exchanges.  Use a transport: ``PN532_SPI`` or ``PN532_I2C``."""
 
-    def __init__(self, irq=None, ack_timeout_ms=_ACK_TIMEOUT_MS, halt_command=HALT_THRU,
-                 reset=None):
+    def __init__(self, irq=None, ack_timeout_ms=_ACK_TIMEOUT_MS, reset=None):
         # irq: optional machine.Pin wired to the PN532's P70_IRQ (low = reply ready).
         # reset: optional output Pin on RSTPD_N (low = reset / power down).
         self.irq = irq
@@ -194,7 +188,6 @@ class PN532:
         if reset is not None:
             reset.value(1)
         self.ack_timeout_ms = ack_timeout_ms
-        self.halt_command = halt_command
         self.pending = 0           # command whose reply is still to be read, 0 = none
         self.awaiting_ack = False  # its ACK is not read yet (an IRQ edge meanwhile is the ACK's)
         self._sent_ms = 0
@@ -360,27 +353,13 @@ class PN532:
         return uid_len
 
     def start_halt(self):
-        """Halt the listed tag: HLTA of our own (``HALT_THRU``, the CIU in chip mode), or
-        InRelease / InDeselect (target 0 = all) where the probe found that they send it."""
-        if self.halt_command == HALT_THRU:
-            self.start_hlta()
-        else:
-            self._send(self.halt_command, b"\x00", 1)
-
-    def start_hlta(self):
-        """HLTA through InCommunicateThru (chip mode: the chip appends CRC_A).  It halts an
-        ACTIVE tag; READY tags take it as an unexpected frame and go back to IDLE."""
+        """HLTA through InCommunicateThru (the CIU in chip mode: the chip appends CRC_A).  It
+        halts the ACTIVE tag (the one listed); READY tags take it as an unexpected frame and
+        go back to IDLE."""
         self._send(_CMD_IN_COMMUNICATE_THRU, _HLTA_CRC_ON, 2)
 
-    def finish_hlta(self):
-        self._finish(_CMD_IN_COMMUNICATE_THRU)   # never answered: any status will do
-
     def finish_halt(self):
-        n = self._finish(self.halt_command)
-        if self.halt_command == HALT_THRU:
-            return   # HLTA is never answered: any status will do
-        if n > 0 and RX[7] & 0x3F:
-            raise PN532StatusError("halt status 0x%02x" % (RX[7] & 0x3F))
+        self._finish(_CMD_IN_COMMUNICATE_THRU)   # never answered: any status will do
 
     def start_field(self, on):
         """RFConfiguration item 1: RF field on/off.  Off then on resets every tag in the field."""
@@ -409,9 +388,9 @@ class PN532:
         self._send(_CMD_WRITE_REGISTER, PARAMS, 3)
 
     def start_chip_mode(self):
-        """WriteRegister: both CRCs on, CIU_BitFraming 0: the CIU as the chip's own commands
-        (listing, InRelease, InDataExchange) expect it after raw exchanges."""
-        self._send(_CMD_WRITE_REGISTER, _CHIP_MODE, 9)
+        """WriteRegister ``_CHIP_MODE``: both CRCs on, CIU_BitFraming 0 (the CIU as the chip's
+        own commands expect it after raw exchanges), Force100ASK and Initiator."""
+        self._send(_CMD_WRITE_REGISTER, _CHIP_MODE, 15)
 
     def start_read_collision(self):
         """ReadRegister CIU_Coll and five CIU_FIFOData reads (after a collision)."""
@@ -449,13 +428,13 @@ class PN532:
 
     # ---- setup in non-blocking steps (drivers/pn532_setup.py) ------------------------------
     def start_setup_step(self, step, passive_retries):
-        """Send setup command ``step`` (0..7, ``_SETUP``); the caller wakes the
+        """Send setup command ``step`` (0..6, ``_SETUP``); the caller wakes the
         chip first."""
         if step == _STEP_CHIP_MODE:
             self.start_chip_mode()
             return
-        base = _SETUP_ENTRY * step
-        copy_into(PARAMS, 0, _SETUP, base + 2, 6)
+        base = 6 * step
+        copy_into(PARAMS, 0, _SETUP, base + 2, 4)
         if step == 1:
             PARAMS[3] = passive_retries & 0xFF   # MxRtyPassiveActivation
         self._send(_SETUP[base], PARAMS, _SETUP[base + 1])
@@ -463,7 +442,7 @@ class PN532:
     def finish_setup_step(self, step):
         """Read the reply of setup ``step``; the last one returns the firmware version
         ``(ic, version, revision, support)``, e.g. (0x32, 1, 6, 7)."""
-        n = self._finish(_SETUP[_SETUP_ENTRY * step])
+        n = self._finish(_SETUP[6 * step])
         if step < _SETUP_STEPS - 1:
             return None
         if n < 4:

@@ -5,9 +5,9 @@ Sequence: a pulse on RSTPD_N when the board wires it (``pn532.reset_pin``: low f
 errors were bus errors), the wake-up (SPI: CS held low ~2 ms, the only blocking part: the
 shared bus must not see another chip selected meanwhile), ~2 ms to settle, then
 SAMConfiguration, MxRtyPassiveActivation, the InCommunicateThru timeout, the field off and on,
-CIU_TxAuto Force100ASK and CIU_Control Initiator (the chip in a known state for raw exchanges:
-after a reset the field is off and nothing else sets them), chip mode (CRC on, BitFraming 0:
-raw exchanges before a re-setup without a reset pulse may have left them) and
+chip mode with CIU_TxAuto Force100ASK and CIU_Control Initiator (the chip in a known state for
+raw exchanges: after a reset the field is off and nothing else sets those two; CRC on and
+BitFraming 0, which raw exchanges before a re-setup without a reset pulse may have left) and
 GetFirmwareVersion, one command
 per step.  ``step()`` raises the driver's errors (no ACK,
 NACK ...) like any other command; the caller backs off and begins again.
@@ -18,7 +18,7 @@ import time
 
 from drivers.pn532 import PN532Timeout
 
-_SETUP_STEPS = const(8)   # pn532: start_setup_step / finish_setup_step 0..7
+_SETUP_STEPS = const(7)   # pn532: start_setup_step / finish_setup_step 0..6
 _RESET_LOW = const(1)
 _RESET_BOOT = const(2)
 _WAKE_SETTLE = const(3)

@@ -109,7 +109,6 @@ class TagScan:
         self.hand_off = False    # stop at an answered REQA (ANSWERED)
         self.raw = True          # the CIU may be in raw mode (or unknown): restore first
         self.use_coll = True     # the chip gives CIU_Coll (learned False once it does not)
-        self.coll_reads = 0
         self._requery = False    # a silent REQA after a restart is sent once more
 
     @property
@@ -140,12 +139,6 @@ class TagScan:
         before the chip's own commands, raw mode before raw exchanges."""
         self._framing = -1
         self.raw = True
-
-    def chip_mode(self):
-        """The reader put chip mode back (``start_chip_mode``): raw mode is to be written
-        again before the next REQA."""
-        self._framing = -1
-        self.raw = False
 
     def _next_reqa(self):
         """REQA, once the registers are set for it (then REQA at once, as when they still
@@ -225,7 +218,7 @@ class TagScan:
             if status == _THRU_OK:
                 if n != (47 - known) >> 3:
                     return self._restart()
-                self._merge(reply, n)
+                self._merge_from(reply, 0, n)
                 if cl[0] ^ cl[1] ^ cl[2] ^ cl[3] != cl[4]:
                     return self._restart()
                 self._complete = True
@@ -245,7 +238,6 @@ class TagScan:
                     self.collisions += 1
                     self.collided = True
                     if self.use_coll:
-                        self.coll_reads += 1
                         self.pn532.start_read_collision()
                         self._state = _S_COLL
                         return BUSY
@@ -289,9 +281,6 @@ class TagScan:
         self._known = pos + 1
         self._next_frame()
 
-    def _merge(self, src, n):
-        self._merge_from(src, 0, n)
-
     def _merge_from(self, src, at, n):
         """The bits received (``src[at:at + n]``, the first at bit 0) into CLn from bit
         ``_known`` on; bits past them are left as garbage the frames mask off."""
@@ -308,9 +297,7 @@ class TagScan:
                 nb += 8
             cl[j] = acc & 0xFF
             acc >>= 8
-            nb -= 8
-            if nb < 0:
-                nb = 0
+            nb -= 8   # (negative once the bits ran out: no byte is shifted in after that)
             j += 1
 
     # ---- frames ----------------------------------------------------------------------
