@@ -136,21 +136,33 @@ def wait_for(cond, seconds):
     return cond()
 
 
-@pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="chromium not installed (CI installs Debian chromium)")
-def test_every_verdict_reaches_the_page_in_order_and_a_late_page_sees_the_tops(tmp_path):
-    lines = firmware_game_lines()
-    verdicts = [json.loads(line) for line in lines if '"verdict"' in line]
-    assert len(verdicts) > 30
+def log_objects(lines):
+    """The session log objects in a stream (protocol lines without their seq/dev, or plain lines)."""
+    from host_tools.live_stream import split_line
+    out = []
+    for line in lines:
+        parts = split_line(line.rstrip("\r"))
+        text = parts[3] if parts else line
+        if text.startswith("{"):
+            try:
+                out.append(json.loads(text))
+            except ValueError:
+                pass
+    return out
+
+
+def watch_pages(tmp_path, feed_first, feed_rest):
+    """One page open from the start, a second opened between ``feed_first()`` and ``feed_rest()``
+    (each feeds the served Watch); returns (the acks per page, early page first, tops by event seq)."""
     served = Served()
     first = second = None
     try:
         first = open_page(tmp_path, served.url, "p1")
         assert wait_for(lambda: any("state" in a for a in served.acks()), 60), "the first page never connected"
-        half = len(lines) // 2
-        pump(paced(lines[:half], speed=8.0), served.watch, served.hub)
+        feed_first(served)
         second = open_page(tmp_path, served.url, "p2")
         assert wait_for(lambda: sum("state" in a for a in served.acks()) >= 2, 60), "the late page never connected"
-        pump(paced(lines[half:], speed=8.0), served.watch, served.hub)
+        feed_rest(served)
         settled = [-1]
 
         def quiet():   # no new acknowledgement for a second: both pages have drawn all they got
@@ -174,13 +186,46 @@ def test_every_verdict_reaches_the_page_in_order_and_a_late_page_sees_the_tops(t
     assert len(pages) == 2
     for page in pages.values():
         page.sort(key=lambda a: int(a["i"]))   # the order the page drew them (acks may arrive out of order)
-    early, late = sorted(pages.values(), key=lambda p: int(p[0]["state"]))
+    return sorted(pages.values(), key=lambda p: int(p[0]["state"])), served.tops_at
+
+
+def assert_pages(pages, tops_at, verdicts):
+    early, late = pages
     assert int(late[0]["state"]) > 0, "the late page joined mid-game"
-    assert json.loads(late[0]["tops"]) == served.tops_at[int(late[0]["state"])], "it shows the tops at once"
+    assert json.loads(late[0]["tops"]) == tops_at[int(late[0]["state"])], "it shows the tops at once"
+    assert any(json.loads(late[0]["tops"])), "mid-game: some pile has a top"
     # Every verdict of the game appears on the first page, in order; the late one has every verdict after it joined.
     assert [(a["verdict"], int(a["t"])) for a in early if "verdict" in a] == [(v["verdict"], v["t"]) for v in verdicts]
     tail = [(a["verdict"], int(a["t"])) for a in late if "verdict" in a]
     assert tail and tail == [(v["verdict"], v["t"]) for v in verdicts][-len(tail):]
+
+
+needs_chromium = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="chromium not installed")
+
+
+@needs_chromium
+def test_every_verdict_of_the_virtual_board_reaches_the_page_in_order(tmp_path):
+    lines = firmware_game_lines()
+    verdicts = [v for v in log_objects(lines) if "verdict" in v]
+    assert len(verdicts) > 30
+    half = len(lines) // 2
+    pages, tops_at = watch_pages(tmp_path, lambda s: pump(paced(lines[:half], speed=8.0), s.watch, s.hub),
+                                 lambda s: pump(paced(lines[half:], speed=8.0), s.watch, s.hub))
+    assert_pages(pages, tops_at, verdicts)
+
+
+@needs_chromium
+def test_the_emulated_picos_recorded_stream_reaches_the_page_in_order(tmp_path):
+    """The live stream the real firmware printed on the emulated Pico's USB console (a classic game,
+    tests/data/rp2_live_stream.txt: boot banner, hello, status lines, seq/dev on every line)."""
+    with open(os.path.join(ROOT, "tests", "data", "rp2_live_stream.txt"), encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    verdicts = [v for v in log_objects(lines) if "verdict" in v]
+    assert len(verdicts) > 20
+    half = next(i for i, line in enumerate(lines) if '"verdict": "spit"' in line) + 6
+    pages, tops_at = watch_pages(tmp_path, lambda s: pump(paced(lines[:half], speed=8.0), s.watch, s.hub),
+                                 lambda s: pump(paced(lines[half:], speed=8.0), s.watch, s.hub))
+    assert_pages(pages, tops_at, verdicts)
 
 
 def test_watch_command_serves_the_page_and_the_state(tmp_path):
