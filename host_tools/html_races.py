@@ -80,7 +80,8 @@ def _attach_inputs(races, inputs, referee):
         return
     match_us = referee.rules.touch_match_us if referee is not None else 120000
     by_pile = {}
-    for t, kind, a, b, _c in inputs:
+    for ev in inputs:
+        t, kind, a, b = ev[0], ev[1], ev[2], ev[3]
         if kind in (EV_TOUCH, EV_CARD):
             by_pile.setdefault(a, []).append((t, kind, format_card(b) if kind == EV_CARD else None))
     for race in races:

@@ -23,6 +23,7 @@ from spit.rules import MODE_OWN_DECK, MODE_SPEED
 
 NOT_KNOWN = "not known from the log"
 RECENT = 16          # input events kept while a question or the slaps are open
+RECENT_READS = 32    # touches and reads kept per pile (a tie's evidence is a few landings back)
 
 
 def fmt_ms(us):
@@ -91,6 +92,11 @@ class Story:
         self._answers = []       # (t, player, value) recent
         self._stucks = []        # (t, player) recent
         self._refused_stuck = set()
+        self._pile_inputs = {}   # pile -> its recent touches and reads (a tie's evidence)
+
+    def recent_inputs(self, pile):
+        """The pile's recent touch and card input events (for :func:`tie_evidence`)."""
+        return self._pile_inputs.get(pile, [])
 
     def set_table(self, referee):
         self.referee = referee
@@ -101,8 +107,12 @@ class Story:
             r = self.rounds[self.round] = RoundFacts(self.round)
         return r
 
-    def input(self, t, kind, a, b, _c=None):
-        if kind == EV_ANSWER:
+    def input(self, t, kind, a, b, c=None, *_more):
+        if kind in (EV_TOUCH, EV_CARD):
+            recent = self._pile_inputs.setdefault(a, [])
+            recent.append((t, kind, a, b, c))
+            del recent[:-RECENT_READS]
+        elif kind == EV_ANSWER:
             self._answers.append((t, a, b))
             del self._answers[:-RECENT]
         elif kind == EV_STUCK:
@@ -192,7 +202,7 @@ class Story:
         counts, words = deciding_counts(self.referee, reason, mid)
         if reason in ("out", "no_cards") and winner >= 0 and rf.reason is None:
             self._win(rf, winner, "the game's end")
-        elif reason in ("blocked", "timer") and rf.reason is None:
+        elif reason in ("blocked", "timer") and (rf.reason is None or rf.reason == reason):
             rf.reason = reason
             self._win(rf, winner, words or "fewer cards wins", counts)
         self.game = (winner, reason, counts, words)
@@ -247,6 +257,8 @@ def tie_reason(f, rules, evidence=None):
     said = f.get("why") or f.get("cause")
     if said:   # a log that says itself why (a newer device)
         base = "%s (%s apart)" % (str(said).replace("_", " "), fmt_dt(dt))
+    elif evidence and evidence.startswith(ONE_ACTIVATION):
+        return "the race rule: %s (%s apart)" % (evidence, fmt_dt(dt))
     elif window is not None and dt < window:
         base = "closer than the tie window: %s apart, the window is %s" % (fmt_dt(dt), fmt_dt(window))
     else:
@@ -257,21 +269,24 @@ def tie_reason(f, rules, evidence=None):
     return base
 
 
+ONE_ACTIVATION = "both cards were read in one activation of the reader"
+
+
 def tie_evidence(inputs, pile, card, winner, t_card, dt_us, relist_us):
     """What in the log's input events made the reads unable to order the landings of ``winner``
     (landed ``dt_us`` before ``t_card``) and ``card`` on ``pile`` (docs/log-format.md, the race
     rule); None if nothing shows."""
     t_win = t_card - dt_us
-    touches = [t for t, kind, a, _b, _c in inputs if kind == EV_TOUCH and a == pile]
-    reads = [(t, format_card(b)) for t, kind, a, b, _c in inputs if kind == EV_CARD and a == pile]
+    touches = [e[0] for e in inputs if e[1] == EV_TOUCH and e[2] == pile]
+    reads = [(e[0], format_card(e[3])) for e in inputs if e[1] == EV_CARD and e[2] == pile]
     win_read = next((t for t, c in reads if c == winner and t >= t_win), None)
     card_read = next((t for t, c in reads if c == card and t >= t_card), None)
+    if card_read is not None and card_read == win_read:
+        return ONE_ACTIVATION + " (the same read time): it cannot tell which landed first"
     if t_card in touches and win_read is not None and win_read >= t_card:
         return ("%s's read came %s after %s's touch: both cards were on the pile when the tag answered"
                 % (winner, fmt_dt(win_read - t_card), card))
     if card_read is not None and t_card not in touches and win_read is not None:
-        if card_read == win_read:
-            return "both cards were read in one activation of the reader (same read time)"
         if 0 < card_read - win_read <= relist_us:
             return ("%s had no touch of its own and was read %s after %s, within the %s relisting window: "
                     "its tag may have been in the field already" % (card, fmt_dt(card_read - win_read), winner,

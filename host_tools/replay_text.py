@@ -152,6 +152,11 @@ class Timeline:
         tie, self.tie = self.tie, None
         if tie is not None and tie == (pile, f.get("card")) and kind in ("accept", "late", "illegal"):
             text = tie_outcome(kind, f, before)   # the card already shown in the TIE: no second verdict word
+        elif kind == "tie" and self.rules is not None:
+            from host_tools.replay_facts import tie_evidence
+            ev = tie_evidence(self.story.recent_inputs(pile), pile, f["card"], f["winner"], t, f["dt_us"],
+                              self.rules.relist_us)
+            text = describe(kind, f, self.rules).replace(tie_reason(f, self.rules), tie_reason(f, self.rules, ev))
         else:
             text = describe(kind, f, self.rules)
         if kind == "tie":
@@ -160,11 +165,10 @@ class Timeline:
             text = "%-44s  tops: %s" % (text, " | ".join(c or "--" for c in tops))
         # What this verdict settles (an answer, a round's winner) is told before it: the answer
         # came first, the piles are given out after it.
-        lines = ["%8s  %s" % (fmt_time(at), news) for at, news in self.story.verdict(t, kind, f)]
-        if kind == "game_over":
-            lines.insert(0, "%8s  %s" % (fmt_time(t), text))
-        else:
-            lines.append("%8s  %s" % (fmt_time(t), text))
+        news = self.story.verdict(t, kind, f)
+        lines = ["%8s  %s" % (fmt_time(at), n) for at, n in news if not n.startswith("DECIDED BY")]
+        lines.append("%8s  %s" % (fmt_time(t), text))
+        lines += ["%8s  %s" % (fmt_time(at), n) for at, n in news if n.startswith("DECIDED BY")]
         return "\n".join(lines)
 
     def finish(self):

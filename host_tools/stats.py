@@ -68,7 +68,8 @@ class GameStats:
         self.owner_of = {}      # record index -> player who played that verdict's card (where known)
         self._owners = {}
         self.names_cards = False   # the log names who played each card (own deck, R-OWN-1)
-        for _t, kind, pile, card, player in replay.inputs:
+        for ev in replay.inputs:
+            kind, pile, card, player = ev[1], ev[2], ev[3], ev[4]
             if kind == EV_CARD and player >= 0:
                 self.names_cards = True
                 self._owners.setdefault((pile, format_card(card)), []).append(player)

@@ -85,6 +85,7 @@ def test_timeline_of_a_small_log(tmp_path):
     assert re.search(r"^ *0:01\.600  pile 0  SPIT 7H .* tops: 7H \| --$", out, re.M)
     assert re.search(r"^ *0:02\.000  pile 0  ACCEPT 8H +tops: 8H \| KS$", out, re.M)
     assert ("0:02.000  pile 0  TIE 8C vs 8H  (closer than the tie window: 0.300 ms apart, the window is 1.0 ms; "
+            "8H's read came 9.7 ms after 8C's touch: both cards were on the pile when the tag answered; "
             "8H stays on top, 8C is judged against it)") in out
     # the tied card's own verdict says what happened to it, with no second LATE for it
     assert re.search(r"0:02\.000  pile 0    -> 8C fit only the card before 8H: 8C takes it back +tops: 8H \| KS", out)

@@ -290,3 +290,32 @@ def test_page_has_a_viewport_and_the_rounds_first(tmp_path):
     assert html.index("<h2>Rounds</h2>") < html.index("<h2>Key moments</h2>") < html.index("<h2>Timeline</h2>")
     for moment in ("Closest race", "Longest stall", "Deciding round"):
         assert "<b>%s</b>" % moment in html
+
+
+def test_the_card_counts_that_decide_a_timed_game(tmp_path):
+    """R-GAME-6: the 5 s timer runs out in play; the referee asks the stock split (player 0: 3) and
+    fewer stock and spit cards wins.  20 cards each: 15 in the stocks, 5 spit cards, one flipped."""
+    log = write(tmp_path, "timer.spitlog", [header(counts=[20, 20], timer_ms=5000),
+        ev(1100000, "card", pile=0, card="AH"), ev(1200000, "card", pile=1, card="AD"),
+        ev(1500000, "card", pile=0, card="2H"), ev(6000000, "tick"), ev(7000000, "answer", player=0, value=3),
+        ev(8000000, "tick")])
+    _code, out, _ = run(["replay", log])
+    lines = out.splitlines()
+    answer = next(i for i, line in enumerate(lines) if "ANSWER  3: player 0 has 3 stock cards left" in line)
+    assert "GAME OVER  player 0 wins (the timer ran out)" in lines[answer + 1]
+    rest = int(re.search(r"player 1 has (\d+)", lines[answer]).group(1))
+    assert "DECIDED BY  stock and spit cards: player 0 %d, player 1 %d; fewer wins: player 0 wins" % (
+        3 + 4, rest + 4) in lines[answer + 2]
+    assert "round winners: 1 player 0" in out
+
+
+def test_a_tie_of_one_activation_says_so(tmp_path):
+    """Two touch-less reads with the same time: the reader found both tags in one activation (the race
+    rule), whatever the tie window says."""
+    log = write(tmp_path, "one.spitlog", [header(tie_window_us=3000),
+        ev(1100000, "card", pile=0, card="4H"), ev(1200000, "card", pile=1, card="9D"),
+        ev(2000000, "card", pile=0, card="5C"), ev(2000000, "card", pile=0, card="5H"), ev(3500000, "tick")])
+    _code, out, _ = run(["replay", log])
+    tie = next(line for line in out.splitlines() if "TIE 5H vs 5C" in line)
+    assert "the race rule: both cards were read in one activation of the reader" in tie
+    assert "closer than the tie window" not in tie
