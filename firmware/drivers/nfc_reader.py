@@ -443,8 +443,8 @@ class NfcReader:
             return self._scan_over(now_us)
         n = scan.uid_len
         if same_uid(self._last_found, scan.uid, n):
-            # The same tag again right after its HLTA: it does not halt.  End this scan.
-            self.pn532.abort()
+            # The same tag again right after its HLTA: it does not halt.  End this scan (the
+            # HLTA just sent goes out; the next command replaces its wait).
             return self._scan_over(now_us)
         keep_uid(self._last_found, scan.uid, n)
         group = self.group

@@ -31,8 +31,8 @@ scan leaves the CIU in raw mode (``raw``): the reader puts chip mode back
 
 ``start(hand_off)`` sends the first command; then call ``step()`` each time
 ``pn532.reply_ready()``.  ``step()`` returns ``FOUND`` (``uid``/``uid_len``/``sak`` hold the
-tag, already halted, ``found_collided`` says whether another tag answered its REQA too; the
-scan goes on by itself), ``QUIET`` (a REQA went unanswered: the scan is over), ``ANSWERED``
+tag, selected, its HLTA sent; ``found_collided`` says whether another tag answered its REQA
+too; the scan goes on by itself), ``QUIET`` (a REQA went unanswered: the scan is over), ``ANSWERED``
 (with ``hand_off``: a REQA was answered and nothing more is sent: the chip's own listing,
 one command, then reads what answered; ``collided`` says whether two kinds of tag did) or
 ``BUSY``.
@@ -202,9 +202,8 @@ class TagScan:
             return BUSY
         if state == _S_HLTA:
             # HLTA is never answered: silence is success.  Go on with the next REQA.
-            self.found_collided = self.collided
             self._next_reqa()
-            return FOUND
+            return BUSY
         if state == _S_IDLE:
             raise PN532Error("scan not started")
         return self._level_reply(state, status, n)   # _S_ANTICOLL, _S_SELECT
@@ -262,9 +261,11 @@ class TagScan:
             self._next_frame()
             return BUSY
         self.sak = sak
+        # Identified: FOUND now, while its HLTA goes out (the next step reads that).
+        self.found_collided = self.collided
         self.pn532.start_thru(_HLTA, 4)
         self._state = _S_HLTA
-        return BUSY
+        return FOUND
 
     def _collision_read(self, n):
         """CIU_Coll and the FIFO (``n`` bytes in ``_REPLY``): the bits before the collision
