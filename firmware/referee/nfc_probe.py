@@ -1,5 +1,5 @@
-"""Bring-up probe of one PN532: does its listing wake halted tags, and do our own REQA scans
-work?  (docs/hardware.md, bring-up step "Reader go/no-go").
+"""Bring-up probe of one PN532: the answers no document gives, and whether our own REQA scans
+work (docs/hardware.md, bring-up step "Reader go/no-go").
 
     mpremote run firmware/referee/nfc_probe.py        # one tagged card on pile 0's reader
     mpremote cp firmware/referee/nfc_probe.py :nfc_probe.py    # or copy it, then on the REPL:
@@ -7,13 +7,23 @@ work?  (docs/hardware.md, bring-up step "Reader go/no-go").
 
 A bring-up script, not installed by ``spit flash`` (it costs the board no flash).
 
-1. List the card (InListPassiveTarget), halt it (InRelease: HLTA), list again with a few
-   retries.  Silence: the chip's listing sends REQA.  The same card again: it sends WUPA and
-   wakes halted tags (the referee learns this by itself and then polls with its own REQA).
+1. List the card (InListPassiveTarget), halt it (our HLTA), list again with a few retries.
+   Silence: the chip's listing sends REQA.  The same card again: it sends WUPA and wakes
+   halted tags (the referee learns this by itself and then polls with its own REQA).
 2. Field off/on (every tag wakes), then ``TagScan``: our own REQA, anticollision, SELECT,
-   HLTA through InCommunicateThru.  It must read every card on the reader (with two, the bit
-   collisions of their UIDs are resolved by partial-byte frames: TxLastBits/RxAlign), and a
-   second scan must hear nothing (halted cards stay silent to REQA).
+   HLTA through InCommunicateThru.  It must read every card on the reader (with two, their
+   UIDs' collision is resolved: CIU_Coll, or bit by bit), and a second scan must hear nothing
+   (halted cards stay silent to REQA).
+3. The open questions, each a named option of the model (host_tools/vboard/pn532_options.py):
+   with one card, whether InRelease / InDeselect send HLTA (``release_halts``,
+   ``deselect_halts``: list the card, send the command, then REQA twice: a halted tag is silent
+   to both, an ACTIVE one takes the first as an unexpected frame and answers the second) and
+   whether InCommunicateThru honours RxAlign (``rx_align``: an anticollision with 3 bits known
+   and RxAlign 3; the answer's bits at bit 3, or shifted to bit 0); with two, the status of a
+   colliding exchange (``collision_status``), whether CIU_Coll and the FIFO say where it was
+   (``coll_readable``: CollPos at the UIDs' first differing bit) and which card the listing
+   returns (``list_order``); always, the time of a listing with a card present, of a raw
+   exchange a tag answers and of a WriteRegister.  ``None``: the chip's answers were unclear.
 
 Verdict: GO when step 2 passes (newest-card detection does not depend on the listing);
 GO (limited) when step 2 fails but the listing sends REQA (two cards landing in one listing
@@ -24,16 +34,134 @@ import time
 
 from micropython import const
 
+from drivers.pn532 import RX
+from drivers.tag_scan import crc_a
+
 _RETRIES = const(3)
 _TIMEOUT_MS = const(200)
 
+_RAW = b"\x63\x02\x00\x63\x03\x00\x63\x3d"
+_CHIP = b"\x63\x02\x80\x63\x03\x80\x63\x3d\x00\x63\x05\x40\x63\x3c\x10"
+_COLL = b"\x63\x3e\x63\x39\x63\x39\x63\x39\x63\x39\x63\x39"
 
-def _uid_hex(buf, n):
-    return "".join("%02X" % buf[i] for i in range(n))
+
+def command(pn, code, params):
+    """One command, blocking: (its reply's data, microseconds from sending to the reply)."""
+    t0 = time.ticks_us()
+    pn._send(code, params, len(params))
+    pn._wait_ready(_TIMEOUT_MS)
+    n = pn._finish(code)
+    return bytes(RX[7:7 + n]), time.ticks_diff(time.ticks_us(), t0)
+
+
+def thru(pn, data, framing=0):
+    """WriteRegister raw mode (CRC off, CIU_BitFraming ``framing``), then InCommunicateThru:
+    (status, bytes)."""
+    command(pn, 0x08, _RAW + bytes([framing]))
+    reply, _ = command(pn, 0x42, data)
+    return reply[0] & 0x3F, reply[1:]
+
+
+def fresh(pn):
+    """Chip mode, field off and on: every tag IDLE."""
+    command(pn, 0x08, _CHIP)
+    pn.set_field(False)
+    pn.set_field(True)
+
+
+def cascade(uid):
+    """The CLn (5 bytes) of each cascade level of ``uid``."""
+    levels = []
+    rest = bytes(uid)
+    while True:
+        part = (b"\x88" + rest[:3]) if len(rest) > 4 else rest
+        rest = rest[3:] if len(rest) > 4 else b""
+        levels.append(part + bytes([part[0] ^ part[1] ^ part[2] ^ part[3]]))
+        if not rest:
+            return levels
+
+
+def halts(pn, code):
+    """Does InRelease (0x52) / InDeselect (0x44) halt the listed tag?  None: unclear."""
+    fresh(pn)
+    listed, _ = command(pn, 0x4A, b"\x01\x00")
+    if not listed or listed[0] == 0:
+        return None
+    command(pn, 0x08, _CHIP)
+    command(pn, code, b"\x00")
+    first = thru(pn, b"\x26", 0x07)[0]
+    second = thru(pn, b"\x26", 0x07)[0]
+    if first == 1 and second == 1:
+        return True
+    if first == 1 and second == 0:
+        return False
+    return None
+
+
+def rx_align(pn):
+    """Does InCommunicateThru honour RxAlign?  None: unclear."""
+    fresh(pn)
+    if thru(pn, b"\x26", 0x07)[0] != 0:
+        return None
+    status, cl = thru(pn, b"\x93\x20")
+    if status or len(cl) != 5:
+        return None
+    thru(pn, b"\x26", 0x07)              # READY -> IDLE, unanswered
+    if thru(pn, b"\x26", 0x07)[0] != 0:
+        return None
+    status, r = thru(pn, bytes([0x93, 0x23, cl[0] & 0x07]), 0x33)
+    if status or not r:
+        return None
+    if r[0] & 0xF8 == cl[0] & 0xF8 and r[1:5] == cl[1:5]:
+        return True
+    if r[0] == ((cl[0] >> 3) | (cl[1] << 5)) & 0xFF:
+        return False
+    return None
+
+
+def collision(pn, uid_a, uid_b):
+    """(status of the colliding anticollision, CIU_Coll and FIFO readable) for two cards."""
+    la, lb = cascade(uid_a), cascade(uid_b)
+    level = 0
+    while level < len(la) - 1 and level < len(lb) and la[level] == lb[level]:
+        level += 1
+    first = 0
+    while first < 32 and (la[level][first >> 3] >> (first & 7)) & 1 == (lb[level][first >> 3] >> (first & 7)) & 1:
+        first += 1
+    fresh(pn)
+    if thru(pn, b"\x26", 0x07)[0] == 1:
+        return None, None
+    for k in range(level):    # the shared cascade levels: select them
+        sel = bytes([0x93 + 2 * k, 0x70]) + la[k]
+        thru(pn, sel + bytes([crc_a(sel, 7) & 0xFF, crc_a(sel, 7) >> 8]))
+    status, _ = thru(pn, bytes([0x93 + 2 * level, 0x20]))
+    regs, _ = command(pn, 0x06, _COLL)
+    readable = bool(regs) and not regs[0] & 0x20 and ((regs[0] & 0x1F) or 32) == first + 1
+    if readable:
+        whole = first >> 3
+        readable = regs[1:1 + whole] == la[level][:whole]
+    return status, readable
+
+
+def times(pn, out):
+    """A listing with a card present, a raw exchange a tag answers, a WriteRegister (µs)."""
+    fresh(pn)
+    listed, t_list = command(pn, 0x4A, b"\x01\x00")
+    _, t_write = command(pn, 0x08, _RAW + b"\x07")
+    fresh(pn)
+    command(pn, 0x08, _RAW + b"\x07")
+    _, t_thru = command(pn, 0x42, b"\x26")
+    out["listing_us"] = t_list
+    out["exchange_us"] = t_thru
+    out["write_register_us"] = t_write
+
+
+def _hex(uid):
+    return "".join("%02X" % b for b in uid)
 
 
 def _scan(pn, scan, tag_scan):
-    """One blocking TagScan; the UIDs it found (hex)."""
+    """One blocking TagScan; the UIDs it found."""
     found = []
     scan.invalidate()
     scan.start()
@@ -47,14 +175,14 @@ def _scan(pn, scan, tag_scan):
             time.sleep_ms(1)
         result = scan.step()
         if result == tag_scan.FOUND:
-            found.append(_uid_hex(scan.uid, scan.uid_len))
+            found.append(bytes(scan.uid[:scan.uid_len]))
         elif result == tag_scan.QUIET:
             return found
 
 
-def probe(pn, out=print, cards=1):
-    """Run both checks on a set-up driver with ``cards`` cards on it; returns "GO",
-    "GO (limited)" or "NO-GO"."""
+def probe(pn, out=print, cards=1, answers=None):
+    """Run the checks on a set-up driver with ``cards`` cards on it; returns "GO",
+    "GO (limited)" or "NO-GO".  ``answers`` (a dict) gets the answers."""
     from drivers import tag_scan
 
     buf = bytearray(10)
@@ -65,14 +193,14 @@ def probe(pn, out=print, cards=1):
     if not n:
         out("nfc probe: no card on the reader: put one tagged card on it and run again")
         return "NO-GO"
-    uid = _uid_hex(buf, n)
+    uid = bytes(buf[:n])
     pn.halt()
     again = pn.read_uid(buf)
-    wakes = bool(again) and _uid_hex(buf, again) == uid
+    wakes = bool(again) and bytes(buf[:again]) == uid
     if again:
         pn.halt()
     out("nfc probe: card %s; after HLTA the chip's listing %s" % (
-        uid, "lists it again: it sends WUPA (the referee will poll with its own REQA)"
+        _hex(uid), "lists it again: it sends WUPA (the referee will poll with its own REQA)"
         if wakes else "hears nothing: it sends REQA"))
     pn.set_field(False)
     pn.set_field(True)
@@ -81,8 +209,15 @@ def probe(pn, out=print, cards=1):
     second = _scan(pn, scan, tag_scan)
     raw_ok = len(first) == cards and uid in first and second == []
     out("nfc probe: own REQA scan read %s (%d of %d cards), then %s" % (
-        " ".join(first) or "nothing", len(first), cards,
-        "silence (halted cards stay quiet)" if not second else " ".join(second)))
+        " ".join(_hex(u) for u in first) or "nothing", len(first), cards,
+        "silence (halted cards stay quiet)" if not second else " ".join(_hex(u) for u in second)))
+    got = {} if answers is None else answers
+    got["list_uses_wupa"] = wakes
+    _questions(pn, cards, first, got)
+    for key in sorted(got):
+        value = got[key]
+        out("nfc probe: %s = %s" % (key, ("0x%02x" % value) if key == "collision_status" and value is not None
+                                      else value))
     if raw_ok:
         verdict = "GO"
     elif not wakes:
@@ -93,7 +228,23 @@ def probe(pn, out=print, cards=1):
     return verdict
 
 
-def run(pile=0, cards=1, root="", out=print):
+def _questions(pn, cards, found, got):
+    if cards == 1:
+        got["release_halts"] = halts(pn, 0x52)
+        got["deselect_halts"] = halts(pn, 0x44)
+        got["rx_align"] = rx_align(pn)
+    elif len(found) >= 2:
+        a, b = found[0], found[1]
+        got["collision_status"], got["coll_readable"] = collision(pn, a, b)
+        fresh(pn)
+        listed, _ = command(pn, 0x4A, b"\x01\x00")
+        first = listed[6:6 + listed[5]] if len(listed) > 5 and listed[0] else b""
+        got["list_order"] = None if first not in (a, b) else ("high" if first == max(a, b) else "low")
+    times(pn, got)
+    fresh(pn)
+
+
+def run(pile=0, cards=1, root="", out=print, answers=None):
     """Build pile ``pile``'s reader from ``board.json`` and probe it (``cards`` on it)."""
     from referee import board_hw
     from referee.boardfile import load as load_board
@@ -104,7 +255,7 @@ def run(pile=0, cards=1, root="", out=print):
     version = pn.setup(_RETRIES) or (0, 0, 0, 0)
     out("nfc probe: pile %d: PN532 IC 0x%02X firmware %d.%d" % (pile, version[0], version[1], version[2]))
     try:
-        return probe(pn, out, cards)
+        return probe(pn, out, cards, answers)
     finally:
         pn.set_passive_retries(0xFF)
 
