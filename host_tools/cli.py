@@ -28,6 +28,8 @@ EPILOG = """examples:
   spit replay logs/game.spitlog --html g.html
                                             re-judge a game: timeline and a picture
   spit stats logs/*.spitlog                 per-player statistics over an evening's games
+  spit league logs/*.spitlog                ratings and standings over many evenings
+  spit watch --port /dev/ttyACM0            a live page of the game for the room (TV, phones)
 
 Run `spit COMMAND --help` for the options of one command."""
 

@@ -143,9 +143,9 @@ class GameStats:
 
 
 def names_of(header, given=None):
-    """The two players' names: the session header's ``players`` (set at the table), else
+    """The two players' names: the session header's ``players`` (or ``names``; set at the table), else
     ``given`` (``spit stats --players A,B``), else "player 0" and "player 1"."""
-    names = header.get("players") if isinstance(header, dict) else None
+    names = (header.get("players") or header.get("names")) if isinstance(header, dict) else None
     if isinstance(names, list) and len(names) == 2 and all(isinstance(n, str) and n.strip() for n in names) \
             and names[0].strip() != names[1].strip():
         return [n.strip() for n in names]
