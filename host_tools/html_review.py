@@ -12,7 +12,7 @@ from html import escape
 
 from spit.rules import MODE_OWN_DECK
 
-from host_tools.replay_text import describe, fmt_time, plural
+from host_tools.replay_text import describe, fmt_time, plural, tie_outcome
 from host_tools.replay_facts import NOT_KNOWN, tie_reason, tie_evidence, fmt_dt
 
 PLAY_KINDS = ("spit", "accept", "resync", "undo")
@@ -31,9 +31,11 @@ def steps(replay, owners, news, races=None):
     left = [None, None]
     out = []
     rnd = 0
+    tie = None
     for i, (_line, t, kind, f) in enumerate(replay.records):
         pile = f.get("pile", -1)
         on_table = isinstance(pile, int) and 0 <= pile < n
+        before = tops[pile] if on_table else None
         who = owners.get(i, f.get("player") if kind in ("spit", "accept") else None)
         if kind == "round_start":
             rnd = f["round"]
@@ -53,6 +55,9 @@ def steps(replay, owners, news, races=None):
             tops[pile] = f.get("top")
             sizes[pile] = max(0, sizes[pile] - 1)
         text = describe(kind, f, rules)
+        if tie is not None and tie == (pile, f.get("card")) and kind in ("accept", "late", "illegal"):
+            text = tie_outcome(kind, f, before)   # the card the TIE step showed: no second LATE
+        tie = (pile, f["card"]) if kind == "tie" else None
         if kind == "tie" and rules is not None:
             ev = tie_evidence(replay.inputs or [], pile, f["card"], f["winner"], t, f["dt_us"], rules.relist_us)
             text = describe(kind, f, rules).replace(tie_reason(f, rules), tie_reason(f, rules, ev))

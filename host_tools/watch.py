@@ -205,7 +205,7 @@ class Watch:
         elif kind == "game_over":
             self.phase = "over"
             w = v.get("winner", -1)
-            self.game_over = {"winner": w, "reason": v.get("reason"), "text": text}
+            self.game_over = {"winner": w, "reason": v.get("reason"), "text": text, "summary": self._summary()}
             flash["big"] = "GAME OVER"
         if tied:
             self.tie = None
@@ -213,6 +213,11 @@ class Watch:
         item = {"t": t, "kind": kind, "text": text}
         self.recent = (self.recent + [item])[-RECENT:]
         return [self._event({"type": "verdict", "verdict": v, "flash": flash, "state": self._state()})]
+
+    def _summary(self):
+        """The game's summary lines (``spit replay``'s), from the log lines seen so far."""
+        from host_tools import replay
+        return replay.summary(replay.rejudge_lines(list(self.log_lines)))
 
     def _answer(self, a):
         q = self.question

@@ -32,6 +32,7 @@ header .phase{color:#9fb0c8}
 #question,#roundend,#over{margin:1vh 3vw;padding:1vh 2vw;border-radius:1vw;font-size:clamp(18px,3vw,44px)}
 #question{background:#1e3a5f}#roundend{background:#1f3b2f}#over{background:#5b1f1f}
 #over a{color:#fde68a}
+#over .sum{font-size:clamp(13px,1.6vw,24px);opacity:.9}
 #recent{margin:1vh 3vw;padding-left:2vw;font-size:clamp(13px,1.6vw,24px);color:#c7d0dd}
 #sound{font-size:clamp(14px,1.8vw,26px);padding:.5vh 1.5vw;border-radius:1vw;border:1px solid #9fb0c8;
 background:#1b2330;color:#f1f3f7}
@@ -74,6 +75,8 @@ function draw(s){
  var o=s.game_over;$('over').className=o?'':'hidden';
  if(o)$('over').innerHTML='';
  if(o){var sp=document.createElement('span');sp.textContent=o.text+' ';$('over').appendChild(sp);
+  (o.summary||[]).forEach(function(l){var d=document.createElement('div');d.className='sum';d.textContent=l;
+   $('over').appendChild(d);});
   var a=document.createElement('a');a.href='/replay';a.textContent='the full replay';$('over').appendChild(a);}
  var ol=$('recent');ol.innerHTML='';(s.recent||[]).slice().reverse().forEach(function(v){var li=document.createElement('li');
   li.textContent=v.text;ol.appendChild(li);});

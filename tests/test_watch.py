@@ -74,6 +74,17 @@ def test_questions_and_answers_reach_the_state():
     assert w.state()["question"]["answer"] == "0: player 0 went out"
 
 
+def test_game_over_has_the_summary_and_the_replay_is_there():
+    from host_tools.sim.run import run_game
+    w = Watch()
+    for line in run_game("own_deck", None, seed=3).lines:
+        w.feed(line)
+    over = w.state()["game_over"]
+    assert over["text"].startswith("GAME OVER  player")
+    assert any(line.startswith("winner: player") for line in over["summary"])
+    assert w.state()["phase"] == "over"
+
+
 def test_paced_gives_each_line_when_its_time_comes():
     now = [0.0]
     lines = [json.dumps(HEADER), json.dumps({"t": 1000000, "ev": "touch", "pile": 0}),
