@@ -13,6 +13,11 @@
    declared tie / wrong winner) for touch-sensor timestamps, PN532-IRQ-only timestamps and naive
    poll order, same pile and two piles: landings on emulated PN532s (real driver + NfcReader),
    fed to the engine.  Target >= 99.9 % not wrong for dt >= 1 ms with touch sensors.
+2c. Races on one pile through the whole firmware on the virtual board (its reads, their evidence
+    and its log, re-judged as `spit replay` does), per landing gap, reader time, missed touch
+    edges and touch sensor delay (host_tools/vboard/touch_sensor.py).  Targets (issue 25): wrong 0
+    at every gap; tie <= 10 % at 5 ms, <= 2 % at 10 ms, 0 from 20 ms; with 5 % missed touch
+    edges, ties at 50 ms <= 0.5 %.
 3. .mpy size of what `spit flash` puts on each board (firmware/manifest.py).  Target <= 64 KiB (host_tools/manifest.py MPY_LIMIT_BYTES).
 4. Heap of the firmware loop during a simulated game on the unix port.
 
@@ -30,7 +35,7 @@ import sys
 from firmware_bench_setup import ROOT
 from firmware_latency_budget import print_latency_budget
 from firmware_mpy_size import print_mpy_sizes
-from firmware_races import print_race_order, print_read_time_sweep
+from firmware_races import print_firmware_races, print_race_order, print_read_time_sweep
 from firmware_unix_port import print_figures_as_json
 
 RUNTIME_NOTE = ("bench_firmware: about 2.5 minutes with the default 1000 race trials on a 2-core PC "
@@ -57,6 +62,9 @@ def main():
 
     print()
     print_read_time_sweep(trials)
+
+    print()
+    print_firmware_races(max(10, trials // 5))
 
     print()
     print_mpy_sizes()

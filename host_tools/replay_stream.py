@@ -16,8 +16,8 @@ import re
 
 from spit import verdicts as V
 from spit.cards import CardError
-from spit.log import Rejudge, parse_header, parse_event, LogError, _MAX_LINE, _too_deep
-from spit.intake import EV_TICK
+from spit.log import Rejudge, parse_header, parse_event, read_evidence, LogError, _MAX_LINE, _too_deep
+from spit.intake import EV_TICK, EV_CARD
 from spit.referee import Referee
 from spit.rules import make_ruleset, RulesetError
 from spit.notation import ERROR_NAMES
@@ -215,14 +215,14 @@ class StreamJudge(Rejudge):
                     self.last_t = t
                     if t > max_t:
                         max_t = t
-                    kind, a, b, c = event
+                    kind, a, b, c, e = event
                     if on_input is not None:
                         on_input(t, kind, a, b, c)
                     ms, us = divmod(t, 1000)
                     if kind == EV_TICK:
                         advance(ms, us)
                     else:
-                        feed(kind, ms, us, a, b, c)
+                        feed(kind, ms, us, a, b, c, e)
                     if n >= self._next_settle:
                         self._next_settle = n + SETTLE_EVERY
                         matcher.settle(max_t - HORIZON_US)
@@ -249,10 +249,11 @@ class StreamJudge(Rejudge):
         if isinstance(obj, dict) and obj.get("t") == 0 and "verdict" not in obj:
             try:
                 kind, _ms, _us, a, b, c = parse_event(obj)
+                e = read_evidence(obj) if kind == EV_CARD else 0
             except (LogError, CardError):
                 pass
             else:
-                event = (kind, a, b, c)
+                event = (kind, a, b, c, e)
         if len(self._events) >= TEXT_MEMO_MAX:
             self._events.clear()
         self._events[tail] = event

@@ -62,14 +62,23 @@ def test_profiler_subtracts_inner_fakes():
     assert prof.ncalls["fake:bus"] == 1
 
 
-def test_race_sweep_a_touch_delay_longer_than_the_gap_is_not_counted_right():
-    """The sweep's knobs act: with touch sensors, 5.5 ms races (beyond the 3 ms tie window and
-    the 5 ms longest read, so the first card's read always comes before the second touch) are
-    all right with no sensor delay; with 0-8 ms of random sensor delay most come out tied (a
-    tie is not right), and the slow sensor's races are never counted right by accident.  (At
-    exactly 5 ms the first read can come with the second touch: which card it is then is
-    unknown, a tie.)"""
+def test_race_sweep_a_touch_delay_longer_than_the_gap_never_makes_a_wrong_winner():
+    """The sweep's knobs act, and the readers' evidence orders what the touch edges cannot
+    (R-PLAY-5, docs/log-format.md): 5.5 ms races are all right with no sensor delay; with 0-8 ms
+    of random sensor delay the edges often come in the wrong order, and the races are still
+    never wrong (the reads of two activations order the cards).  Without the evidence (the
+    older rule, reads without ``act``) the slow sensor's races come out mostly tied."""
     quick, judged = races.race_trials(5500, 12, True, read_us=(2000, 5000), touch_delay_us=(0, 0))
     assert judged > 0 and quick["touch"] == [1.0, 0.0, 0.0]
     slow, judged = races.race_trials(5500, 12, True, read_us=(2000, 5000), touch_delay_us=(0, 8000))
-    assert judged > 0 and slow["touch"][0] < 0.5 and slow["touch"][1] > 0.5
+    assert judged > 0 and slow["touch"][2] == 0.0
+
+
+def test_race_judge_without_evidence_ties_what_it_cannot_pair():
+    # The same reads with and without the evidence (alone, each from its own activation):
+    # both touches before the first read.
+    events = [(0, EV_TOUCH, 0, 0, 0), (5000, EV_TOUCH, 5000, 0, 0),
+              (6000, EV_CARD, 6000, 0, "8H"), (8000, EV_CARD, 8000, 0, "6C")]
+    assert races.judge_race(events, 5000, "8H", "6C", 0, True) == races.TIE
+    with_evidence = [e + (1 if e[1] == EV_CARD else 0,) for e in events]
+    assert races.judge_race(with_evidence, 5000, "8H", "6C", 0, True) == races.RIGHT

@@ -58,16 +58,18 @@ def test_private_copies_of_codes_agree_with_their_modules():
                 checked += 1
     assert checked >= 18
     # And of the event kinds, phases, LED colours, patterns and zones.
+    from referee import logline
     copied = {"_EV_": intake, "_PH_": referee, "_ALL_ZONES": intents, "_N_ZONES": intents,
-              "_YELLOW": intents, "_CYAN": intents, "_BLINK": intents, "_PULSE": intents}
+              "_YELLOW": intents, "_CYAN": intents, "_BLINK": intents, "_PULSE": intents,
+              "_EVID_": intake}
     checked = 0
-    for module in (app, loop, referee_corrections, sessionlog):
+    for module in (app, loop, referee_corrections, sessionlog, logline):
         for name, value in vars(module).items():
             for prefix, src in copied.items():
                 if name.startswith(prefix):
                     assert getattr(src, name[1:]) == value, (module.__name__, name, value)
                     checked += 1
-    assert checked >= 19
+    assert checked >= 25
     # The reasons' names outcome() gives (spit.settle keeps them: spit.verdicts is PC only).
     assert settle._REASON_NAMES == verdicts.REASON_NAMES
     # The few the names do not pair:

@@ -457,6 +457,7 @@ class NfcReader:
             # New tags that answered one REQA together: one time for all of them.
             if not group.open:
                 group.start(self._activation_us)
+                self._act_us = self._activation_us
         elif not group.open:
             self._stamp_us = self._act_us = self._activation_us
             self._lone = True   # (no collision: it answered its REQA alone)
@@ -531,7 +532,7 @@ class NfcReader:
         self._unsettled = True
         self.alone = self._lone
         self._lone = False
-        self.act_us = self._act_us if not self.group.open else self.group.stamp_us
+        self.act_us = self._act_us
         if self.on_card is not None:
             self.on_card(self.pile, _UID_VIEWS[n], stamp_us)
 

@@ -34,6 +34,12 @@ _KEEP = const(8)       # flag: -1 is written (a game_over winner: a draw)
 _OPTIONAL = const(16)  # flag: a negative value is left out (an event's "player?")
 _QUOTE = const(34)
 _NL = const(10)
+_EV_CARD = const(2)    # (spit.intake's EV_CARD)
+# A card event's read evidence (spit.intake EVID_*: tags in the low 2 bits, then the us from
+# the activation's start in units of 100), packed above the owner by the loop
+# (referee/loop.py _logged_owner: a value of 4 or more), written as ``"act": [us, tags]``.
+_ACT_KEY = const(b', "act": [')
+_ACT_SEP = const(b", ")
 
 
 def _put_int(buf, p, v):
@@ -108,7 +114,12 @@ class LineFormat:
 
     # ---- lines --------------------------------------------------------------------------
     def event(self, buf, p, kind, ms, us, a, b, c):
-        """The ``ev`` line of an input event (``tick``: no fields)."""
+        """The ``ev`` line of an input event (``tick``: no fields).  A card's ``c`` may hold
+        its read's evidence above the owner (see ``_ACT_KEY``)."""
+        evidence = 0
+        if kind == _EV_CARD and c >= 4:
+            evidence = c >> 2
+            c = (c & 3) - 1
         p = self._start(buf, p, ms, us)
         p = self._piece(buf, p, self._ehead[kind])
         f = 3 * kind
@@ -122,6 +133,14 @@ class LineFormat:
                 continue
             p = self._piece(buf, p, key)
             p = self._card(buf, p, v) if k & _CARD else _put_int(buf, p, v)
+        if evidence:
+            n = len(_ACT_KEY)
+            copy_into(buf, p, _ACT_KEY, 0, n)
+            p = _put_int(buf, p + n, (evidence >> 2) * 100)
+            copy_into(buf, p, _ACT_SEP, 0, 2)
+            p = _put_int(buf, p + 2, evidence & 3)
+            buf[p] = 93   # ]
+            p += 1
         buf[p] = 125   # }
         buf[p + 1] = _NL
         return p + 2

@@ -36,6 +36,12 @@ _EV_CARD = const(2)
 _EV_TOP = const(7)
 _PH_BETWEEN = const(4)
 _PH_OVER = const(5)
+# Likewise of spit.intake's read evidence (EVID_*).
+_EVID_ALONE = const(1)
+_EVID_SHARED = const(2)
+_EVID_SHIFT = const(2)
+_EVID_UNIT = const(100)
+_EVID_UNITS_MAX = const(2047)
 
 _DRAIN_MAX = const(8)      # events taken from the ring per step (the rest next step: ~80 us each)
 # Reader bus work per step: once the readers served in a step have used this much, the
@@ -45,6 +51,7 @@ _DRAW_BEFORE_US = const(3000)   # a step this long leaves drawing the LEDs to th
 # A card read this far into a step is judged in the next (judging and drawing it take ~2 ms more).
 _JUDGE_NOW_BEFORE_US = const(2000)
 _CARDS_IN = const(4)        # cards one reader step can deliver before they are fed (a group)
+_CARD_INTS = const(6)       # a queued card: ms, us, pile, card, owner, evidence
 _HOUSEKEEP_MS = const(1000)   # reader re-reports, debouncer expiry
 _IDLE_US = const(1000)    # longest idle wait after a step with no input waiting
 _ECHO_BEFORE_US = const(1500)   # no console echo in a step that has already taken this long
@@ -61,8 +68,9 @@ def init(self):
     self._read = False         # a reader delivered a tag in this step
     self._fed_pile = -1        # the pile whose reader read a card: served after the next step's judge_cards
     self._quiet_pile = -1      # a pile its reader settled with cards queued (App._on_quiet)
-    # Cards read in this step, fed in the next: (ms, us, pile, card, owner) each.
-    self._card_queue = [0] * (5 * _CARDS_IN)
+    # Cards read in this step, fed in the next: (ms, us, pile, card, owner, evidence) each.
+    self._card_queue = [0] * (_CARD_INTS * _CARDS_IN)
+    self._evidence = 0         # the card on_card takes: its read's evidence (spit.intake EVID_*)
     self._cards_in = 0
     self._now = False          # on_card: this card is the step's first (take_card feeds it)
     self._next_reader = 0      # the readers are served in turn, from this one
@@ -279,9 +287,14 @@ def feed_cards(self):
     n = self._cards_in
     self._cards_in = 0
     i = 0
-    while i < n * 5:
-        self.feed(_EV_CARD, q[i], q[i + 1], q[i + 2], q[i + 3], q[i + 4])
-        i += 5
+    slog = self.slog
+    referee = self.referee
+    while i < n * _CARD_INTS:
+        # (App.feed, with the read's evidence: in the log's card line and to the engine)
+        e = q[i + 5]
+        slog.event(_EV_CARD, q[i], q[i + 1], q[i + 2], q[i + 3], _logged_owner(q[i + 4], e))
+        referee.feed(_EV_CARD, q[i], q[i + 1], q[i + 2], q[i + 3], q[i + 4], e)
+        i += _CARD_INTS
 
 
 def judge_cards(self):
@@ -340,6 +353,12 @@ def on_card(self, pile, uid, ticks):
     instead of allocating each one: 1.5 ms -> 0.6 ms on the chip).  An unknown tag and a
     correction's resync, which print or may allocate, are handled after the lock."""
     self._read = True
+    # The read's evidence (the reader's, valid during this call): whether its tag answered
+    # the activation alone, and how long before this stamp that activation began.
+    r = self.readers[pile]
+    d = time.ticks_diff(ticks, r.act_us) // _EVID_UNIT
+    self._evidence = (_EVID_ALONE if r.alone else _EVID_SHARED) | (
+        (d if 0 <= d <= _EVID_UNITS_MAX else 0 if d < 0 else _EVID_UNITS_MAX) << _EVID_SHIFT)
     st = self.stalls
     book = self.book
     if st.watch_ms >= 0 or (book is not None and book.flushes != st.seen):
@@ -400,7 +419,7 @@ def take_card(self, pile, uid, ticks):
         slog.on_verdict = self._draw_first_fn
         self._kept_pile = pile
         self._kept_uid = uid
-        self.referee.feed(_EV_CARD, clock.ev_ms, clock.ev_us, pile, cm.card, owner)
+        self.referee.feed(_EV_CARD, clock.ev_ms, clock.ev_us, pile, cm.card, owner, self._evidence)
         if slog.on_verdict is not self._on_verdict_fn:   # no verdict yet (judge_cards')
             slog.on_verdict = self._on_verdict_fn
             card_taken(self)
@@ -414,12 +433,13 @@ def take_card(self, pile, uid, ticks):
             self.feed_cards()   # (a group of more cards than slots: the first ones now)
             n = 0
         q = self._card_queue
-        i = n * 5
+        i = n * _CARD_INTS
         q[i] = clock.ev_ms
         q[i + 1] = clock.ev_us
         q[i + 2] = pile
         q[i + 3] = cm.card
         q[i + 4] = owner
+        q[i + 5] = self._evidence
         self._cards_in = n + 1
     self._judge = True
     self._fed_pile = pile
@@ -433,8 +453,15 @@ def card_taken(self):
     pile = self._kept_pile
     clock = self.clock
     cm = self.cards
-    self.slog.event(_EV_CARD, clock.ev_ms, clock.ev_us, pile, cm.card, cm.owner if self.own_deck else -1)
+    self.slog.event(_EV_CARD, clock.ev_ms, clock.ev_us, pile, cm.card,
+                    _logged_owner(cm.owner if self.own_deck else -1, self._evidence))
     keep_uid(self, pile, self._kept_uid)
+
+
+def _logged_owner(owner, evidence):
+    """A card event's third field as the session log keeps it: the owner (-1, 0, 1), with the
+    read's evidence packed above it (referee.logline writes them apart: ``"act"``)."""
+    return (owner + 1) | evidence << 2 if evidence else owner
 
 
 def keep_uid(self, pile, uid):

@@ -44,6 +44,8 @@ Constructor options:
                     start; False: the firmware is left waiting for READY (table time 0 is the
                     end of its boot)
     root            the directory used as the board's file system (default: a new temp dir)
+    touch_sensor    a ``TouchSensor`` (host_tools/vboard/touch_sensor.py): when ``land_card``'s
+                    touch edge comes after the landing, if at all (default: at the landing)
 
 World actions: ``land_card(pile, card, at_us, touch=True, tag_delay_us=0, touch_us=2000)``
 (``card`` is a code "QH", an encoded int, or a UID as bytes/hex; ``owner`` picks the deck in
@@ -93,8 +95,9 @@ def next_world_us(agenda, emulators, limit):
 class VirtualTable:
     def __init__(self, board="pico", ruleset="classic", options=None, cards=None, files=None,
                  start_us=0, loop_us=1000, emulator=None, boot=True, root=None, lock_heap=False,
-                 console=False, ready=True):
+                 console=False, ready=True, touch_sensor=None):
         from spit.rules import make_ruleset
+        self.touch_sensor = touch_sensor
         self.loop_us = loop_us
         self.lock_heap = lock_heap
         self.console = bytearray() if console else None   # the live log echoed by the firmware
@@ -325,7 +328,9 @@ class VirtualTable:
         one and ``touch``), its tag enters the reader's field ``tag_delay_us`` later."""
         uid = self.uid_of(card, owner)
         if touch:
-            self.touch(pile, at_us, touch_us)
+            edge = at_us if self.touch_sensor is None else self.touch_sensor.edge(at_us)
+            if edge is not None:
+                self.touch(pile, edge, touch_us)
         em = self.emulators[pile]
         self.at(at_us + tag_delay_us, lambda: em.place_tag(uid))
         return uid

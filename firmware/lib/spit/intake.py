@@ -9,7 +9,13 @@ the touch edge that marks the true landing, and readers are serviced one after t
   ``touch_match_us`` before it and not after it; the card then counts as landed at the touch
   time.  A read with no such touch (no sensor, or the sensor missed the landing) lands at the
   read's own time;
-* never names a winner it cannot know (the race rule, docs/rules.md): a PN532 that finds two
+* orders the reads of one pile by the reader's evidence (``feed``'s ``e``, the log's ``act``:
+  docs/log-format.md): a tag answers every activation while it lies in the field, so a read of
+  a later activation (another time) landed after the earlier reads' cards (flag
+  ``_F_ORDERED``: no tie, however close), and a read of the same activation (the same time on
+  the pile) is *tied* to the previous one;
+* without evidence (older logs), never names a winner it cannot know (the race rule,
+  docs/rules.md): a PN532 that finds two
   tags in its field reads them in UID order, not landing order.  So a read is *tied* to the
   previous landing on its pile (the referee then calls ``tie``) when its pairing is uncertain:
   its touch came no later than an earlier read on the pile (both cards were on the pile when
@@ -62,7 +68,7 @@ except ImportError:  # CPython
 
 
 EV_TOUCH = const(1)    # a: pile
-EV_CARD = const(2)     # a: pile, b: card, c: player (-1 unknown)
+EV_CARD = const(2)     # a: pile, b: card, c: player (-1 unknown); e: the read's evidence (below)
 EV_STUCK = const(3)    # a: player
 EV_SLAP = const(4)     # a: player, b: pile
 EV_READY = const(5)    # a: player
@@ -78,14 +84,26 @@ EVENT_NAMES = ("", "touch", "card", "stuck", "slap", "ready", "undo", "top", "an
 
 _CAP = const(32)         # buffered events (a few hundred ms of the fastest play)
 _MASK = const(31)        # slot index modulo _CAP
-_SLOT = const(5)         # ints per buffered event: kind << 2 | flags, time, a, b, c
+_SLOT = const(5)         # ints per buffered event: kind << 3 | flags, time, a, b, c
 _TOUCH_CAP = const(8)    # unmatched touches per pile
 _LIMIT = const(0x20000000)   # move the base once the horizon is this far past it (537 s of us)
 _FLOOR = const(-0x20000000)  # times further back are clamped here: "long ago" (and "never")
 
+# A card read's evidence (``feed``'s ``e``; docs/log-format.md, "act"): 0 = none (a log without
+# it: the older rule), else the tags that answered the read's activation (EVID_ALONE: it alone,
+# EVID_SHARED: it and another) | the us from the activation's start to the read, in units of
+# EVID_UNIT us (at most EVID_UNITS_MAX) << EVID_SHIFT.
+EVID_ALONE = const(1)
+EVID_SHARED = const(2)
+EVID_SHIFT = const(2)
+EVID_UNIT = const(100)
+EVID_UNITS_MAX = const(2047)
+
 # The flags _process gets (private: spit.referee keeps copies, checked as the kinds above).
 _F_LATE = const(1)        # _process flag: arrived after later events were judged
 _F_TIED = const(2)        # _process flag: cannot be ordered against the previous landing on its pile
+_F_ORDERED = const(4)     # a card read the evidence orders after the previous landing on its pile
+_CARD_IN_TIME = const(20)   # a buffered card read with no flag but _F_ORDERED: EV_CARD << 3 | _F_ORDERED
 
 _TYPE_CHECKING = const(False)   # (mpy-cross drops the block below: pyright reads it)
 if _TYPE_CHECKING:
@@ -134,8 +152,9 @@ class EventQueue:
         self._on_card_fn = type(self)._on_card
 
     # --- input side ---
-    def feed(self, kind, ms, us, a, b, c):
-        """One input event with its hardware time (session ms + us within the ms)."""
+    def feed(self, kind, ms, us, a, b, c, e=0):
+        """One input event with its hardware time (session ms + us within the ms); ``e``: a
+        card read's evidence (``EVID_*``, 0: none)."""
         t = (ms - self._base_ms) * 1000 + us
         h = self._horizon
         if t > h:
@@ -168,9 +187,12 @@ class EventQueue:
                     flags = tflag[i]
                     if flags:
                         tflag[i] = 0   # (free slots keep flag 0)
+                    if e:
+                        # The evidence orders it: tied only to a read of its own activation.
+                        flags = _F_TIED if t == self._read_t[a] else _F_ORDERED
                     self._land_t[a] = tt
                 else:
-                    flags = self._pair(a, t)
+                    flags = self._pair(a, t, e)
                     tt = self._land_t[a]
                 self._read_t[a] = t
                 self._hold_t[a] = t
@@ -197,14 +219,14 @@ class EventQueue:
         # back (no touch waiting, no read's relist hold): advance() written out (no call).
         due = h - reorder
         free = tcount == self._untouched and (h < self._relist_from or h >= self._relist_end)
-        if free and t <= due and kind == EV_CARD and not flags and t >= self._done:
+        if free and t <= due and kind == EV_CARD and not flags & _F_TIED and t >= self._done:
             # A card read in time and due already (its touch came a read's time before it):
             # judged now, as advance's loop judges it, without going through the ring.
             self._done = t
             base = self._base_ms
             if self._timed:
                 self._clock_to(base + t // 1000, t % 1000)
-            self._on_card_fn(self, base + t // 1000, t % 1000, a, b, c, 0)   # (flags 0)
+            self._on_card_fn(self, base + t // 1000, t % 1000, a, b, c, flags)   # (0 or _F_ORDERED)
             if due > t:
                 self._done = due
                 if self._timed:
@@ -212,7 +234,7 @@ class EventQueue:
             return
         # Into the ring (which then starts at slot 0, see advance).
         q = self._q
-        q[0] = kind << 2 | flags   # (any kind comes back whole: >> 2)
+        q[0] = kind << 3 | flags   # (any kind comes back whole: >> 3)
         q[1] = t
         q[2] = a
         q[3] = b
@@ -225,10 +247,16 @@ class EventQueue:
             return
         self.advance(ms, us)
 
-    def _pair(self, pile, t):
+    def _pair(self, pile, t, e=0):
         """Pair a read at time ``t`` on ``pile`` with a touch and set the pile's ``_land_t`` to
         its landing time: that touch's time, the previous read's landing (one activation read
-        both), or the read's own time.  Returns the read's flags (``_F_TIED`` or 0)."""
+        both), or the read's own time.  Returns the read's flags (``_F_TIED`` or 0).
+
+        With the reader's evidence (``e``) the read is tied only to a read of its own
+        activation (the same time on the pile): a tag answers every activation while it lies
+        in the field, so a card first read by a later activation landed after every card of an
+        earlier one, whichever touch edges came when.  Without it (older logs), as the module
+        docstring says."""
         rt = self._read_t[pile]   # the previous read (feed records this one after)
         tcount = self._tcount
         if tcount[pile] > 0:
@@ -243,19 +271,31 @@ class EventQueue:
                 # read is cannot be told.
                 tflag = self._tflag
                 flags = tflag[base]
+                if e:
+                    flags = _F_TIED if t == rt else _F_ORDERED
                 self._land_t[pile] = tt[base]
                 if n == 1:   # the usual case: nothing to shift
                     tflag[base] = 0
                     tcount[pile] = 0
                     return flags
-                for i in range(base + 1, base + n):
-                    if tt[i] <= t:
-                        tflag[i] = _F_TIED
+                if not e:
+                    for i in range(base + 1, base + n):
+                        if tt[i] <= t:
+                            tflag[i] = _F_TIED
                 self._pop_touch(pile)
                 return flags
         # No touch of its own: it landed at the read's time, unless the previous read on the pile
         # came from the same activation.
         land_t = self._land_t
+        if e:
+            # One activation with the previous read: tied to it (keeping its landing time
+            # while that is not judged); a later one: it landed at its own time, after it.
+            if t == rt and rt > _FLOOR:
+                if land_t[pile] < self._done:
+                    land_t[pile] = t
+                return _F_TIED
+            land_t[pile] = t
+            return _F_ORDERED
         if rt > _FLOOR:
             if t == rt and land_t[pile] >= self._done:
                 # Reported with the previous read's time: both answered one activation, so
@@ -325,7 +365,8 @@ class EventQueue:
             t = q[k + 1]
             if t > due:
                 break
-            if t < done or q[k] != EV_CARD << 2:
+            w = q[k]
+            if t < done or w | _F_ORDERED != _CARD_IN_TIME:
                 self._release_first()   # anything else, a tied read, or one that arrived late
                 n = self._qn
                 done = self._done
@@ -342,7 +383,7 @@ class EventQueue:
             us = t % 1000
             if self._timed:
                 self._clock_to(ms, us)
-            self._on_card_fn(self, ms, us, q[k + 2], q[k + 3], q[k + 4], 0)   # (flags 0)
+            self._on_card_fn(self, ms, us, q[k + 2], q[k + 3], q[k + 4], w & _F_ORDERED)
         # Time-driven transitions (countdown end, slap window, game timer) up to there.
         if due > done:
             self._done = due
@@ -447,7 +488,7 @@ class EventQueue:
                 q[k + f] = q[j + f]
             i -= 1
         k = ((h + i) & _MASK) * _SLOT
-        q[k] = kind << 2 | flags
+        q[k] = kind << 3 | flags
         q[k + 1] = t
         q[k + 2] = a
         q[k + 3] = b
@@ -464,8 +505,8 @@ class EventQueue:
         self._qn = n
         self._qh = (i + 1) & _MASK if n else 0   # (an empty ring starts at slot 0: feed)
         t = q[k + 1]
-        kind = q[k] >> 2
-        flags = q[k] & 3
+        kind = q[k] >> 3
+        flags = q[k] & 7
         if t < self._done:
             t = self._done   # arrived after later events were judged: judged now, at the latest time
             flags |= _F_LATE
@@ -476,7 +517,7 @@ class EventQueue:
         if self._timed:
             self._clock_to(ms, us)
         # (Judging never feeds the queue, so the slot still holds this event.)  A card read in
-        # time (flags 0 or _F_TIED) goes on from _process to _on_card with those flags.
+        # time (flags 0, _F_TIED or _F_ORDERED) goes on from _process to _on_card with those flags.
         self._process(kind, ms, us, q[k + 2], q[k + 3], q[k + 4], flags)
 
 

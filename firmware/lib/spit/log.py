@@ -13,7 +13,7 @@ from spit import verdicts as V
 from spit.notation import header_line, ERROR_NAMES, LOG_VERSION, EVENT_FIELDS  # noqa: F401
 from spit.words import verdict_items, event_items  # noqa: F401
 from spit.cards import parse_card, CardError
-from spit.intake import EV_TICK
+from spit.intake import EV_TICK, EV_CARD, EVID_ALONE, EVID_SHARED, EVID_SHIFT, EVID_UNIT, EVID_UNITS_MAX
 from spit.referee import Referee
 from spit.rules import make_ruleset, RulesetError
 
@@ -122,6 +122,27 @@ def _card_field(obj):
             _CARDS[code] = c
         return c
     return parse_card(code)   # raises CardError naming it
+
+
+def read_evidence(obj):
+    """A card event's read evidence for the engine (``spit.intake`` ``EVID_*``; 0: none) from
+    its ``"act": [us, tags]`` (docs/log-format.md): ``us`` from the start of the reader's
+    activation that found the tag to the read's ``t`` (0..2**30 - 1; kept in 100 us units, at
+    most 204.7 ms), ``tags`` the tags that answered that activation (1: it alone; 2: more).
+    Raises LogError for any other value."""
+    act = obj.get("act")
+    if act is None:
+        return 0
+    if not isinstance(act, list) or len(act) != 2:
+        raise LogError("'act' must be [us, tags], not %r" % (act,))
+    us, tags = act
+    for v in act:
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise LogError("'act' must hold two integers, not %r" % (act,))
+    if not 0 <= us <= _MAX_FIELD or tags not in (1, 2):
+        raise LogError("'act' out of range: %r (us 0..2**30 - 1, tags 1 or 2)" % (act,))
+    units = us // EVID_UNIT
+    return (EVID_ALONE if tags == 1 else EVID_SHARED) | min(units, EVID_UNITS_MAX) << EVID_SHIFT
 
 
 def parse_event(obj):
@@ -253,6 +274,13 @@ class Rejudge:
         except LogError as e:
             self._bad(V.E_MALFORMED, str(e))
             return
+        e = 0
+        if kind == EV_CARD and "act" in obj:
+            try:
+                e = read_evidence(obj)
+            except LogError as err:
+                self._bad(V.E_MALFORMED, str(err))
+                return
         self.last_t = obj["t"]
         ref = self.referee
         if ref is None:
@@ -260,7 +288,7 @@ class Rejudge:
         if kind == EV_TICK:
             ref.advance(ms, us)
         else:
-            ref.feed(kind, ms, us, a, b, c)
+            ref.feed(kind, ms, us, a, b, c, e)
 
     def finish(self):
         if self.referee is None and self._pending:

@@ -71,6 +71,7 @@ _EV_NO_READ = const(10)
 _EV_OFF_TABLE = const(11)
 _F_LATE = const(1)
 _F_TIED = const(2)
+_F_ORDERED = const(4)
 _MODE_TABLEAU = const(0)
 _MODE_OWN_DECK = const(1)
 _MODE_SPEED = const(2)
@@ -340,7 +341,7 @@ class Referee(EventQueue, Settlement, Corrections):
             card = kind == _EV_CARD or kind == _EV_OFF_TABLE
             self._emit(_V_ERROR, ms, us, _E_LATE_EVENT, a if card else -1, -1, -1)
         if kind == _EV_CARD:
-            self._on_card(ms, us, a, b, c, flags & _F_TIED)
+            self._on_card(ms, us, a, b, c, flags & (_F_TIED | _F_ORDERED))
         elif kind == _EV_OFF_TABLE:
             self._refuse_card(ms, us, a, b, c)   # a card read on a pile the table does not have
         elif kind == _EV_STUCK:
@@ -407,9 +408,10 @@ class Referee(EventQueue, Settlement, Corrections):
         land = land_t[pile]
         done = self._done
         dt = done - land   # (a small int: both are intake times, _NEVER_T the lowest)
-        if dt < self._tie_window or (tied and land != _NEVER_T):
+        if (dt < self._tie_window and not tied & _F_ORDERED) or (tied & _F_TIED and land != _NEVER_T):
             # Too close to order, or the reads cannot tell which landing came first (the
-            # race rule, intake.py): never name a winner the evidence does not show.
+            # race rule, intake.py): never name a winner the evidence does not show.  (A read
+            # the evidence orders after the last landing is no tie however close: _F_ORDERED.)
             # (dt reported saturated: _NEVER_T is over 500 s back; the race windows are shorter)
             self._emit(_V_TIE, ms, us, pile, card, self.top[pile], dt if dt < _SATURATED_US else _SATURATED_US)
         top_rank = self.top_rank
