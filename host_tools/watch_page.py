@@ -45,7 +45,7 @@ background:#1b2330;color:#f1f3f7}
 <div id="question" class="hidden"></div>
 <div id="roundend" class="hidden"></div>
 <div id="over" class="hidden"></div>
-<ol id="recent"></ol>
+<ul id="recent"></ul>
 <div id="flash"><div class="big"></div><div class="dt"></div><div class="why"></div></div>
 <script>
 (function(){
@@ -67,7 +67,7 @@ function draw(s){
  $('phase').textContent=s.phase+(s.ruleset?' \u00b7 '+s.ruleset:'');
  $('round').textContent=s.round?'round '+s.round:'';
  var names=s.players||['player 0','player 1'];
- $('cards').textContent=s.cards&&s.cards[0]!==null&&s.cards[0]!==undefined?names[0]+' '+s.cards[0]+' | '+names[1]+' '+s.cards[1]+' cards':'';
+ $('cards').textContent=s.cards&&s.cards[0]!==null&&s.cards[0]!==undefined?'cards at the round\'s start: '+names[0]+' '+s.cards[0]+' | '+names[1]+' '+s.cards[1]:'';
  var q=s.question;$('question').className=q&&s.phase==='question'||q&&q.answer?'':'hidden';
  if(q)$('question').textContent='Question: '+q.text+(q.answer?'  \u2192  '+q.answer:'');
  var r=s.round_end;$('roundend').className=r?'':'hidden';
