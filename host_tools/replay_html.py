@@ -12,6 +12,7 @@ touch edges, both reads and the verdict (:mod:`host_tools.html_races`).  Then th
 statistics as small plots (:mod:`host_tools.html_plots`).
 """
 
+import bisect
 import itertools
 from html import escape
 
@@ -156,16 +157,23 @@ def _mismatch_times(replay):
     out = []
     if not replay.mismatches:
         return out
+    wanted = {m[2] for m in replay.mismatches if m[2]}
     by_text = {}
-    for _line, items in replay.verdicts:
-        by_text.setdefault(normalise(dict(items)), []).append(items[0][1])
+    lines, latest = [], []   # the records' log lines, and the latest t up to each (a line's time)
+    for (line, items), rec in zip(replay.verdicts, replay.records):
+        text = normalise(dict(items))
+        if text in wanted:
+            by_text.setdefault(text, []).append(items[0][1])
+        lines.append(line if line is not None else (lines[-1] if lines else 0))
+        latest.append(max(rec[1], latest[-1]) if latest else rec[1])
     for m in replay.mismatches:
         line, _dev, rj = m
         ts = by_text.get(rj) if rj else None
         if ts:
             t = ts.pop(0)
         else:
-            t = max((rt for rline, rt, _k, _f in replay.records if rline is not None and rline <= line), default=0)
+            k = bisect.bisect_right(lines, line)
+            t = latest[k - 1] if k else 0
         out.append((t, mismatch_text(m)))
     return out
 
@@ -269,7 +277,7 @@ def render(replay, title="session"):
         parts.append('<h2 class="warn">Problems</h2><ul class="problems">%s</ul>'
                      % "".join("<li>%s</li>" % s for s in items))
     parts.append("<h2>Play by play</h2>")
-    parts.append(stepper_html(steps(replay, game.owner_of, _news(replay, story_), races), replay.npiles))
+    parts.append(stepper_html(steps(replay, game.owner_of, game.news, races), replay.npiles))
     parts.append("<h2>Timeline</h2>")
     parts.append(_legend())
     parts.extend(_round_blocks(replay, game.owner_of, races, story_, mismatches))
@@ -277,11 +285,6 @@ def render(replay, title="session"):
     parts.append(player_section(game))
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
-
-
-def _news(replay, story_):
-    from host_tools.replay_facts import story_of
-    return story_of(replay)[1]
 
 
 def write(path, replay, title="session"):

@@ -73,7 +73,7 @@ class GameStats:
             if kind == EV_CARD and player >= 0:
                 self.names_cards = True
                 self._owners.setdefault((pile, format_card(card)), []).append(player)
-        self.story, _news = story_of(replay)
+        self.story, self.news = story_of(replay)   # news: record index -> what it settled
         self.rounds_unknown = 0   # rounds that ended with a winner the log does not tell
         self._walk(replay)
         for rf in self.story.rounds.values():

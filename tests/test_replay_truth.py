@@ -106,7 +106,7 @@ def race_rule_tie_log(tmp_path):
 
 
 def page(tmp_path, log):
-    out = log + ".html"
+    out = str(tmp_path / (os.path.basename(log) + ".html"))
     code, _stdout, err = run(["replay", "--quiet", "--html", out, log])
     assert code in (0, 3), err
     with open(out, encoding="utf-8") as f:
