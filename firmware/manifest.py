@@ -14,7 +14,7 @@
 #     spit/notation.py (logtables.bin);
 #   PC-side readers and words: spit/log.py, spit/words.py, spit/describe.py, spit/verdicts.py,
 #     spit/cards.py, spit/timebase.py, referee/logread.py, referee/sources.py;
-#   bring-up scripts that `mpremote run` sends: referee/enroll.py, referee/nfc_probe.py;
+#   bring-up scripts that `mpremote run` sends: referee/enroll.py, referee/nfc_probe.py, referee/doctor.py;
 #   drivers/byteloops_py.py, the unix port's stand-in for the native drivers/byteloops.
 
 metadata(description="Spit referee: the firmware for an RP2040 under the table", version="0.1.0")

@@ -13,7 +13,8 @@ import sys
 from host_tools import replay
 
 SUBCOMMANDS = ("host_tools.cli_flash", "host_tools.cli_emu", "host_tools.cli_enroll", "host_tools.cli_stats",
-               "host_tools.cli_watch", "host_tools.cli_league", "host_tools.cli_play")
+               "host_tools.cli_watch", "host_tools.cli_league", "host_tools.cli_play",
+               "host_tools.cli_doctor")
 OPTIONAL_SUBCOMMANDS = ("host_tools.cli_sim",)   # registered when they import
 
 DESCRIPTION = "Spit referee: PC tools for the card-game referee (flash a board, enroll cards, replay and " \

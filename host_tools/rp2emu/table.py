@@ -62,8 +62,23 @@ def load_board_file(board):
 
 
 class Rp2Table:
-    def __init__(self, emu, board, emulator=None, seed=1):
+    """``faults``: wiring faults of the table, each what a builder's first board may have (tests of
+    `spit doctor`; docs/hardware.md, bring-up):
+
+    * ``missing_readers``: piles whose PN532 is absent: nothing answers on its CS (MISO reads 0xFF),
+      its IRQ line stays high;
+    * ``swapped_irqs``: True: the IRQ wires of readers 0 and 1 are swapped;
+    * ``floating_cs``: piles whose CS line floats low (its pull-up missing, its wire off): that
+      reader is selected whenever another one is, hears its commands and answers too (both drive
+      MISO: the line reads the AND of the two);
+    * ``stuck_pins``: GPIOs of buttons or pads held pressed (a stuck button or a short);
+    * ``dark_strip``: True: the LED strip shows nothing (its data line cut: no frame arrives).
+    """
+
+    def __init__(self, emu, board, emulator=None, seed=1, faults=None):
         self.emu = emu
+        faults = faults or {}
+        self.faults = faults
         self.board = board = load_board_file(board)
         self.clock = _EmuClock(emu)
         self._agenda = []
@@ -81,21 +96,37 @@ class Rp2Table:
             raise ValueError("the emulated table models PN532 readers on SPI only (board %s uses %s)"
                              % (board.get("name"), nfc["bus"]))
         self._cs = {}
-        for p, r in enumerate(nfc["readers"]):
+        self._floating = []              # readers selected along with any other (faults)
+        self._also = []
+        readers = nfc["readers"]
+        for p, r in enumerate(readers):
             opts = emulator[p] if isinstance(emulator, list) else (emulator or {})
-            em = PN532Emulator(self.clock, irq=_IrqLine(emu, r["irq"]), seed=seed + p, **opts)
+            irq = r["irq"]
+            if faults.get("swapped_irqs") and p < 2 and len(readers) >= 2:
+                irq = readers[1 - p]["irq"]
+            em = PN532Emulator(self.clock, irq=_IrqLine(emu, irq), seed=seed + p, **opts)
             self.emulators.append(em)
-            self._cs[r["cs"]] = em
             em.irq.drive(1)
+            if p in faults.get("missing_readers", ()):
+                em.irq = None            # no chip: the line stays pulled up, nobody answers
+                self._cs[r["cs"]] = None
+            else:
+                self._cs[r["cs"]] = em
+            if p in faults.get("floating_cs", ()):
+                self._floating.append(em)
+                emu.gpio(r["cs"], 1)
+                continue
             emu.gpio(r["cs"], 1)         # CS pull-up (docs/hardware.md) until the firmware drives it
         emu.attach_spi(nfc["spi"]["id"], list(self._cs), self._spi_byte)
         emu.next_stop_ns = self._next_device_ns
         self._selected = None
         emu.on_pin = self._pin
+        self._stuck = dict((spec["pin"], self._level(spec, True)) for spec in self._inputs()
+                           if spec["pin"] in faults.get("stuck_pins", ()))
         for spec in self._inputs():
             self._release(spec)
         leds = board.get("leds")
-        if leds and leds.get("type") == "neopixel":
+        if leds and leds.get("type") == "neopixel" and not faults.get("dark_strip"):
             emu.decode_ws2812(leds["pin"])
             emu.on_ws2812 = self._frame
         buzzer = board.get("buzzer")
@@ -132,6 +163,7 @@ class Rp2Table:
 
     def set_input(self, pin, level):
         """Drive GPIO input ``pin`` now (edges are recorded in ``input_edges``)."""
+        level = self._stuck.get(pin, level)
         if self._input_level.get(pin) != level:
             self._input_level[pin] = level
             self.input_edges.append((pin, level, self.now_us))
@@ -145,15 +177,24 @@ class Rp2Table:
         if level == 0:
             self._selected = em
             em.spi_select()
+            self._also = [f for f in self._floating if f is not em]
+            for f in self._also:
+                f.spi_select()
         elif em is self._selected:
             em.spi_deselect()
             self._selected = None
+            for f in self._also:
+                f.spi_deselect()
+            self._also = []
 
     def _spi_byte(self, tx, t_ns):
         em = self._selected
         if em is None:
             return 0xFF
-        return em.spi_exchange(tx)
+        rx = em.spi_exchange(tx)
+        for f in self._also:             # a floating CS: that reader drives MISO too
+            rx &= f.spi_exchange(tx)
+        return rx
 
     def _next_device_ns(self):
         times = [e for e in (em.next_event_us() for em in self.emulators) if e is not None]
