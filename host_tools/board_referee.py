@@ -7,10 +7,10 @@ Every `spit` command that talks to the board goes through here (docs/live-protoc
     restart(port, out)           # soft-resets the board at the prompt, waits for the referee's
                                  # boot line: "the referee is running again (session N)"
 
-``probe`` opens the port (pyserial), sends ``?`` (the live protocol's status request; never
-Ctrl-C) and reads for a moment: a ``status`` line means the referee runs (its phase, round);
-MicroPython's prompt (``>>>``, the raw REPL's ``raw REPL; CTRL-B to exit`` or the typed ``?``
-echoed back) means it does not.  Nothing the referee does is disturbed by a probe.
+``probe`` opens the port (pyserial), sends Ctrl-B, ``?`` and Enter (never Ctrl-C) and reads for a
+moment: the referee answers ``?`` with a ``status`` line (its phase, round) and ignores the
+other two; MicroPython's prompt answers with ``>>>`` (Ctrl-B leaves the raw REPL and prints the
+banner, ``?`` is a syntax error).  Nothing the referee does is disturbed by a probe.
 """
 
 import os
@@ -62,16 +62,19 @@ def probe(port, seconds=PROBE_S, ser=None):
     """What the board is doing now (see the module doc)."""
     own = ser is None
     if own:
-        ser = open_port(port)
+        try:
+            ser = open_port(port)
+        except OSError as e:   # (pyserial's SerialException too: the command's own step says it)
+            return BoardState("silent", None, str(e))
     try:
         ser.reset_input_buffer()
-        ser.write(b"?")
+        ser.write(b"\x02?\r")
         reader = LiveReader()
         found = {}
 
         def until(buf):
             text = buf.decode(errors="replace")
-            if ">>> " in text or "raw REPL" in text or text.rstrip().endswith(">>> ?"):
+            if ">>> " in text:
                 found["prompt"] = True
                 return True
             for line in text.split("\n")[:-1]:
@@ -85,7 +88,6 @@ def probe(port, seconds=PROBE_S, ser=None):
         if "status" in found:
             return BoardState("running", found["status"], text)
         if "prompt" in found:
-            ser.write(b"\x03")   # (clear the typed '?': the referee is not running anyway)
             return BoardState("prompt", None, text)
         return BoardState("silent", None, text)
     finally:
@@ -128,6 +130,8 @@ def restart(port, out=None, seconds=BOOT_S):
         got = {}
 
         def until(buf):
+            if b">>> " in buf:
+                return True   # (MicroPython's prompt again: no referee started)
             for line in buf.decode(errors="replace").split("\n")[:-1]:
                 for kind, obj, _, _ in reader.feed(line):
                     if kind == "hello":
@@ -144,6 +148,30 @@ def restart(port, out=None, seconds=BOOT_S):
     if out is not None:
         out.write("the referee is running again (session %d)\n" % session)
     return session
+
+
+def clock_script():
+    """MicroPython that sets the board's clock to this PC's local time (where it has an RTC)."""
+    t = time.localtime()
+    return ("try:\n import machine\n machine.RTC().datetime((%d,%d,%d,%d,%d,%d,%d,0))\nexcept Exception:\n pass\n"
+            % (t.tm_year, t.tm_mon, t.tm_mday, t.tm_wday, t.tm_hour, t.tm_min, t.tm_sec))
+
+
+def wait_running(port, out=None, seconds=BOOT_S):
+    """After a reset (the USB port may come and go): probe until the referee answers; says
+    ``the referee is running again (session N)``.  Returns the status line."""
+    end = time.monotonic() + seconds * WAIT_S
+    while time.monotonic() < end:
+        try:
+            state = probe(port)
+        except Exception:  # noqa: BLE001 - the port is not back yet (a real board re-enumerates)
+            time.sleep(0.5)
+            continue
+        if state.what == "running":
+            if out is not None:
+                out.write("the referee is running again (session %s)\n" % state.status.get("session"))
+            return state.status
+    raise FlashError("the referee did not answer on %s after the reset" % port)
 
 
 def notice(port, out, ask=None):

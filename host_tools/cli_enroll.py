@@ -45,6 +45,8 @@ def configure_parser(parser):
     parser.add_argument("--jokers", action="store_true", help="enroll two jokers (JK) after the 52 cards")
     parser.add_argument("--timeout", type=float, default=0.0, metavar="SECONDS",
                         help="give up when no new tag comes within this many seconds (default: wait forever)")
+    parser.add_argument("--force", action="store_true",
+                        help="with --board-port: stop the referee even during a game (the game is lost)")
     parser.add_argument("--undo-last", action="store_true",
                         help="first remove the most recently enrolled card of this deck from --out")
     parser.set_defaults(func=run_enroll)
@@ -74,7 +76,22 @@ def run_enroll(args, commands=None, echo=print):
             missing = missing_device(args.board_port)
             if missing:
                 raise enroll.EnrollError(missing)
-            enroll.run_board_enrollment(args.board_port, args.out, args.deck, args.jokers)
+            # The enrollment stops the referee (mpremote run): never during a game; started
+            # again afterwards (docs/live-protocol.md: host_tools/board_referee.py).
+            from host_tools import board_referee
+            from host_tools.manifest import FlashError
+            try:
+                board_referee.guard(args.board_port, getattr(args, "force", False), sys.stderr)
+            except FlashError as e:
+                raise enroll.EnrollError(str(e))
+            try:
+                enroll.run_board_enrollment(args.board_port, args.out, args.deck, args.jokers,
+                                            timeout_s=args.timeout)
+            finally:
+                try:
+                    board_referee.restart(args.board_port, sys.stdout)
+                except FlashError as e:
+                    print("spit enroll: %s" % e, file=sys.stderr)
             return 0
         enroll.load_card_map(args.out)                      # a bad file fails before touching the reader
         if args.undo_last:

@@ -50,24 +50,60 @@ def run_flash(args):
     return 0
 
 
-def run_logs_pull(args):
+def run_logs(args):
     from host_tools import board_logs, board_mpremote
+    what = args.logs_command
     try:
         board_mpremote.check_port(args.port)
-        board_logs.pull_logs(args.port, args.dest)
+        if what == "pull":
+            board_logs.pull_logs(args.port, args.dest, force=args.force)
+        elif what == "list":
+            board_logs.show_list(args.port, force=args.force)
+        else:
+            board_logs.clear_logs(args.port, force=args.force)
     except board_mpremote.FlashError as e:
-        return _fail("logs pull", e)
+        return _fail("logs " + what, e)
     return 0
 
 
-def run_console(args):
-    from host_tools import board_logs, board_mpremote
+run_logs_pull = run_logs
+
+
+def run_players(args):
+    from host_tools import board_logs, board_mpremote, flash
     try:
         board_mpremote.check_port(args.port)
-        board_logs.console(args.port)
+        names = flash.checked_players(args.names)
+        port = board_logs.resolve_port(args.port)
+        from host_tools.board_referee import clock_script
+        script = clock_script() + "f=open('players.txt','w');f.write(%r);f.close()" % "".join(n + "\n" for n in names)
+        board_logs._with_referee(port, args.force, sys.stderr,
+                                 lambda: board_mpremote.run_mpremote(port, ["exec", script]))
+        print("players: %s (from the next game on)" % ", ".join(names))
+    except board_mpremote.FlashError as e:
+        return _fail("players", e)
+    return 0
+
+
+def _ask_restart():
+    if not sys.stdin.isatty():
+        return True
+    answer = input("restart the referee? [Y/n] ").strip().lower()
+    return answer in ("", "y", "yes")
+
+
+def run_console(args):
+    from host_tools import board_console, board_logs, board_mpremote, board_referee
+    try:
+        board_mpremote.check_port(args.port)
+        port = board_logs.resolve_port(args.port)
+        if args.repl:
+            board_console.repl(port)
+            return 0   # (not reached: the REPL replaces this process)
+        board_referee.notice(port, sys.stderr, _ask_restart)
+        return board_console.run(port)
     except board_mpremote.FlashError as e:
         return _fail("console", e)
-    return 0  # not reached: console() replaces the process
 
 
 def add_subcommands(subparsers):
@@ -97,6 +133,11 @@ def add_subcommands(subparsers):
     p.add_argument("--lines", action="store_true",
                    help="keep source line numbers in the .mpy files (tracebacks name lines; about 7%% more "
                         "flash and heap)")
+    p.add_argument("--players", metavar="A,B",
+                   help="the players' names, kept on the board for the session headers (change them between "
+                        "games with `spit players`)")
+    p.add_argument("--force", action="store_true",
+                   help="flash even during a game (the game in progress is lost); without it flash refuses then")
     p.add_argument("--dry-run", action="store_true",
                    help="print the mpremote command lines instead of running them")
     p.add_argument("--build-dir", metavar="DIR",
@@ -111,18 +152,47 @@ def add_subcommands(subparsers):
         description="Work with the session logs (JSON Lines) the referee keeps in /logs on the board.")
     logs_sub = logs.add_subparsers(dest="logs_command", metavar="ACTION")
     logs_sub.required = True
+    force_help = ("stop the referee even during a game (the game in progress is lost); without it the "
+                  "command refuses during a game")
     pull = logs_sub.add_parser(
         "pull", help="copy the session logs off the board",
-        description="Copy every file in the board's /logs directory to a local directory (overwriting).")
+        description="Copy the board's session logs this directory does not have yet, named "
+                    "<board>-<date>-<time>-session-NNNN.spitlog (never overwriting), and mark them pulled on "
+                    "the board. Stops the referee for the copy and starts it again; refuses during a game.")
     pull.add_argument("--port", help=PORT_HELP)
     pull.add_argument("--dest", default="logs", metavar="DIR", help="local directory to copy into (default: ./logs)")
-    pull.set_defaults(func=run_logs_pull)
+    pull.add_argument("--force", action="store_true", help=force_help)
+    pull.set_defaults(func=run_logs)
+    lst = logs_sub.add_parser(
+        "list", help="the board's sessions: date, players, rounds, size, pulled or not",
+        description="List the session logs on the board (stops the referee for the listing and starts it again).")
+    lst.add_argument("--port", help=PORT_HELP)
+    lst.add_argument("--force", action="store_true", help=force_help)
+    lst.set_defaults(func=run_logs)
+    clear = logs_sub.add_parser(
+        "clear", help="remove the pulled session logs from the board",
+        description="Remove from the board the session logs `spit logs pull` has copied; the others stay.")
+    clear.add_argument("--port", help=PORT_HELP)
+    clear.add_argument("--force", action="store_true", help=force_help)
+    clear.set_defaults(func=run_logs)
+
+    pl = subparsers.add_parser(
+        "players", help="name the players of the next games (kept on the board)",
+        description="Write the players' names to the board (players.txt): every session header names them "
+                    "from the next game on. Between games only (stops the referee and starts it again).")
+    pl.add_argument("names", nargs="+", metavar="NAME")
+    pl.add_argument("--port", help=PORT_HELP)
+    pl.add_argument("--force", action="store_true", help=force_help)
+    pl.set_defaults(func=run_players)
 
     con = subparsers.add_parser(
-        "console", help="open the board's serial console (MicroPython REPL)",
-        description="Run `mpremote connect PORT repl`: see what the referee prints, or type Python. "
-                    "Ctrl-C stops the running program, Ctrl-D soft-resets, Ctrl-] quits.")
+        "console", help="the live session log: the game as it is refereed (read-only)",
+        description="Follow the referee's live stream (docs/live-protocol.md): the verdicts as `spit replay`'s "
+                    "timeline, a status line (phase, round, tops). Read-only: Ctrl-C quits the console, "
+                    "never the referee. --repl opens the MicroPython REPL instead.")
     con.add_argument("--port", help=PORT_HELP)
+    con.add_argument("--repl", action="store_true",
+                     help="the raw MicroPython REPL (mpremote): Ctrl-C there stops the referee, Ctrl-D restarts it")
     con.set_defaults(func=run_console)
 
 

@@ -332,7 +332,7 @@ ENROLL_SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__f
                              "firmware", "referee", "enroll.py")
 
 
-def board_enrollment_script(deck=None, jokers=False, source=ENROLL_SCRIPT):
+def board_enrollment_script(deck=None, jokers=False, source=ENROLL_SCRIPT, timeout_s=0):
     """The text ``mpremote run`` sends: the firmware's ``referee/enroll.py`` (a bring-up script that
     ``spit flash`` does not install) followed by its ``run(...)`` call."""
     arguments = []
@@ -340,6 +340,8 @@ def board_enrollment_script(deck=None, jokers=False, source=ENROLL_SCRIPT):
         arguments.append("deck=%r" % str(deck))
     if jokers:
         arguments.append("jokers=True")
+    if timeout_s:
+        arguments.append("timeout_s=%r" % float(timeout_s))
     with open(source, encoding="utf-8") as f:
         text = f.read()
     return "%s\nrun(%s)\n" % (text, ", ".join(arguments))
@@ -370,7 +372,7 @@ def packed_card_map(cards):
         raise EnrollError("the board's card map: %s" % e)
 
 
-def run_board_enrollment(port, out_path, deck=None, jokers=False, runner=subprocess.run):
+def run_board_enrollment(port, out_path, deck=None, jokers=False, runner=subprocess.run, timeout_s=0):
     """Run the board's enrollment mode (its output streams to our stdout), copy /cards.json here, and put
     the enrolled map on the board packed (/cards.bin), which the referee reads at its next boot."""
     import tempfile
@@ -378,7 +380,7 @@ def run_board_enrollment(port, out_path, deck=None, jokers=False, runner=subproc
     packed = script[:-3] + ".bin"
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(board_enrollment_script(deck, jokers))
+            f.write(board_enrollment_script(deck, jokers, timeout_s=timeout_s))
         commands = board_enrollment_commands(port, out_path, script, packed)
         for command in commands:
             if command is commands[-1]:

@@ -148,6 +148,21 @@ def build(firmware_dir, build_dir, uploads, progress, lines=False):
 
 # -- spit flash ---------------------------------------------------------------------------------------------
 
+def checked_players(names):
+    """The players' names for the session headers (``--players Ana,Ben``): one or two names of
+    letters, digits, spaces, ``.``, ``'`` and ``-`` (at most 24 characters); FlashError else."""
+    if not names:
+        return []
+    if isinstance(names, str):
+        names = names.split(",")
+    names = [n.strip() for n in names]
+    if not 1 <= len(names) <= 2 or not all(
+            n and len(n) <= 24 and all(c.isalnum() or c in " .'-" for c in n) for n in names):
+        raise FlashError("players: give one or two names (letters, digits, spaces, . ' -; at most 24 "
+                         "characters each), e.g. --players Ana,Ben; got %r" % ",".join(names))
+    return names
+
+
 def flash(options, err=None, out=None):
     """Run ``spit flash`` with argparse-style ``options``. Returns the version line; raises FlashError."""
     err = err or sys.stderr
@@ -176,6 +191,9 @@ def flash(options, err=None, out=None):
     configs = [("board.json", None if board_checked else board_path), ("ruleset.json", None)]
     if log_tables is not None:
         configs.append(("logtables.bin", None))
+    players = checked_players(getattr(options, "players", None))
+    if players:
+        configs.append(("players.txt", None))   # (the session headers name them)
     if options.cards:
         # cards.bin for the referee; cards.json too, for the board's enrollment to add to (spit enroll
         # --board-port reads it, and packs what it enrolled into cards.bin again).
@@ -217,6 +235,9 @@ def flash(options, err=None, out=None):
     if board_checked:
         with open(os.path.join(build_dir, "board.json"), "w", encoding="utf-8") as f:
             json.dump(board_checked, f)
+    if players:
+        with open(os.path.join(build_dir, "players.txt"), "w", encoding="utf-8") as f:
+            f.write("".join(n + "\n" for n in players))
     for remote, data in (("logtables.bin", log_tables), ("cards.bin", cards)):
         if data is not None:
             with open(os.path.join(build_dir, remote), "wb") as f:
@@ -229,6 +250,9 @@ def flash(options, err=None, out=None):
             copied[0] += 1
             progress.step(copied[0], len(files), line.split()[-1])
 
+    if getattr(options, "force", None) is not None:   # (the `spit flash` command: not the emulator's install)
+        from host_tools import board_referee
+        board_referee.guard(port, options.force, err, restart_prompt=False)
     err.write("flashing %s (board=%s, ruleset=%s)\n" % (port, name, ruleset["ruleset"]))
     board_mpremote.run_mpremote(port, copy_actions, on_copy_line)
     progress.done("copied %d files to %s" % (len(files), port))
@@ -245,6 +269,9 @@ def flash(options, err=None, out=None):
     if match.group(3) != "linux":
         err.write("restarting the board so main.py runs\n")
         board_mpremote.run_mpremote(port, ["reset"])
+        if getattr(options, "force", None) is not None:
+            from host_tools import board_referee
+            board_referee.wait_running(port, err)
     line = "spit-referee %s board=%s" % (match.group(1), match.group(2))
     print(line, file=out)
     return line

@@ -303,17 +303,29 @@ def test_flash_real_firmware(board, boards, tmp_path, capsys):
 
 # -- logs pull ---------------------------------------------------------------------------------------------------
 
-def test_logs_pull_copies_every_log(board, tmp_path, capsys):
-    first = '{"t": 0, "ev": "session", "ruleset": "classic"}\n{"t": 12, "ev": "play"}\n'
-    write(os.path.join(board.root, "logs/session-001.jsonl"), first)
-    write(os.path.join(board.root, "logs/session-002.jsonl"), "{}\n" * 500)
+def test_logs_pull_copies_every_log_once_named_apart(board, tmp_path, capsys):
+    first = '{"spitlog": 1, "board": "pico", "started": "2026-12-06T20:15:00"}\n{"t": 0, "verdict": "round_start"}\n'
+    write(os.path.join(board.root, "logs/session-0001.spitlog"), first)
+    write(os.path.join(board.root, "logs/session-0002.spitlog"), '{"spitlog": 1, "board": "pico"}\n' + "{}\n" * 500)
     dest = tmp_path / "pulled"
     code, _, err = run_cli(capsys, "logs", "pull", "--port", board.port, "--dest", str(dest))
     assert code == 0, err
-    assert sorted(os.listdir(dest)) == ["session-001.jsonl", "session-002.jsonl"]
-    assert (dest / "session-001.jsonl").read_text() == first
-    assert (dest / "session-002.jsonl").read_text() == "{}\n" * 500
+    names = sorted(os.listdir(dest))
+    assert names[0] == "pico-20261206-201500-session-0001.spitlog"
+    assert len(names) == 2 and names[1].startswith("pico-") and names[1].endswith("-session-0002.spitlog")
+    assert (dest / names[0]).read_text() == first
     assert "[2/2]" in err and "pulled 2 log files" in err
+    # Pulled again: nothing new, nothing overwritten; the board knows they were pulled.
+    code, _, err = run_cli(capsys, "logs", "pull", "--port", board.port, "--dest", str(dest))
+    assert code == 0 and "nothing new to pull" in err
+    assert sorted(os.listdir(dest)) == names
+    with open(os.path.join(board.root, "logs/pulled.txt")) as f:
+        assert f.read().split() == ["session-0001.spitlog", "session-0002.spitlog"]
+    code, out, err = run_cli(capsys, "logs", "list", "--port", board.port)
+    assert code == 0 and out.count(" yes") == 2
+    code, _, err = run_cli(capsys, "logs", "clear", "--port", board.port)
+    assert code == 0 and "removed 2 pulled" in err
+    assert [n for n in os.listdir(os.path.join(board.root, "logs")) if n.endswith(".spitlog")] == []
 
 
 def test_logs_pull_with_no_logs(board, tmp_path, capsys):
@@ -332,13 +344,14 @@ def test_help_reads(capsys):
         assert option in out
 
 
-def test_console_execs_mpremote_repl(monkeypatch, capsys):
-    from host_tools import board_logs
+def test_console_repl_execs_mpremote_repl_with_a_warning(monkeypatch, capsys):
+    from host_tools import board_console
     calls = []
-    monkeypatch.setattr(board_logs.os, "execv", lambda path, argv: calls.append(argv))
+    monkeypatch.setattr(board_console.os, "execv", lambda path, argv: calls.append(argv))
     monkeypatch.setattr(board_mpremote, "check_port", lambda port: None)    # (no /dev/ttyACM3 on this machine)
-    assert cli_flash.main(["console", "--port", "/dev/ttyACM3"]) == 0
+    assert cli_flash.main(["console", "--repl", "--port", "/dev/ttyACM3"]) == 0
     assert calls == [[sys.executable, "-m", "mpremote", "connect", "/dev/ttyACM3", "repl"]]
+    assert "STOPS the referee" in capsys.readouterr().err
 
 
 # -- the board manifest ------------------------------------------------------------------------------------------

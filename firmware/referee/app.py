@@ -198,7 +198,8 @@ class App:
         del startup
         _drop_modules(_BOOT_ONLY)
         if self.live is not None:
-            self.live.hello(spit.__version__, self.board["name"], self.session_number())
+            self.live.text('{"live": 1, "firmware": "%s", "board": "%s", "session": %d}' % (
+                spit.__version__, self.board["name"], self.session_number()))
         self.wait_ready()   # (every round starts on READY, the first one too)
         _drop_modules(_SESSION_ONLY)
         gc.collect()
@@ -217,8 +218,12 @@ class App:
         self._over_ready[0] = self._over_ready[1] = False
         self.intents = LedIntents()
         self.slog.start(self.book, self.rules.reorder_us)
+        # The header made at boot (referee/startup.py), with the date once a PC set the clock.
+        lt = time.localtime()
+        head = self.header if lt[0] < 2024 else self.header[:-1] + (
+            ', "started": "%04d-%02d-%02dT%02d:%02d:%02d"}' % lt[:6])
         if self.book is not None:
-            self.book.start(self.header)   # (made at boot: referee/startup.py)
+            self.book.start(head)
             _drop_modules(_SESSION_ONLY)
             # The new engine's first records wait in RAM for the next pause: its countdown
             # begins now, and a flash write would mask the IRQs that time early cards.
@@ -234,7 +239,7 @@ class App:
                 self.referee.report(0, 0, _E_READER, p, 0)
         live = self.live
         if live is not None:
-            live.text(self.header)   # (the log file's first line, on the stream too)
+            live.text(head)   # (the log file's first line, on the stream too)
             live.status(self)
 
     def close(self):

@@ -1,7 +1,7 @@
 """The live stream on the console: docs/live-protocol.md (``spitlive`` 1), written without waiting.
 
     live = Live(sys.stdout.write)            # write(buf, off, n), as MicroPython streams take it
-    live.hello(app, session)                 # {"seq": 0, "dev": ..., "live": 1, ...}
+    live.text('{"live": 1, ...}')            # a line made on the spot (the hello at boot)
     live.line(buf, off, n)                   # session log line(s) at buf[off:off + n]: seq/dev in front
     live.status(app)                         # a status line (on request: ``poll`` reads '?')
 
@@ -25,6 +25,8 @@ line written says ``dropped``).  Off the chip (no ``machine.mem8``) the port is 
 from micropython import const
 import time
 
+from referee.logline import _put_int
+
 # USB DPRAM (RP2040 datasheet 4.1.2.5): EP2_IN_BUFFER_CONTROL, byte 1 (bit 10: AVAILABLE of
 # buffer 0) and byte 3 (bit 26: AVAILABLE of buffer 1).
 # (Each address its own constant: above 2^30 they are big ints, and a sum would allocate.)
@@ -37,25 +39,6 @@ _NL = const(10)
 
 # Status names by the engine's phase (spit.referee PH_*), then the firmware's own.
 _PHASES = const(("countdown", "play", "slap", "question", "between", "over"))
-
-
-def _put_int(buf, p, v):
-    q = p
-    while True:
-        buf[q] = 48 + v % 10
-        q += 1
-        v //= 10
-        if not v:
-            break
-    i = p
-    j = q - 1
-    while i < j:
-        t = buf[i]
-        buf[i] = buf[j]
-        buf[j] = t
-        i += 1
-        j -= 1
-    return q
 
 
 def _put(buf, p, text):
@@ -74,8 +57,6 @@ class Live:
         self._pre = bytearray(64)
         self.seq = 0
         self.dropped = 0          # lines dropped since the last line written
-        self.dropped_total = 0
-        self.written = 0
         if mem is None:
             try:
                 import machine
@@ -132,10 +113,8 @@ class Live:
             if ok:
                 self._write(self._pre, 0, self._prefix())
                 self._write(buf, off + 1, q - off)   # (its text after the '{', and its newline)
-                self.written += 1
             else:
                 self.dropped += 1
-                self.dropped_total += 1
             self._next()
             off = q + 1
         return ok
@@ -143,20 +122,13 @@ class Live:
     def text(self, body):
         """A protocol line made on the spot (``body``: a str ``{...}``; allocates: boot, pauses
         and requests only).  Dropped, and counted, if the host cannot take it now."""
-        if not self.ready():
+        if self.ready():
+            b = (body + "\n").encode()
+            self._write(self._pre, 0, self._prefix())
+            self._write(b, 1, len(b) - 1)
+        else:
             self.dropped += 1
-            self.dropped_total += 1
-            self._next()
-            return False
-        b = (body + "\n").encode()
-        self._write(self._pre, 0, self._prefix())
-        self._write(b, 1, len(b) - 1)
-        self.written += 1
         self._next()
-        return True
-
-    def hello(self, version, board, session):
-        self.text('{"live": 1, "firmware": "%s", "board": "%s", "session": %d}' % (version, board, session))
 
     def status(self, app):
         """A ``status`` line: the phase, the round, the tops (docs/live-protocol.md)."""

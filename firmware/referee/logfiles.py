@@ -91,14 +91,22 @@ def start(book, header_line):
 
 
 def rotate(book):
-    """``Logbook.rotate``: delete the oldest session files, never the current one
-    (``book.path``), until the others plus the current one total less than
-    ``book.max_total_bytes`` and at most ``book.max_files`` files remain counting the current
-    one.  Returns how many were deleted."""
+    """``Logbook.rotate``: delete session files, never the current one (``book.path``), the
+    pulled ones first (named in ``pulled.txt`` by `spit logs pull`), oldest first, until the
+    others plus the current one total less than ``book.max_total_bytes`` and at most
+    ``book.max_files`` files remain counting the current one; each deletion is said on the
+    console.  Returns how many were deleted."""
     fs = book._fs or os
+    try:
+        with (book._fs.open if book._fs else open)(_join(book.directory, "pulled.txt"), "r") as f:
+            pulled = f.read().split()
+    except OSError:
+        pulled = ()
     files = []
     total = 0
-    for n, path in list_sessions(book.directory, fs):
+    names = list_sessions(book.directory, fs)
+    names.sort(key=lambda e: (e[1][-20:] not in pulled, e[0]))   # (pulled first, oldest first)
+    for n, path in names:
         if path == book.path:
             continue
         try:
@@ -120,6 +128,7 @@ def rotate(book):
         except OSError as e:
             book.last_error = e
             continue
+        print("spit-referee: logs full: removed", path, "" if path[-20:] in pulled else "(NOT pulled)")
         total -= size
         deleted += 1
     book._others_bytes = total

@@ -63,6 +63,13 @@ def load_configs(app):
             (app.rules.name, app.rules.options, app.counts, app.board["name"], spit.__version__))
     except BoardError as e:
         raise BootError(_WHAT[e.code], e.msg, e.code, led if led is not None else board_hw.status_led(None))
+    try:   # The players' names (`spit players`, `spit flash --players`; checked on the PC).
+        with open(root + "players.txt") as f:
+            names = [n for n in f.read().split("\n") if n]
+        if names:
+            app.header = app.header[:-1] + ', "players": ["%s"]}' % '", "'.join(names)
+    except OSError:
+        pass
     app.slog.line_format.use(tables)
 
 

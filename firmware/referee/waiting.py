@@ -27,8 +27,6 @@ class Waiting:
         self.round = 0
         self.cards = [counts[0], counts[1]]
         self.top = [-1] * piles
-        self.question_player = -1
-        self.sink = None
 
     def advance(self, ms, us):
         pass

@@ -99,15 +99,36 @@ class FlashedPico:
         return [v for _, v in self.verdicts[i:]]
 
     # ---- the log, as a user gets it ----------------------------------------------------------
-    def pull_log(self, timeout_s=300):
-        """The board's newest session log (its lines), copied by `spit logs pull` over the pty."""
+    def spit(self, *argv, timeout_s=600):
+        """Run a `spit` command against this board over a pty (the emulator runs meanwhile):
+        ``(exit code, output)``.  Waits are stretched for the emulator (SPIT_BOARD_WAIT_S)."""
+        from host_tools.rp2emu.serial_pty import SerialPty
+        link = SerialPty(self.emu, runner=self.table.run_until_ns)
+        env = dict(os.environ, SPIT_BOARD_WAIT_S=os.environ.get("SPIT_BOARD_WAIT_S", "8"))
+        try:
+            argv = [a.replace("{port}", link.path) for a in argv]
+            proc = subprocess.Popen([sys.executable, "-m", "host_tools"] + argv, stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
+            link.serve(stop=lambda: proc.poll() is not None, seconds=timeout_s)
+            if proc.poll() is None:
+                proc.kill()
+            output = proc.communicate()[0].decode(errors="replace")
+        finally:
+            link.close()
+        return proc.returncode, output
+
+    def pull_log(self, timeout_s=300, force=True):
+        """The board's newest session log (its lines), copied by `spit logs pull` over the pty
+        (``force``: even in the middle of a game, which it then ends)."""
         from host_tools.rp2emu.serial_pty import SerialPty
         from referee.logread import read_log
         link = SerialPty(self.emu, runner=self.table.run_until_ns)
         dest = tempfile.mkdtemp(prefix="spit-rp2-logs-")
         try:
+            env = dict(os.environ, SPIT_BOARD_WAIT_S=os.environ.get("SPIT_BOARD_WAIT_S", "8"))
             proc = subprocess.Popen([sys.executable, "-m", "host_tools", "logs", "pull", "--port", link.path,
-                                     "--dest", dest], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                                     "--dest", dest] + (["--force"] if force else []),
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
             link.serve(stop=lambda: proc.poll() is not None, seconds=timeout_s)
             if proc.poll() is None:
                 proc.kill()

@@ -13,6 +13,8 @@
 //                    {"c":"spi_device","bus":0,"cs":[..]}    SPI bytes while one of these CS is low go to Python
 //                    {"c":"ws2812","pin":N}                  decode this pin as a WS2812 data line
 //                    {"c":"pwm","pin":N}                     report the PWM tone on this pin
+//                    {"c":"usb_stall","until":NS}            the host stops reading (NAKs IN
+//                                                            transfers of the CDC data endpoint) until NS
 //                    {"c":"save_fs","path":P}                write the file-system region of flash to P
 //                    {"c":"save_ram","path":P}               write the SRAM (264 KB from 0x20000000) to P
 //                    {"c":"stats"} / {"c":"quit"}
@@ -175,6 +177,21 @@ class Board {
       answer(endpoint, size);
     };
     this.usbAnswer = answer;
+    // A host that holds the port open and stops reading: it NAKs the CDC data IN endpoint's
+    // transfers, so the device's armed buffer stays AVAILABLE (RP2040 datasheet 4.1.2.5: the
+    // controller clears the bit only once the host has taken the packet) until the stall ends.
+    this.stallUntil = -1;
+    this.stalledIn = [];
+    const dpramUpdated = usb.DPRAMUpdated.bind(usb);
+    usb.DPRAMUpdated = (offset, value) => {
+      const inCtrl = 0x80 + 8 * cdc.inEndpoint;
+      if (this.stallUntil >= 0 && offset === inCtrl && (value & (1 << 10))) {
+        this.stalledIn.push([offset, value]);
+        this.stalledBuffers = (this.stalledBuffers || 0) + 1;
+        return;
+      }
+      dpramUpdated(offset, value);
+    };
     for (const b of this.serialIn) cdc.sendSerialByte(b);
     this.serialIn = [];
   }
@@ -185,6 +202,14 @@ class Board {
       if (cdc.txFIFO.full) this.serialIn.push(b); else cdc.sendSerialByte(b);
     }
     this.kickUSB();
+  }
+
+  unstallUSB() {
+    this.stallUntil = -1;
+    const usb = this.mcu.usbCtrl;
+    const pending = this.stalledIn;
+    this.stalledIn = [];
+    for (const [offset, value] of pending) usb.DPRAMUpdated(offset, value);
   }
 
   kickUSB() {
@@ -313,6 +338,7 @@ class Board {
       if (this.resetRequested) this.restart();
       if ((++i & 0xfff) === 0) {
         if (this.serialIn.length || this.usbPending) this.kickUSB();
+        if (this.stallUntil >= 0 && clock.nanos >= this.stallUntil) this.unstallUSB();
         if (wallEnd && Date.now() >= wallEnd) break;
       }
     }
@@ -406,6 +432,7 @@ class Board {
         case 'until': if (m.t < this.runLimit) this.runLimit = m.t; break;
         case 'gpio': this.setInput(m.pin, m.v); break;
         case 'serial': this.serialWrite(Buffer.from(m.hex, 'hex')); break;
+        case 'usb_stall': this.stallUntil = m.until; this.stalledBuffers = 0; break;
         case 'watch': for (const p of m.pins) { if (!this.watchPins.has(p)) { this.watchPins.add(p); this.watchPin(p); } } break;
         case 'spi_device': this.spiDevices.push({ bus: m.bus, cs: new Set(m.cs) }); break;
         case 'ws2812': if (!this.ws2812Pins.has(m.pin)) { this.ws2812Pins.add(m.pin); decodeWS2812(this, m.pin); } break;

@@ -148,6 +148,11 @@ class Rp2Emulator:
         if data:
             self._send(c="serial", hex=bytes(data).hex())
 
+    def stall_host(self, until_ns):
+        """The USB host holds the port open and stops reading until emulated time ``until_ns``:
+        it NAKs the CDC data IN transfers (the board's writes then fill its buffers)."""
+        self._send(c="usb_stall", until=int(until_ns))
+
     def watch_pins(self, pins):
         self._send(c="watch", pins=list(pins))
 
