@@ -52,7 +52,8 @@ def flashed_image(board="pico", ruleset="classic", options=None, firmware=None, 
     _tree_digest(h, os.path.join(REPO, "firmware"))
     # (spit flash's code too: how it builds the board's files is part of what goes on it)
     flash_code = [os.path.join(REPO, "host_tools", name)
-                  for name in ("flash.py", "flash_inputs.py", "board_mpremote.py", "manifest.py")]
+                  for name in ("flash.py", "flash_inputs.py", "board_mpremote.py", "manifest.py",
+                               "board_referee.py")]
     for path in [board_path, firmware] + flash_code:
         with open(path, "rb") as f:
             h.update(f.read())
@@ -77,7 +78,9 @@ def flashed_image(board="pico", ruleset="classic", options=None, firmware=None, 
             argv = [sys.executable, "-m", "host_tools", "flash", "--port", link.path, "--board", board_path,
                     "--ruleset", os.path.join(work, "ruleset.json"), "--cards", os.path.join(work, "cards.json"),
                     "--build-dir", os.path.join(work, "mpy")]
-            proc = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            # (Its waits for the referee stretched: the emulator runs several times slower.)
+            env = dict(os.environ, SPIT_BOARD_WAIT_S=os.environ.get("SPIT_BOARD_WAIT_S", "8"))
+            proc = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
             link.serve(stop=lambda: proc.poll() is not None, seconds=FLASH_TIMEOUT_S)
             if proc.poll() is None:
                 proc.kill()
