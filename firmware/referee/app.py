@@ -259,7 +259,6 @@ class App:
     # ---- the loop (run_forever, pause_work, at_pause: referee/loop.py) ------------------
     run_forever = loop.run_forever
     wait_ready = waiting.wait_ready
-    ready_state = waiting.ready_state
     session_number = waiting.session_number
     pause_work = loop.pause_work
     at_pause = loop.at_pause

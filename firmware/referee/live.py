@@ -147,42 +147,30 @@ class Live:
                 p = _put(b, p, b", ")
             t = ref.top[i]
             p = _put(b, p, b"null") if t < 0 else fmt._card(b, p, t)
-        tops = bytes(b[:p]).decode()
-        rd = app.ready_state()
-        self.text('{"status": "%s", "session": %d, "round": %d, "tops": [%s], "cards": [%d, %d], '
-                  '"ready": [%s, %s]}' % (name, app.session_number(), ref.round, tops, ref.cards[0],
-                                          ref.cards[1], "true" if rd[0] else "false",
-                                          "true" if rd[1] else "false"))
+        self.text('{"status": "%s", "session": %d, "round": %d, "tops": [%s]}' % (
+            name, app.session_number(), ref.round, bytes(b[:p]).decode()))
 
     def poll(self, app, ms):
-        """Every ``_POLL_MS``: a reader's request on the console's input (never blocks)."""
-        if not self.requests or (ms - self._polled_ms < _POLL_MS and ms >= self._polled_ms):
+        """Every ``_POLL_MS``: a reader's request on the console's input (never blocks; on the
+        chip only: ``requests``)."""
+        if ms - self._polled_ms < _POLL_MS and ms >= self._polled_ms:
             return
         self._polled_ms = ms
         pl = self._poller
         if pl is None:
             import sys
-            stdin = getattr(sys.stdin, "buffer", None)
-            try:
-                import select
-                pl = select.poll()
-                pl.register(sys.stdin, select.POLLIN)
-            except (ImportError, AttributeError, OSError, TypeError):
-                pl = False
-            self._poller = pl
-        if pl is False:
-            return
-            self._stdin = stdin
-        if pl is False or self._stdin is None:
-            return
+            import select
+            self._stdin = sys.stdin.buffer
+            pl = self._poller = select.poll()
+            pl.register(sys.stdin, 1)   # (POLLIN)
         want = False
-        for _ in range(8):   # (bytes waiting: at most a few per poll)
-            got = False
+        n = 8   # (bytes taken per poll, at most)
+        while n:
+            n -= 1
+            got = 0
             for _obj, ev in pl.ipoll(0):   # pyright: ignore[reportAttributeAccessIssue]
-                got = ev & 1   # POLLIN
-            if not got:
-                break
-            if not self._stdin.readinto(self._in):
+                got = ev & 1
+            if not got or not self._stdin.readinto(self._in):   # pyright: ignore[reportOptionalMemberAccess]
                 break
             if self._in[0] == _REQ_STATUS:
                 want = True

@@ -22,10 +22,9 @@ _BLINK = const(1)
 class Waiting:
     """An engine stand-in with no session: every input is ignored (``App.feed`` drops them)."""
 
-    def __init__(self, counts, piles):
+    def __init__(self, piles):
         self.phase = _PH_OVER
         self.round = 0
-        self.cards = [counts[0], counts[1]]
         self.top = [-1] * piles
 
     def advance(self, ms, us):
@@ -54,7 +53,7 @@ def wait_ready(self):
     """No session: wait for both READY (after boot; ``App.boot``), READY pattern on the LEDs."""
     self.waiting = True
     self._over_ready[0] = self._over_ready[1] = False
-    self.referee = Waiting(self.counts, len(self.readers) or self.rules.piles)
+    self.referee = Waiting(len(self.readers) or self.rules.piles)
     self.corr.attach(self.referee)
     self.intents = ready_intents(self._over_ready)
     self.clock.start()
@@ -66,13 +65,6 @@ def ready_pressed(self, player):
     """A READY press while waiting: that player's lamp stays lit."""
     if self.waiting:
         self.intents.show(_ZONE_PLAYER0 + player, _YELLOW, _SOLID, -1)
-
-
-def ready_state(self):
-    """Which players have pressed READY (for the status line)."""
-    if self.waiting or self.referee.phase == _PH_OVER:
-        return self._over_ready
-    return self.referee.ready
 
 
 def session_number(self):
