@@ -18,7 +18,7 @@ def verdicts(lines):
 def test_the_first_round_waits_for_both_ready():
     with VirtualTable(console=True, ready=False) as t:
         app = t.app
-        t.land_card(0, "5S", 500 * MS)   # a card on a pile before READY: not in any log
+        t.land_card(0, "5S", 500 * MS)   # a card on a pile before READY
         t.run_until(3000 * MS)
         assert app.waiting and app.sessions == 0
         assert t.log_path is None            # no session file yet
@@ -42,6 +42,8 @@ def test_the_first_round_waits_for_both_ready():
         v = [o for o in t.log_objects() if "verdict" in o]
         assert [o["verdict"] for o in v[:2]] == ["round_start", "countdown"]
         assert v[0]["t"] == 0
+        # The card laid on pile 0 before READY belongs to no session (the piles are empty when
+        # both press READY: docs/rules.md).
         assert not any(o.get("card") == "5S" for o in t.log_objects())
         assert any(o.get("verdict") == "early" and o.get("card") == "6H" for o in t.log_objects())
 

@@ -352,6 +352,8 @@ def on_card(self, pile, uid, ticks):
     heap locked (nothing here allocates, and MicroPython then keeps call frames on the C stack
     instead of allocating each one: 1.5 ms -> 0.6 ms on the chip).  An unknown tag and a
     correction's resync, which print or may allocate, are handled after the lock."""
+    if self.waiting:
+        return   # (no session yet: a card on a pile is read again, early, once it starts)
     self._read = True
     # The read's evidence (the reader's, valid during this call): whether its tag answered
     # the activation alone, and how long before this stamp that activation began.

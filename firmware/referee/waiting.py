@@ -30,7 +30,7 @@ class Waiting:
     def advance(self, ms, us):
         pass
 
-    def feed(self, kind, ms, us, a, b, c):
+    def feed(self, kind, ms, us, a, b, c, d=0):
         pass
 
     def report(self, ms, us, reason, pile, value):
