@@ -11,6 +11,7 @@ own LCG (:class:`Rng`) so the same seed gives the same game on both interpreters
 """
 
 from spit.cards import full_deck, JOKER
+from spit.legal import AS_CARD
 from spit.rules import MODE_OWN_DECK, MODE_SPEED, JOKER_ANY
 
 # Where a card in a player's hands came from (to put it back when the referee rejects it).
@@ -215,7 +216,8 @@ class Table:
             i -= 1
             below = entries[i][0]
             if below != JOKER and entries[i][2] != S_OUT:
-                return card, below & 15
+                # (with alternate colours its colour too: the whole card, spit.legal.AS_CARD)
+                return card, (below | AS_CARD) if self.rules.alternate_colours else below & 15
         return card, 0
 
     def seen_top(self, pile, t):

@@ -193,6 +193,36 @@ def test_r_card_4_joker_as_a_spit_card_is_wild_under_as_below():
     assert t.last()["verdict"] == "accept"
 
 
+def test_r_card_4_r_card_5_as_below_with_alternate_colours_the_card_must_fit_the_covered_card():
+    # docs/rules.md, joker_next as_below: a card on a joker must fit the card *under* it; with
+    # colours=alternate (R-CARD-5) that is its colour too: on [7H, JK] a black 6 or 8 fits, a red
+    # one does not (the joker itself has no colour, the 7H has).
+    for card, verdict in (("8D", "illegal"), ("6H", "illegal"), ("8S", "accept"), ("6C", "accept")):
+        t = Table(jokers=2, joker_next="as_below", colours="alternate").begin()   # pile 0: 7H
+        t.card(0, "JK", 3000).card(0, card, 3400).flush()
+        assert t.last()["verdict"] == verdict, (card, t.last())
+
+
+def test_r_card_4_r_card_5_as_below_with_alternate_colours_two_jokers_and_an_undo():
+    t = Table(jokers=2, joker_next="as_below", colours="alternate").begin()       # pile 0: 7H
+    t.card(0, "JK", 3000).card(0, "JK", 3400).card(0, "8H", 3800).flush()
+    assert t.last()["verdict"] == "illegal"     # both jokers count as the 7H: red on red
+    t.card(0, "8C", 4200).undo(0, 4600).flush()
+    assert t.tops()[0] == "JK"
+    t.card(0, "6D", 5000).flush()
+    assert t.last()["verdict"] == "illegal"     # after the undo the jokers still count as the 7H
+    t.card(0, "6S", 5400).flush()
+    assert t.last()["verdict"] == "accept"
+
+
+def test_r_card_4_r_card_5_a_wild_joker_has_no_colour():
+    # joker_next=any: the joker is wild (and colourless): any card goes on it.
+    for card in ("8D", "2H", "QS"):
+        t = Table(jokers=2, joker_next="any", colours="alternate").begin()
+        t.card(0, "JK", 3000).card(0, card, 3400).flush()
+        assert t.last()["verdict"] == "accept", card
+
+
 # --- R-CARD-5: alternating colours ---
 
 def test_r_card_5_alternate_colours_other_colour_accepted():

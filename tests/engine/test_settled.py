@@ -160,16 +160,46 @@ def test_r_play_4_undo_between_rounds_is_unexpected():
 
 
 def test_r_play_4_undo_past_the_remembered_cards_is_refused_not_wrapped():
+    # docs/log-format.md: an undo takes back at most the last 16 cards of a pile.  On a pile of
+    # 21 the 16th undo is allowed (the 17th card from the top becomes the top, and it is the
+    # card that lay there), the 17th is undo_limit.
     t = Table().begin()
-    t.run(0, 20)                           # pile 0: 21 cards, the last 16 remembered
-    for _ in range(15):
-        t.undo(0)
-    t.flush()
-    top = t.ref.top[0]
+    t.run(0, 20)                           # pile 0: 21 cards
+    tops = [t.ref.top[0]]
+    for _ in range(16):
+        t.undo(0).flush()
+        tops.append(t.ref.top[0])
     assert _errors(t, "undo_limit") == []
+    assert t.ref.size[0] == 5
+    undos = t.of("undo")
+    assert len(undos) == 16 and [v["card"] for v in undos] == [_code(c) for c in tops[:16]]
+    top = t.ref.top[0]
     t.undo(0).flush()
     assert t.last()["reason"] == "undo_limit" and t.last()["pile"] == 0
-    assert t.ref.top[0] == top and t.ref.size[0] == 6
+    assert t.ref.top[0] == top and t.ref.size[0] == 5
+
+
+def test_r_play_4_undo_takes_back_the_16th_card_of_a_pile_of_17_not_the_17th():
+    t = Table().begin()
+    t.run(0, 16)                           # pile 0: 17 cards (the spit card and 16 plays)
+    for _ in range(16):
+        t.undo(0)
+    t.flush()
+    assert _errors(t, "undo_limit") == [] and t.ref.size[0] == 1
+    t.undo(0).flush()
+    assert t.last()["reason"] == "undo_limit" and t.ref.size[0] == 1
+    # New plays raise the limit: the last 16 cards of the pile as it stands.
+    t.run(0, 2)
+    for _ in range(2):
+        t.undo(0)
+    t.flush()
+    assert len(_errors(t, "undo_limit")) == 1   # (only the refused one above)
+    assert t.ref.size[0] == 1
+
+
+def _code(card):
+    from spit.cards import format_card
+    return format_card(card)
 
 
 # --- R-CARD-1/4: jokers are counted like any card ---

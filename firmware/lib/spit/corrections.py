@@ -16,7 +16,8 @@ _TYPE_CHECKING = const(False)   # (mpy-cross drops the block below: pyright read
 if _TYPE_CHECKING:
     from typing import Any
 
-_HIST = const(16)        # cards remembered per pile (as in referee.py)
+_HIST = const(32)        # cards remembered per pile (as in referee.py)
+_UNDO_MAX = const(16)     # an undo takes back at most the pile's last 16 cards (docs/log-format.md)
 _SPIT_BIT = const(64)     # a history entry's spit-card flag (as in referee.py)
 _RANK_SHIFT = const(9)    # ... and where its rank starts (as in referee.py)
 _PH_PLAY = const(1)
@@ -61,20 +62,23 @@ class Corrections:
 
         Only while the round is played (countdown or play): once it is settled (slaps,
         question, between rounds, game over) its piles are no longer the referee's to change.
-        The referee remembers the last ``_HIST`` cards of a pile: an undo that would leave a
-        pile with cards but no known top is refused (``undo_limit``); set the top with ``top``."""
-        # (how many of the pile's last landings the history still remembers; 0 for no pile)
-        depth = min(self.size[pile] - self._hist_lo[pile], _HIST) if 0 <= pile < self.npiles else 0
-        if depth == 0 or self.phase > _PH_PLAY:
+        At most the pile's last ``_UNDO_MAX`` cards are taken back (``undo_limit`` past them:
+        set the top with ``top``); the history remembers the card under them too."""
+        if not (0 <= pile < self.npiles) or self.size[pile] == 0 or self.phase > _PH_PLAY:
             self._emit(_V_ERROR, ms, us, _E_UNEXPECTED, pile, -1, -1)
             return
-        n = self.size[pile] - 1   # (the top's entry)
-        if depth == 1 and n > 0:
+        size = self.size[pile]
+        n = size - 1   # (the top's entry)
+        # The floor: the last _UNDO_MAX cards of the pile as it stands (an undo lowers the size,
+        # not the floor: a run of undos ends _UNDO_MAX cards down; new landings raise it).
+        lo = self._hist_lo[pile]
+        if size - _UNDO_MAX > lo:
+            lo = size - _UNDO_MAX
+        if n < lo:
             self._emit(_V_ERROR, ms, us, _E_UNDO_LIMIT, pile, -1, -1)
             return
+        self._hist_lo[pile] = lo
         self.size[pile] = n
-        depth -= 1
-        self._hist_lo[pile] = n - depth   # the taken-back landing is no longer remembered
         hist = self._hist
         h = hist[pile * _HIST + n % _HIST]
         card = h & 63
@@ -97,7 +101,7 @@ class Corrections:
         self.land_t[pile] = _NEVER_T   # nothing to race against
         top = -1
         rank = 0
-        if depth > 0:
+        if n > 0:
             h = hist[pile * _HIST + (n - 1) % _HIST]
             top = h & 63
             # The rank that card counted as when it landed: R-CARD-4 as_below, a joker still

@@ -18,6 +18,11 @@ _WRAP_BOTH = const(0)       # R-CARD-2: A links K and 2 both ways
 _WRAP_ACE_ONLY = const(1)   # R-CARD-3: only an Ace goes on a K or a 2, never K/2 onto an Ace
 _MODE_SPEED = const(2)      # R-SPEED-1
 
+# A top that counts as a whole card (``top_rank`` | AS_CARD: that card's rank and colour): a
+# joker under ``joker_next = as_below`` with ``colours = alternate`` keeps the card it covers
+# (docs/rules.md, joker_next).  Public: spit.referee keeps a copy.
+AS_CARD = const(64)
+
 # R-OWN-1: each player has their own deck (003).  Public: the board's startup reads it here (the
 # other option codes are spit.rules'; a Ruleset holds them as small ints).
 MODE_OWN_DECK = const(1)
@@ -68,15 +73,20 @@ def fits(rules, top, top_rank, card):
     """R-CARD-2..5: may ``card`` go on a pile whose top card is ``top``?
 
     ``top_rank`` is the rank the top counts as (differs from the top's own rank only for a
-    joker under ``joker_next = as_below``); 0 means "wild": anything fits.  ``top < 0``
-    means an empty pile: nothing fits (a pile is started only by a spit card).
+    joker under ``joker_next = as_below``); 0 means "wild": anything fits.  With
+    ``colours = alternate`` such a joker counts as the whole card it covers: ``top_rank`` is
+    that card | ``AS_CARD``, and a card must fit it in rank and colour (docs/rules.md).
+    ``top < 0`` means an empty pile: nothing fits (a pile is started only by a spit card).
     """
     if top < 0:
         return False
     if card == _JOKER:
         return rules.jokers > 0  # R-CARD-4: a joker is wild and may be played on anything
+    if top_rank & AS_CARD:
+        top = top_rank & 63   # (R-CARD-4 as_below: the joker counts as the card it covers)
+        top_rank = top & 15
     if rules.alternate_colours and top != _JOKER:
-        # R-CARD-5: the other colour than the top card (a joker has no colour).
+        # R-CARD-5: the other colour than the top card (a wild joker has no colour).
         ts = top >> 4
         cs = card >> 4
         if (ts == 1 or ts == 2) == (cs == 1 or cs == 2):

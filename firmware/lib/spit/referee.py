@@ -27,8 +27,8 @@ PH_QUESTION = const(3)   # waiting for the players' answer
 PH_BETWEEN = const(4)    # between rounds: waiting for both READY
 PH_OVER = const(5)
 
-_HIST = const(16)        # cards remembered per pile (for undo)
-_HIST_MASK = const(15)
+_HIST = const(32)        # cards remembered per pile (for undo and "late": docs/log-format.md)
+_HIST_MASK = const(31)
 # A history entry: card | _SPIT_BIT if a spit card | (player + 1) << 7 | rank << 9, the rank
 # the pile's top counted as after that landing (top_rank).
 _SPIT_BIT = const(64)
@@ -77,6 +77,7 @@ _MODE_OWN_DECK = const(1)
 _MODE_SPEED = const(2)
 _JOKER_ANY = const(0)
 _JOKER = const(0)
+_AS_CARD = const(64)
 _SATURATED_US = const(500000000)
 # land_t of a pile with no landing to race against (round start, undo, top): intake._FLOOR,
 # further back than any judged time (a real landing is kept above it, _rebase), so that a
@@ -111,7 +112,8 @@ class Referee(EventQueue, Settlement, Corrections):
         # (fits(), R-CARD-2/3, precomputed): bit r of entry top_rank is set when a card of rank
         # r (1..13) goes on a top that counts as top_rank (1..13); all 0 when the colours matter
         # too (R-CARD-5: fits() decides every card).
-        steps = [0] * 14
+        # (With the colour rule a joker's top_rank may be a whole card | _AS_CARD, up to 127.)
+        steps = [0] * (128 if rules.alternate_colours else 14)
         if not rules.alternate_colours:
             for top in range(1, 14):
                 for r in range(1, 14):
@@ -119,6 +121,8 @@ class Referee(EventQueue, Settlement, Corrections):
                         steps[top] |= 1 << r
         self._steps = steps
         self._joker_any = rules.joker_next == _JOKER_ANY
+        # R-CARD-4 as_below with R-CARD-5: a joker keeps the whole card it covers (its colour too).
+        self._joker_card = rules.alternate_colours and not self._joker_any
         self.sink = sink
         self.intents = intents   # a spit.intents.LedIntents, or None (no LEDs); set once, here
         # Its on_accept as a plain function in the instance (called with the intents): found
@@ -140,7 +144,9 @@ class Referee(EventQueue, Settlement, Corrections):
         # History entries (see _SPIT_BIT), for undo and "late": pile p's ring of _HIST from
         # p * _HIST, written at size[p] (the card now k-th from the bottom at k - 1).
         self._hist = [0] * (n * _HIST)
-        self._hist_lo = [0] * n          # remembered: the cards from _hist_lo up (at most _HIST)
+        # The undo floor: an undo never takes back a card below it (corrections.py: at most the
+        # pile's last _UNDO_MAX cards; the ring keeps the card under them too).
+        self._hist_lo = [0] * n
         # Players.
         self.stock_start = [0, 0]    # tableau cards at round start (R-SETUP-2/3/4)
         self.spit_left = [0, 0]      # cards left in the spit pile (or own deck, or side pile)
@@ -426,9 +432,11 @@ class Referee(EventQueue, Settlement, Corrections):
             return
         # The play's state change: _land's for a play (spit 0), written out here (no call per
         # landing; tests/engine/test_play_streams.py pins the verdicts both give).
-        self.top[pile] = card
         if card != _JOKER or self._joker_any:
             rank = r   # (a joker: 0, wild)
+        elif self._joker_card:
+            rank = self._covered(pile)
+        self.top[pile] = card
         top_rank[pile] = rank   # (R-CARD-4 as_below: a joker keeps the rank below)
         land_t[pile] = done
         seen[i] = n + 1   # (below 255: a card seen that often is refused above)
@@ -452,11 +460,22 @@ class Referee(EventQueue, Settlement, Corrections):
         if own and player >= 0 and self.left[player] == 0:
             self.game_over(ms, us, player, _R_NO_CARDS)   # R-OWN-1
 
+    def _covered(self, pile):
+        """What a joker landing on ``pile`` counts as under as_below with alternate colours:
+        the card it covers | _AS_CARD (its rank and colour), or what that card counted as
+        (a joker on a joker), or 0 (wild: an empty pile)."""
+        below = self.top[pile]
+        if below > 0:   # (a card, not the joker 0 nor empty -1)
+            return below | _AS_CARD
+        return self.top_rank[pile] if below == _JOKER else 0
+
     def _fits_before(self, pile, card):
         """R-PLAY-5: would ``card`` have fitted on the pile's top before its last landing (the
-        loser of a race)?  No when the history does not remember that top (the pile was empty)."""
+        loser of a race)?  No when there was no card under it (the pile was empty, or it is
+        a recycled pile's top).  (The ring remembers the card under the top: undos take back at
+        most _UNDO_MAX cards below the pile's highest size, corrections.py.)"""
         n = self.size[pile] - 2   # the card under the top
-        if n < self._hist_lo[pile]:
+        if n < 0:
             return False
         h = self._hist[pile * _HIST + (n & _HIST_MASK)]
         return fits(self.rules, h & 63, h >> _RANK_SHIFT, card)
@@ -479,10 +498,12 @@ class Referee(EventQueue, Settlement, Corrections):
         _SPIT_BIT) or a correction's card.  A play judged by ``_on_card`` makes the same
         change (spit 0) written out there."""
         # (The top before it stays in the history: _fits_before.)
-        self.top[pile] = card
         rank = card & 15   # (a joker: 0, wild)
         if card == _JOKER and not self._joker_any:
-            rank = self.top_rank[pile]   # R-CARD-4 as_below: the rank below (a wild one stays wild)
+            # R-CARD-4 as_below: the rank below (a wild one stays wild); with the colour rule,
+            # the whole card below.
+            rank = self._covered(pile) if self._joker_card else self.top_rank[pile]
+        self.top[pile] = card
         self.top_rank[pile] = rank
         self.land_t[pile] = self._done   # (the landing's judged time, see _on_card)
         own = self._own_deck
