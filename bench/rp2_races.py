@@ -1,20 +1,26 @@
 """Races on one pile on the emulated Pico (part of bench/bench_rp2.py): two cards land on pile 0
 dt apart (touch edges + tags) on the flashed firmware, each race is counted right / tie / wrong
 as the players would count it (a tie is not right), and its LEDs are timed: the first card's
-landing to its green, the loser's to its orange (purple too for a tie).
+landing to its green, the loser's to its orange (purple too for a tie).  The touch edges come as
+a ``TouchSensor`` model says (host_tools/vboard/touch_sensor.py: a delay, missed edges).
+
+Alone, for a short run of the races only (the emulator is slow: keep it short)::
+
+    .venv/bin/python bench/rp2_races.py --per-dt 2 [--delay-ms 0-8] [--miss 0.05] [--read-ms 5-10]
 """
 
 from rp2_bench_setup import MS, READ_MS, pn532_model
 
-RACE_DTS_MS = (1, 2, 3, 5, 10, 20)
+RACE_DTS_MS = (1, 2, 3, 5, 10, 20, 50)
 
 
-def races(per_dt, say, read_ms=READ_MS):
+def races(per_dt, say, read_ms=READ_MS, sensor=None):
     """``{dt_ms: {right, tie, wrong, first_ms, loser_ms}}`` for two cards dt apart on pile 0 (touch
     + tag each): how the race was called (a tie is not right), and when the LEDs showed it: each
     race's first card's landing to the first frame with pile 0 green (its accept), the second
     card's landing to the first frame with pile 0 orange (its late verdict; purple too for a
-    tie), in ms; PN532 reads of ``read_ms`` = (lo, hi) ms."""
+    tie), in ms; PN532 reads of ``read_ms`` = (lo, hi) ms; ``sensor``: the touch sensor model
+    (None: each edge at its landing)."""
     from spit.cards import parse_card, rank_of
     from host_tools.rp2emu.board import FlashedPico
     out = {}
@@ -29,6 +35,15 @@ def races(per_dt, say, read_ms=READ_MS):
                     used.add(code)
                     return code
             return None
+
+        def land(pile, code, at):
+            if sensor is None:
+                board.land(pile, code, at)
+                return
+            edge = sensor.edge(at)
+            board.land(pile, code, at, touch=False)
+            if edge is not None:
+                board.table.touch(pile, board.t0 + edge)
 
         t = 2600 * MS
         top = card(5)
@@ -62,8 +77,8 @@ def races(per_dt, say, read_ms=READ_MS):
                     break
                 t += 700 * MS
                 i = len(board.verdicts)
-                board.land(0, first, t)
-                board.land(0, second, t + dt * MS)
+                land(0, first, t)
+                land(0, second, t + dt * MS)
                 board.run_to(t + 500 * MS)
                 got = [(v["verdict"], v.get("card")) for v in board.since(i)]
                 # A tie is not right, even though the first-stamped card stays and the other is
@@ -85,3 +100,34 @@ def races(per_dt, say, read_ms=READ_MS):
     finally:
         board.close()
     return out
+
+
+def main():
+    import argparse
+    import json
+    import time
+    from host_tools.vboard.touch_sensor import TouchSensor
+    ap = argparse.ArgumentParser(description="races on one pile on the emulated Pico (short runs)")
+    ap.add_argument("--per-dt", type=int, default=2)
+    ap.add_argument("--read-ms", default="5-10")
+    ap.add_argument("--delay-ms", default="0-0", help="touch sensor delay lo-hi (ms)")
+    ap.add_argument("--miss", type=float, default=0.0, help="share of missed touch edges")
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    read = tuple(int(x) for x in args.read_ms.split("-"))
+    delay = tuple(int(float(x) * MS) for x in args.delay_ms.split("-"))
+    sensor = TouchSensor(delay, args.miss, args.seed)
+    started = time.time()
+    out = races(args.per_dt, lambda text: None, read, sensor)
+    print("races on the emulated Pico: reads %s ms, touch sensor %s, %d per dt (%.0f s)"
+          % (args.read_ms, sensor.describe(), args.per_dt, time.time() - started))
+    print("| dt (ms) | right | tie | wrong |")
+    print("|---|---|---|---|")
+    for dt in RACE_DTS_MS:
+        r = out[dt]
+        print("| %d | %d | %d | %d |" % (dt, r["right"], r["tie"], r["wrong"]))
+    print(json.dumps({dt: [out[dt]["right"], out[dt]["tie"], out[dt]["wrong"]] for dt in RACE_DTS_MS}))
+
+
+if __name__ == "__main__":
+    main()
