@@ -77,6 +77,7 @@ def pile_run(cards=40, gap_us=300000, wupa=False, strategy="STRATEGY_HALT", stac
         end = start + cards * gap_us + 500000
         due = [start + k * gap_us for k in range(cards)]
         if pair_us is not None:
+            due[-2] += rng.randrange(5000)   # the pair at any phase of the chip's attempts
             due[-1] = due[-2] + pair_us
         k = 0
         while clock.now_us < end:

@@ -24,7 +24,7 @@ passed as keywords).  InListPassiveTarget with MxRtyPassiveActivation 0xFF waits
 Cards (:class:`host_tools.ntag21x_tag.NtagTag`) come from two sources: tags placed in the field
 (:meth:`place_tag` / :meth:`remove_tag`, they stay until removed) and a scripted tap queue (:meth:`tap` /
 :meth:`script_taps`): each InListPassiveTarget arriving while a tap is queued puts the next tap in the field
-(a command already waiting does not take one); once listed, the tapped tag counts as lifted but stays
+(a command already waiting does not take one; a tap not listed yet stays for the next listing); once listed, the tapped tag counts as lifted but stays
 selected for the InDataExchange commands that follow, like a card held briefly over the reader.
 """
 
@@ -57,15 +57,19 @@ class PN532HsuEmulator:
     """A PN532 on a pty. Use as a context manager; ``port`` is the path host code opens.
 
     ``silent=True`` makes a port where nothing answers (a reader that is unplugged or not a PN532).
-    ``reply_delay_s`` is the chip's processing time before each reply; ``retry_interval_s`` the time
-    between the listing's activation attempts (0: 0.1 ms, so that finite retry budgets end fast).
+    ``reply_delay_s`` is the chip's processing time before each reply (0: the ACK and the reply
+    go out at once); ``retry_interval_s`` the time between the listing's activation attempts
+    (0: 0.1 ms, so that finite retry budgets end fast).
     Other keywords are the model's options (``host_tools/vboard/pn532_options.py``).
     """
 
     def __init__(self, silent=False, reply_delay_s=0.0, retry_interval_s=0.0, **options):
         self.silent = silent
         self.clock = RealClock()
-        self.chip = PN532Emulator(self.clock, asleep=False, command_us=max(100, int(reply_delay_s * 1e6)),
+        # No time in the chip but what is asked for: the host's timeouts (0.1-0.2 s) then
+        # never race the emulator thread's scheduling on a loaded machine.
+        self.chip = PN532Emulator(self.clock, asleep=False, ack_us=0, anticollision_us=0,
+                                  command_us=int(reply_delay_s * 1e6),
                                   attempt_us=max(100, int(retry_interval_s * 1e6)), **options)
         self.awake = False
         self.tap_queue = []           # scripted taps, consumed one per InListPassiveTarget
@@ -219,10 +223,9 @@ class PN532HsuEmulator:
     def _on_frame(self, payload):
         command, params = payload[1], bytes(payload[2:])
         self.log.append((command, params))
-        if command == CMD_IN_LIST_PASSIVE_TARGET and self.tap_queue:
+        if command == CMD_IN_LIST_PASSIVE_TARGET and self.tap_queue and not self._tapped:
+            # (A tap whose listing was replaced before it answered stays for this one.)
             tag = self.tap_queue.pop(0)
-            for old in self._tapped:
-                self.chip.remove_tag(old.uid)
             self._tapped = [tag]
             self.chip.place_tag(tag)
         if len(payload) > 254:
