@@ -10,6 +10,7 @@ so far; ``/state`` the current state as JSON.
 
 import argparse
 import json
+import os
 import queue
 import sys
 import threading
@@ -177,6 +178,11 @@ def run(args, out=None, err=None):
     if sum(sources) != 1:
         err.write("spit watch: give one source: --port P, --emu, --sim or --log FILE\n")
         return 2
+    port = args.port or (EMU_PTY if args.emu else None)
+    if port and port.startswith("/") and not os.path.exists(port):
+        err.write("spit watch: %s: no such port%s\n" % (port, " (start the emulated Pico with spit emu --pty %s)"
+                                                          % EMU_PTY if args.emu else ""))
+        return 1
     watch, hub = Watch(), Hub()
     try:
         server = WatchServer((args.host, args.http), watch, hub)
@@ -198,7 +204,7 @@ def run(args, out=None, err=None):
             err.write("spit watch: %s: %s\n" % (args.log, e.strerror or e))
             return 1
     else:
-        lines = serial_lines(args.port or EMU_PTY, stop)
+        lines = serial_lines(port, stop)
     host, port = server.server_address[:2]
     out.write("spit watch: http://%s:%d/  (Ctrl-C to stop)\n" % ("localhost" if host in ("127.0.0.1", "") else host,
                                                                 port))

@@ -257,3 +257,11 @@ def test_watch_command_serves_the_page_and_the_state(tmp_path):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_watch_refuses_a_missing_port_and_a_missing_source(tmp_path):
+    from test_replay import run
+    code, _out, err = run(["watch", "--port", str(tmp_path / "nothing"), "--http", "0"])
+    assert code == 1 and "no such port" in err
+    code, _out, err = run(["watch", "--http", "0"])
+    assert code == 2 and "give one source" in err
