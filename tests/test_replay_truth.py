@@ -319,3 +319,23 @@ def test_a_tie_of_one_activation_says_so(tmp_path):
     tie = next(line for line in out.splitlines() if "TIE 5H vs 5C" in line)
     assert "the race rule: both cards were read in one activation of the reader" in tie
     assert "closer than the tie window" not in tie
+
+
+def test_reads_with_evidence_one_activation_is_the_reason_not_the_window(tmp_path):
+    """Reads with ``act`` (docs/log-format.md, read evidence): two tags of one activation (the same
+    read time) are a tie by the race rule although their touches are 0.4 ms apart, under the 3 ms
+    window; two reads of later activations 0.8 ms apart are ordered: no tie, no window."""
+    log = write(tmp_path, "act.spitlog", [header(tie_window_us=3000),
+        ev(1100000, "card", pile=0, card="4H", act=[500, 1]), ev(1200000, "card", pile=1, card="9D", act=[500, 1]),
+        ev(2000000, "touch", pile=0), ev(2000400, "touch", pile=0),
+        ev(2010000, "card", pile=0, card="5C", act=[9000, 2]), ev(2010000, "card", pile=0, card="5H", act=[9000, 2]),
+        ev(3000000, "touch", pile=0), ev(3000800, "touch", pile=0),
+        ev(3008000, "card", pile=0, card="6C", act=[7000, 1]), ev(3014000, "card", pile=0, card="7C", act=[5000, 1]),
+        ev(3500000, "tick")])
+    _code, out, _ = run(["replay", log])
+    ties = [line for line in out.splitlines() if " TIE " in line]
+    assert len(ties) == 1 and "TIE 5H vs 5C  (the race rule: both cards were read in one activation" in ties[0]
+    assert "closer than the tie window" not in out
+    html = page(tmp_path, log)
+    reason = re.search(r'<span class="tie-reason">(.*?)</span>', html).group(1)
+    assert reason.startswith("the race rule: both cards were read in one activation") and "0.400 ms" in reason
