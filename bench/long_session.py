@@ -42,6 +42,7 @@ class _Writer:
         self.tops = [None, None]
         self.events = 0
         self.verdicts = []
+        self.asked = -1
         self.ref = Referee(self.rules, [26, 26], self._sink)
         out.write(header_line(self.rules, [26, 26]) + "\n")
 
@@ -49,6 +50,10 @@ class _Writer:
         self.verdicts.append((code, ms, us, a, b, c, d))
         if code in (V.V_ACCEPT, V.V_SPIT):
             self.tops[a] = b
+        elif code == V.V_QUESTION:
+            self.asked = b   # (the player asked: a went_out question, the only kind here)
+        elif code == V.V_ROUND_START:
+            self.asked = -1
 
     def event(self, obj):
         kind, ms, us, a, b, c = parse_event(obj)
@@ -74,11 +79,13 @@ def _fits(card, top):
 
 
 def write_long_session(out, n_events, seed=1):
-    """Write a session of at least ``n_events`` input events to the text stream ``out``."""
+    """Write a session of at least ``n_events`` input events to the text stream ``out``; returns
+    the number of input events written."""
     rng = random.Random(seed)
     w = _Writer(out)
+    ref = w.ref
     t = 0
-    while w.events < n_events and w.ref.phase != PH_OVER:
+    while w.events < n_events and ref.phase != PH_OVER:
         deck = [parse_card(r + s) for r in RANKS for s in "CDHS"]
         rng.shuffle(deck)
         t += w.rules.countdown_ms * MS + 50 * MS
@@ -87,8 +94,11 @@ def write_long_session(out, n_events, seed=1):
             w.event({"t": t, "ev": "touch", "pile": pile})
             w.event({"t": t + 30 * MS, "ev": "card", "pile": pile, "card": format_card(card)})
             t += 40 * MS
-        plays = 0
-        while plays < 36 and deck:
+        while deck:
+            # Someone can be out once as many cards reached the center as they held (R-ROUND-1):
+            # the round ends a few plays after that.
+            if (ref.can_be_out(0) or ref.can_be_out(1)) and rng.random() < 0.25:
+                break
             t += rng.randrange(150, 900) * MS
             pile = rng.randrange(2)
             fitting = [c for c in deck if _fits(c, w.tops[pile])]
@@ -122,18 +132,31 @@ def write_long_session(out, n_events, seed=1):
             else:
                 w.event({"t": t + 25 * MS, "ev": "card", "pile": pile, "card": format_card(card)})
             t += 30 * MS
-            plays += 1
-        # The player with more cards goes out and both slap (R-ROUND-3), then both are ready.
-        out_player = 0 if w.ref.cards[0] >= w.ref.cards[1] else 1
+        able = [p for p in (0, 1) if ref.can_be_out(p)]
+        if not able:
+            break   # (no deck left and nobody out: the session ends here, still a valid log)
+        # The player who went out: the one with more cards when both could be (keeps the game
+        # going for hundreds of rounds).  They slap the smaller pile first, the opponent the
+        # other (R-ROUND-3); asked who went out (both could be), the first slapper answers.
+        out_player = max(able, key=lambda p: (ref.cards[p], -p))
+        small = 0 if ref.size[0] <= ref.size[1] else 1
         t += 600 * MS
-        w.event({"t": t, "ev": "slap", "player": out_player, "pile": 0})
-        w.event({"t": t + 150 * MS, "ev": "slap", "player": 1 - out_player, "pile": 1})
+        w.event({"t": t, "ev": "slap", "player": out_player, "pile": small})
+        w.event({"t": t + 150 * MS, "ev": "slap", "player": 1 - out_player, "pile": 1 - small})
+        t += 150 * MS + 200 * MS
+        w.event({"t": t, "ev": "tick"})   # (as the device writes one when time decided something)
+        asked = w.asked
+        if asked >= 0:
+            t += 2000 * MS
+            w.event({"t": t, "ev": "answer", "player": asked, "value": 1 if asked == out_player else 0})
         t += 4000 * MS
         w.event({"t": t, "ev": "tick"})
+        if ref.phase == PH_OVER:
+            break
         for player in (0, 1):
             t += 500 * MS
             w.event({"t": t, "ev": "ready", "player": player})
-    w.ref.flush()
+    ref.flush()
     w.flush_verdicts()
     return w.events
 

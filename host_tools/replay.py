@@ -202,30 +202,34 @@ def open_log(path):
         if path != "-":
             raw.close()
         raise ReplayError("%s: not a session log: %s" % (path, why))
-    # utf-8-sig: a byte order mark (a log saved by a Windows editor) is not part of the header line
-    return io.TextIOWrapper(raw, encoding="utf-8-sig", errors="replace", newline="\n")
+    # (A byte order mark, a log saved by a Windows editor, is dropped by the reader, spit.log, as
+    # under MicroPython: it is not part of the header line.)
+    return io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="\n")
 
 
 def binary_reason(head):
     """Why ``head`` (the file's first bytes) is not a text log, or None.  Only the first line
-    decides: a log whose header line is text is a log, and a later line with a bad byte (a NUL,
-    an erased flash byte 0xff, a non-UTF-8 character) is one bad line, reported and skipped like
-    any other (the good lines are kept)."""
+    decides, and only when it is not text at all (not UTF-8, or a NUL before any line end in the
+    first bytes): a log whose first line is text is read by the reader (spit.log), which says
+    what is wrong with each line alike on every Python (a NUL or another control character is
+    one bad line, a later line with a bad byte too: the good lines are kept)."""
     end = head.find(b"\n")
     first = head if end < 0 else head[:end + 1]
-    if b"\0" in first or any(b < 32 and b not in (9, 10, 12, 13) for b in first[:512]):
-        kind = "binary data"
-    else:
-        try:
-            first.decode("utf-8")
-            return None
-        except UnicodeDecodeError as e:
-            if e.start >= len(first) - 3 and e.reason == "unexpected end of data":
-                return None   # a character cut by the probe's end
-            kind = "not UTF-8 text (byte 0x%02x at offset %d)" % (first[e.start], e.start)
     magic = {b"PK\x03\x04": "a zip archive", b"\x1f\x8b": "gzip data", b"\x89PNG": "a PNG image",
              b"\x7fELF": "a program", b"%PDF": "a PDF document", b"M\xceb": "MicroPython bytecode (.mpy)"}
     what = next((name for m, name in magic.items() if head.startswith(m)), None)
+    nul = b"\0" in first
+    kind = "binary data" if nul or what else None
+    try:
+        first.decode("utf-8")
+    except UnicodeDecodeError as e:
+        if not (e.start >= len(first) - 3 and e.reason == "unexpected end of data"):   # (not a cut character)
+            kind = kind or "not UTF-8 text (byte 0x%02x at offset %d)" % (first[e.start], e.start)
+    else:
+        if not what and not (nul and end < 0):
+            return None
+    if kind is None:
+        return None   # (text, cut by the probe's end)
     start = " ".join("%02x" % b for b in head[:8])
     return "it is %s, not JSON Lines text (starts with bytes %s%s)" % (
         kind, start, "; looks like %s" % what if what else "")
@@ -279,21 +283,25 @@ def run(args, out=None, err=None):
     report = err if args.json else out
     timeline = None if (args.json or args.quiet) else Timeline()
 
-    def on_items(_line, items):
-        if args.json:
+    # Bad lines before the header (at most spit.log's _PRE_HEADER): their messages and error
+    # verdicts are printed only once a header follows (else the file is no log at all).
+    held = []
+    held_items = []
+    header_seen = []
+
+    def on_items(line, items):
+        if not header_seen:
+            held_items.append((line, items))
+        elif args.json:
             out.write(items_json(items) + "\n")
         else:
             out.write(timeline.line(items) + "\n")
 
-    held = []   # bad lines before the header: printed only if a header follows (else: no log at all)
-
     def on_problem(line, message):
-        if held is not None and not header_seen:
+        if not header_seen:
             held.append((line, message))
             return
         err.write("%s: line %d: %s\n" % (args.log, line, printable(message)))
-
-    header_seen = []
 
     def on_header(referee):
         header_seen.append(referee)
@@ -301,6 +309,8 @@ def run(args, out=None, err=None):
             timeline.set_table(referee)
         for line, message in held:
             on_problem(line, message)
+        for line, items in held_items:
+            on_items(line, items)
 
     def on_mismatch(line, device, rejudge):
         report.write(mismatch_text((line, device, rejudge)) + "\n")

@@ -48,9 +48,11 @@ def test_log_header_ruleset_of_the_wrong_json_type_is_an_error():
 
 def test_log_header_options_and_counts_of_the_wrong_json_type_are_errors():
     for bad in ('"options": [1]', '"options": {"piles": 1099511627776}', '"options": {"wrap": ["both"]}',
-                '"counts": {"a": 1}', '"counts": [26, 1099511627776]', '"spitlog": true'):
+                '"counts": {"a": 1}', '"counts": [26, 1099511627776]'):
         r = rejudge(['{"spitlog": 1, %s}' % bad])
         assert _errors(r) == [(1, "malformed")], bad
+    r = rejudge(['{"spitlog": true}'])
+    assert _errors(r) == [(1, "malformed")]
 
 
 def test_log_deep_nesting_is_an_error_not_a_recursion_crash():

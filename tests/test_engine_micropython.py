@@ -67,6 +67,19 @@ def test_bad_log_fuzz_gives_identical_verdicts_on_cpython_and_micropython(tmp_pa
 
 
 @needs_mp
+def test_lax_json_log_fuzz_gives_identical_verdicts_on_cpython_and_micropython(tmp_path):
+    # The one log reader (spit.log, issue 25): MicroPython's json takes a trailing comma, a
+    # missing colon, leading zeros, int keys, unknown escapes, raw control characters, a trailing
+    # NUL, and its str.strip keeps \x1c-\x1f, \x85, \xa0...: checked away, the same verdicts.
+    from fuzz import run_lax_logs
+    _build(str(tmp_path / "b"))
+    r = _run_mp(str(tmp_path / "b"), "-c", "from fuzz import run_lax_logs; print(run_lax_logs(1, 400))",
+                heap="2m")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.strip() == str(run_lax_logs(1, 400)) == str(run_lax_logs(1, 400, pure=True))
+
+
+@needs_mp
 def test_broken_rule_makes_the_micropython_run_fail(tmp_path):
     # Break R-CARD-2 (one rank above or below) in a copy of the engine: the run must fail.
     dest = str(tmp_path / "broken")

@@ -390,3 +390,145 @@ def gap_divergences(first_seed, count, n_landings=60):
                     first = seed
                 break
     return bad, total, first
+
+
+# --- lax JSON, whitespace, duplicate keys, BOMs and out-of-bound fields: one reader, both Pythons ---
+
+# Whitespace and other characters the two Pythons' str.strip / json treat differently.
+_EDGE_CHARS = (" ", "\t", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f", "\x85", "\xa0",
+               "\u2028", "\u3000", "\x00", "\ufeff", "\x01", "\x7f")
+_T_EDGES = ("1073741823999", "1073741824000", "1073741822999", "1099511627776", "4611686018427387904",
+            "-1", "0", "-0", "00", "0100", "1e3", "1.0", "2100000.0", "NaN", "Infinity", "-Infinity",
+            "true", "null", '"2100000"', "2100000 ", " 2100000")
+_FIELD_EDGES = ("1073741823", "1073741824", "-1073741823", "-1073741824", "01", "-0", "1.5", "1E2",
+                "NaN", "Infinity", "-Infinity", "true", '"1"', "[1]")
+_CODE_EDGES = ('"7h"', '" 7H"', '"7H "', '"7\\u0048"', '"\\u00377H"', '"7\\q"', '"7\\x48"', '"7\u0048"',
+               '"7\uff28"', '"10\u017f"', '"1\u0030S"', '"T\u0053"', '"7H\\u0000"', '"\\ud83d\\ude00"',
+               '"\\ud800"', '"jk"', '"Jk"')
+
+
+def _good_line(rng, t, npiles):
+    k = rng.below(10)
+    pile = rng.below(npiles)
+    if k < 4:
+        return '{"t": %d, "ev": "touch", "pile": %d}' % (t, pile)
+    if k < 8:
+        return '{"t": %d, "ev": "card", "pile": %d, "card": "%s%s"}' % (
+            t, pile, "A23456789TJQK"[rng.below(13)], "CDHS"[rng.below(4)])
+    if k < 9:
+        return '{"t": %d, "ev": "stuck", "player": %d}' % (t, rng.below(2))
+    return '{"t": %d, "ev": "tick"}' % t
+
+
+def _lax_line(rng, t, npiles):
+    """A line as a writer might get it wrong (or a lax JSON parser accept it)."""
+    line = _good_line(rng, t, npiles)
+    k = rng.below(22)
+    if k == 0:
+        return line[:-1] + ",}"                                  # trailing comma
+    if k == 1:
+        return line.replace('"ev": ', '"ev" ', 1)                # missing colon
+    if k == 2:
+        return line[:-1] + "]"                                   # ']' closing an object
+    if k == 3:
+        return "{1: 2, " + line[1:]                              # an int key
+    if k == 4:
+        return '{"t": %s, ' % _T_EDGES[rng.below(len(_T_EDGES))] + line[line.index(", ") + 2:]
+    if k == 5:
+        field = ("pile", "player", "value")[rng.below(3)]
+        return line[:-1] + ', "%s": %s}' % (field, _FIELD_EDGES[rng.below(len(_FIELD_EDGES))])
+    if k == 6:
+        return '{"t": %d, "ev": "card", "pile": %d, "card": %s}' % (
+            t, rng.below(npiles), _CODE_EDGES[rng.below(len(_CODE_EDGES))])
+    if k == 7:                                                   # duplicate keys
+        return line[:-1] + (', "t": %d}' % (t + 1000), ', "ev": "tick"}', ', "\\u0074": 5}',
+                            ', "pile": 1}', ', "card": "8H"}')[rng.below(5)]
+    if k == 8:
+        c = _EDGE_CHARS[rng.below(len(_EDGE_CHARS))]
+        return (c + line, line + c, c + line + c)[rng.below(3)]  # around the line
+    if k == 9:
+        c = _EDGE_CHARS[rng.below(len(_EDGE_CHARS))]
+        i = 1 + rng.below(len(line) - 2)
+        return line[:i] + c + line[i:]                           # inside it
+    if k == 10:
+        return line.replace('"ev"', '"\\u0065v"', 1)             # an escape that is fine
+    if k == 11:
+        return line.replace(", ", ",", 1) if rng.below(2) else line.replace(": ", ":  ", 1)
+    if k == 12:
+        return "[" + line + "]"
+    if k == 13:
+        return line + " " + line                                 # two values
+    if k == 14:
+        return line.replace('"', "'")
+    if k == 15:
+        return line.replace("}", ', "x": {"y": [[[[[[[1]]]]]]]}}', 1)   # 9 deep
+    if k == 16:
+        return line.replace("}", ', "x": {"y": [[[[[[1]]]]]]}}', 1)     # 8 deep
+    if k == 17:
+        return '{"t": %d, "verdict": "accept", "pile": 0, "card": "7H",}' % t
+    return line
+
+
+def lax_log_lines(seed, n_lines=40):
+    """A log of good and lax lines (a header, maybe with a BOM or after a bad line, or none)."""
+    rng = Rng(seed)
+    lines = []
+    k = rng.below(8)
+    header = '{"spitlog": 1, "ruleset": "classic", "options": {"countdown_ms": 1000}}'
+    if k == 0:
+        lines.append("\ufeff" + header)
+    elif k == 1:
+        lines.append(_lax_line(rng, 0, 2))
+        lines.append(header)
+    elif k == 2:
+        lines.append(header.replace("}}", "}, \"spitlog\": 1}"))   # a duplicate key in the header
+    elif k == 3:
+        lines.append(header[:-1] + ",}")
+    elif k != 4:
+        lines.append(header)
+    t = 900000
+    for _ in range(n_lines):
+        t += rng.below(200000)
+        if rng.below(3):
+            lines.append(_good_line(rng, t, 2))
+        else:
+            lines.append(_lax_line(rng, t, 2))
+        if rng.below(40) == 0:
+            lines.append("\ufeff" + _good_line(rng, t, 2))     # a BOM that is not the file's
+    return lines
+
+
+def fold_verdicts(lines, pure=False):
+    """Re-judge ``lines`` with spit.log; (checksum over the verdict lines, verdict count).
+    ``pure``: the reader's str-method split on CPython too (as on MicroPython)."""
+    from spit.log import Rejudge
+    from spit.words import items_json
+    r = Rejudge()
+    if pure:
+        r._split = None
+    for line in lines:
+        r.feed_line(line)
+    r.finish()
+    h = 17
+    for line_no, items in r.verdicts:
+        h = _fold_text((h * 31 + line_no) & 0x3FFFFFFF, items_json(items))
+    return h, len(r.verdicts)
+
+
+def run_lax_logs(first_seed, count, n_lines=40, pure=False):
+    """``fold_verdicts`` over ``count`` lax logs; returns (checksum, verdict total)."""
+    h = 0
+    total = 0
+    for seed in range(first_seed, first_seed + count):
+        s, n = fold_verdicts(lax_log_lines(seed, n_lines), pure)
+        h = (h * 1000003 + s) & 0x3FFFFFFF
+        total += n
+    return h, total
+
+
+def lax_digests(first_seed, count, n_lines=40):
+    """One digest per lax log (to count the logs two readers disagree on)."""
+    out = []
+    for seed in range(first_seed, first_seed + count):
+        out.append(fold_verdicts(lax_log_lines(seed, n_lines))[0])
+    return out
