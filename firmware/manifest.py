@@ -12,8 +12,8 @@
 #   PC-side checks whose results spit flash writes to the board: referee/board.py (board.json),
 #     spit/rules.py (ruleset.json), spit/cardfile.py (cards.bin), spit/logtables.py and
 #     spit/notation.py (logtables.bin);
-#   PC-side readers and words: spit/log.py (with spit/logjson.py, spit/logfields.py), spit/words.py, spit/describe.py, spit/verdicts.py,
-#     spit/cards.py, spit/timebase.py, referee/logread.py, referee/sources.py;
+#   PC-side readers and words: spit/log.py (with spit/logjson.py, spit/logfields.py), spit/words.py,
+#     spit/describe.py, spit/verdicts.py, spit/cards.py, spit/timebase.py, referee/logread.py, referee/sources.py;
 #   bring-up scripts that `mpremote run` sends: referee/enroll.py, referee/nfc_probe.py, referee/doctor.py;
 #   drivers/byteloops_py.py, the unix port's stand-in for the native drivers/byteloops.
 
