@@ -162,13 +162,38 @@ def serial_lines(port, stop):
 
 
 def sim_lines(args):
-    from host_tools.cli_sim import parse_options, _port_factory
+    """A simulated game's stream: with ``--mode firmware`` the live stream the firmware printed on
+    the virtual board's console (docs/live-protocol.md, seq and dev on every line), else the
+    rules engine's session log."""
+    from host_tools.cli_sim import parse_options
     from host_tools.sim.run import run_game
     from spit.rules import make_ruleset
     rules = make_ruleset(args.ruleset, parse_options(args.option))
-    result = run_game(rules, seed=args.seed, port_factory=_port_factory(args.mode),
-                      max_minutes=args.seconds / 60.0 if args.seconds else 90)
-    return result.lines
+    minutes = args.seconds / 60.0 if args.seconds else 90
+    if args.mode != "firmware":
+        return run_game(rules, seed=args.seed, max_minutes=minutes).lines
+    consoles = []
+    run_game(rules, seed=args.seed, max_minutes=minutes, port_factory=lambda sim, counts, rng, extra, board=None:
+             _console_port(sim, consoles))
+    return bytes(consoles[0]).decode("utf-8", "replace").splitlines()
+
+
+def _console_port(sim, consoles):
+    """The firmware on the virtual board (spit sim --mode firmware) with its console kept."""
+    from host_tools.sim.firmware import FirmwarePort
+    from host_tools.vboard.runner import VirtualTable
+    from spit.rules import make_ruleset
+    rules = sim.rules
+    defaults = make_ruleset(rules.name).options
+    options = {k: v for k, v in rules.options.items() if v != defaults[k]}
+    port = FirmwarePort.__new__(FirmwarePort)
+    port.sim = sim
+    port.rules = rules
+    vt = VirtualTable(board="pico_3pile" if rules.piles == 3 else "pico", ruleset=rules.name, options=options,
+                      console=True)
+    consoles.append(vt.console)
+    port.join(sim, vt)
+    return port
 
 
 def run(args, out=None, err=None):

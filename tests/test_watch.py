@@ -214,9 +214,25 @@ def assert_pages(pages, tops_at, verdicts):
 needs_chromium = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="chromium not installed")
 
 
+def virtual_board_stream(seconds=20, seed=1):
+    """The live stream the firmware prints on the virtual board's console (spit watch --sim --mode firmware)."""
+    import argparse
+    from host_tools.cli_watch import sim_lines
+    return sim_lines(argparse.Namespace(ruleset="classic", option=[], seed=seed, mode="firmware", seconds=seconds))
+
+
+def test_the_virtual_boards_stream_is_the_protocol():
+    lines = virtual_board_stream(seconds=8)
+    assert lines[0].startswith('{"seq": 0, "dev": ') and '"live": 1' in lines[0]
+    w = Watch()
+    for line in lines:
+        w.feed(line)
+    assert w.state()["dropped"] == 0 and w.state()["ruleset"] == "classic" and any(w.state()["tops"])
+
+
 @needs_chromium
 def test_every_verdict_of_the_virtual_board_reaches_the_page_in_order(tmp_path):
-    lines = firmware_game_lines()
+    lines = virtual_board_stream()
     verdicts = [v for v in log_objects(lines) if "verdict" in v]
     assert len(verdicts) > 30
     half = len(lines) // 2
