@@ -231,6 +231,8 @@ def run(args, out=None, err=None):
     else:
         lines = serial_lines(port, stop)
     host, port = server.server_address[:2]
+    if host in ("0.0.0.0", "::"):   # every address of this machine: name the one a TV across the room can use
+        host = lan_address() or host
     out.write("spit watch: http://%s:%d/  (Ctrl-C to stop)\n" % ("localhost" if host in ("127.0.0.1", "") else host,
                                                                 port))
     out.flush()
@@ -244,6 +246,20 @@ def run(args, out=None, err=None):
         stop.set()
         server.server_close()
     return 0
+
+
+def lan_address():
+    """This machine's address on its network (the interface a packet out would take; a UDP
+    socket's connect sends nothing), or None."""
+    import socket
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.connect(("10.255.255.255", 1))
+        return s.getsockname()[0]
+    except OSError:
+        return None
+    finally:
+        s.close()
 
 
 def _read(lines, watch, hub, stop, err):
