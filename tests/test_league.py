@@ -131,3 +131,18 @@ def test_players_option_names_logs_without_names(tmp_path):
     assert out.splitlines()[1].split()[:2] == ["Eve", "Fay"]
     code, _out, err = run(["stats", "--players", "Eve", str(log)])
     assert code == 2 and "two different names" in err
+
+
+def test_stats_html_and_json_say_not_known_for_what_the_log_does_not_name(tmp_path):
+    log = tmp_path / "classic.spitlog"
+    log.write_text("\n".join(run_game("classic", None, seed=1).lines) + "\n", encoding="utf-8")
+    page = tmp_path / "evening.html"
+    code, out, err = run(["stats", "--json", "--html", str(page), "--players", "Ann,Bob", str(log)])
+    assert code == 0, err
+    got = json.loads(out)
+    assert got["players"]["Ann"]["races_won"] is None and got["players"]["Ann"]["illegal"] is None
+    assert got["players"]["Ann"]["stuck"] > 0 and got["players"]["Ann"]["spit_cards"] > 0
+    html = page.read_text(encoding="utf-8")
+    assert 'name="viewport"' in html and html.count("<svg") == 3
+    assert "races won" in html and "not known from the log" in html
+    assert ">0</td>" not in html.split("<h2>Games</h2>")[0].split("races won / lost")[1].split("</tr>")[0]
