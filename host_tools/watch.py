@@ -202,6 +202,10 @@ class Watch:
             self.question = {"text": q.words(), "answer": None, "ask": q.ask, "player": q.player, "max": q.max}
             self.phase = "question"
             flash["big"] = "QUESTION"
+        elif kind == "error" and v.get("reason") == "bad_answer" and self.question is not None:
+            self.question["answer"] = None   # refused: the question stands
+            flash["big"] = "ANSWER REFUSED"
+            flash["why"] = "%s is not a possible answer: the question stands" % v.get("value")
         elif kind == "game_over":
             self.phase = "over"
             w = v.get("winner", -1)

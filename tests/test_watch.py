@@ -70,6 +70,9 @@ def test_questions_and_answers_reach_the_state():
     w.feed(json.dumps(HEADER))
     w.feed(json.dumps({"t": 9000000, "verdict": "question", "ask": "went_out", "player": 1, "max": 1}))
     assert w.state()["question"]["text"].startswith("player 1: did you go out?")
+    w.feed(json.dumps({"t": 9400000, "ev": "answer", "player": 1, "value": 2}))
+    w.feed(json.dumps({"t": 9400000, "verdict": "error", "reason": "bad_answer", "player": 1, "value": 2}))
+    assert w.state()["question"]["answer"] is None, "a refused answer is not shown as the answer"
     w.feed(json.dumps({"t": 9500000, "ev": "answer", "player": 1, "value": 0}))
     assert w.state()["question"]["answer"] == "0: player 0 went out"
 
