@@ -34,7 +34,11 @@ every figure is emulated time seen at the pins or in the chip's RAM:
   return: churn, not garbage; under ``heap_lock`` such frames go on the C stack);
 * races: two cards on one pile dt apart (touch edges + tags), counted right / tie / wrong as the
   players would (a tie is not right);
-* .mpy size per board, compiled as `spit flash` compiles it.
+* .mpy size per board, compiled as `spit flash` compiles it;
+* a stalled USB host (issue 28; ``--stall-s``, 0 to skip): the host holds the port open and stops
+  reading (it NAKs the CDC data IN transfers) for that long in the middle of a game while cards
+  keep landing (host_tools/rp2emu/stalled_host.py): the loop's step max while stalled, landing
+  -> LED, the stream's resumption and dropped count, every verdict in the session log on flash.
 
 The emulator does not model flash wait states or XIP cache misses (code runs from flash on a
 real Pico), so a real chip is slower than these figures; it runs 3-6x slower than real time on
@@ -76,6 +80,8 @@ def main(argv=None):
     ap.add_argument("--read-ms", default="%d-%d" % READ_MS, metavar="LO-HI",
                     help="PN532 read time, card in the field to the listing's reply (default %d-%d ms, "
                          "issue 8's condition)" % READ_MS)
+    ap.add_argument("--stall-s", type=float, default=60,
+                    help="seconds of a stalled USB host in the middle of a game (0: skip; default 60)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     try:
@@ -110,13 +116,48 @@ def main(argv=None):
     race = races(args.races, say, read_ms) if args.races else {}
     engine = engine_on_chip(say)
     sizes = mpy_sizes()
+    stall = stalled_host(args.stall_s, say, read_ms) if args.stall_s else None
     figures = gather_figures(games, race, engine, sizes, read_ms)
+    if stall is not None:
+        figures["stalled_host"] = stall
     if args.json:
         print(json.dumps(figures, indent=1))
         return 0
     print_measurements(figures, games, race)
+    if stall is not None:
+        print_stalled_host(stall)
     print_targets(figures, games, race)
     return 0
+
+
+def stalled_host(seconds, say, read_ms):
+    """The stalled-host game's figures (host_tools/rp2emu/stalled_host.py)."""
+    from rp2_bench_setup import LOOP_PIN, bench_board, pn532_model
+    from host_tools.rp2emu.stalled_host import stalled_host_game
+    say("a game with the USB host stalled for %.0f s (it NAKs IN transfers)" % seconds)
+    return stalled_host_game(bench_board(2), stall_s=seconds, emulator=pn532_model(read_ms),
+                             loop_pin=LOOP_PIN, progress=say)
+
+
+def print_stalled_host(f):
+    """The stalled host's table (issue 28: step max in play <= 5 ms, LEDs on time, every verdict
+    in the log, the stream resuming with the dropped count)."""
+    led = f["led_ms"]
+    print()
+    print("USB host stalled %.0f s mid-game (holds the port open, NAKs IN), classic, %d landings meanwhile"
+          % (f["stall_s"], f["landings"]))
+    print("  %-44s %s" % ("loop steps while stalled", f["steps"]))
+    print("  %-44s %.2f ms (p99 %.2f ms; target <= 5 ms)" % ("step max while stalled", f["step_max_ms"] or 0,
+                                                                f["step_p99_ms"] or 0))
+    print("  %-44s %s" % ("landing -> LED while stalled (p50 / max)", "%.2f / %.2f ms" % (
+        sorted(led)[len(led) // 2], max(led)) if led else "-"))
+    print("  %-44s %s" % ("landings without their LED frame", len(f["missing"])))
+    print("  %-44s %d" % ("stream lines written while stalled", f["stream_during_stall"]))
+    print("  %-44s %s" % ("stream resumed after the host reads again", "%.1f ms" % f["stream_resumed_after_ms"]
+                          if f["stream_resumed_after_ms"] is not None else "-"))
+    print("  %-44s %d dropped (counted on the stream), %d missed" % ("stream lines", f["dropped"], f["missed"]))
+    print("  %-44s %d of %d landings; stream's verdicts all in the log: %s" % (
+        "session log on flash", f["landings_in_log"], f["landings"], "yes" if f["log_has_stream"] else "NO"))
 
 
 if __name__ == "__main__":
