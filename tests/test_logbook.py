@@ -60,7 +60,7 @@ class MemFs:
             self.files[path] = bytearray()
         elif path not in self.files:
             raise OSError(errno.ENOENT, path)
-        return MemFile(self, path)
+        return MemFile(self, path, "b" not in mode)
 
     def listdir(self, path):
         self._check("listdir")
@@ -83,10 +83,17 @@ class MemFs:
 
 
 class MemFile:
-    def __init__(self, fs, path):
+    def __init__(self, fs, path, text=False):
         self.fs = fs
         self.path = path
         self.pos = 0
+        self.text = text   # (opened without "b": read() gives str, as a real file does)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
     def write(self, data):
         fs = self.fs
@@ -107,11 +114,12 @@ class MemFile:
         self.fs._check("flush")
         self.fs.syncs += 1
 
-    def read(self, n):
+    def read(self, n=-1):
         self.fs._check("read")
-        b = bytes(self.fs.files[self.path][self.pos:self.pos + n])
+        data = self.fs.files[self.path]
+        b = bytes(data[self.pos:] if n < 0 else data[self.pos:self.pos + n])
         self.pos += len(b)
-        return b
+        return b.decode() if self.text else b
 
     def close(self):
         self.fs._check("close")
@@ -487,3 +495,19 @@ def test_logbook_under_micropython(tmp_path):
     out = r.stdout + r.stderr
     assert r.returncode == 0, out
     assert "mp_logbook_check: OK" in out, out
+
+
+def test_rotation_drops_pulled_logs_first_and_says_so(capsys):
+    # Issue 28: `spit logs pull` names what it copied in logs/pulled.txt; when the board must make
+    # room, those go first (oldest first), and only then sessions nobody has pulled.
+    fs = mem_logs(10, 10, 10, 10, 10)
+    fs.files["logs/pulled.txt"] = bytearray(b"session-0002.spitlog\nsession-0004.spitlog\n")
+    book = Logbook("logs", max_total_bytes=10 ** 6, max_files=4, fs=fs)
+    book.start(HEADER)
+    assert sorted(n for n in fs.files if n.endswith(".spitlog")) == [
+        "logs/session-%04d.spitlog" % i for i in (1, 3, 5, 6)]
+    out = capsys.readouterr().out
+    assert "removed logs/session-0002.spitlog" in out and "removed logs/session-0004.spitlog" in out
+    assert "NOT pulled" not in out
+    book.start(HEADER)                                            # none pulled left: the oldest
+    assert "removed logs/session-0001.spitlog (NOT pulled)" in capsys.readouterr().out
