@@ -6,8 +6,9 @@ Prints tables, asserts nothing.
 
 - Replay as users run it: ``spit replay --quiet LOG`` as a whole process (start-up, reading,
   re-judging, comparing with the device's verdict lines) on one long session
-  (``bench/long_session.py``: input events plus the device's verdicts), in input events per
-  second of wall time, with the process's peak memory (``ru_maxrss``).
+  (``bench/long_session.py``: a real session of hundreds of rounds, input events plus the device's
+  verdicts), in input events per CPU second, with the process's peak memory (``ru_maxrss``) and
+  the rounds, errors and early cards its summary counts.
 - The core: ``spit.log.rejudge`` over the session logs of many simulated games (JSON parsing
   included), in input events per second; verdict lines are parsed but not counted as events.
 """
@@ -72,21 +73,37 @@ def bench_replay(games):
 
 
 def run_replay_process(path):
-    """``spit replay --quiet PATH`` in a new process: (wall s, CPU s, peak RSS in MB, exit code)."""
+    """``spit replay --quiet PATH`` in a new process: (wall s, CPU s, peak RSS in MB, exit code,
+    its summary line)."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "host_tools", "replay", "--quiet", path], cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _pid, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
+    with tempfile.TemporaryFile("w+") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "host_tools", "replay", "--quiet", path], cwd=ROOT,
+                                stdout=out, stderr=subprocess.DEVNULL)
+        _pid, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        out.seek(0)
+        summary = next((line for line in out if line.startswith("summary:")), "")
     proc.returncode = os.waitstatus_to_exitcode(status) if hasattr(os, "waitstatus_to_exitcode") else status
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0, proc.returncode
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0, proc.returncode, summary
+
+
+def _count(summary, word):
+    """The number before ``word`` in spit replay's summary line (-1 if absent)."""
+    parts = summary.replace(",", " ").split()
+    for i in range(1, len(parts)):
+        if parts[i] == word and parts[i - 1].isdigit():
+            return int(parts[i - 1])
+    return -1
 
 
 def bench_replay_command(sizes, runs=3):
     print("spit replay --quiet LOG, whole process (best of %d; long sessions from bench/long_session.py)" % runs)
     print("(CPU s = user + system of the process: what wall time is on an idle machine)")
-    print("%10s %10s %10s %8s %8s %14s %9s %5s" % ("events", "lines", "MB on disk", "wall s", "CPU s",
-                                                   "events/CPU s", "peak MB", "exit"))
+    print("(a real session: its re-judge has hundreds of rounds, 0 errors, 0 early; exit 0: the device's")
+    print(" verdict lines all match)")
+    print("%10s %10s %10s %7s %7s %6s %8s %8s %14s %9s %5s" % (
+        "events", "lines", "MB on disk", "rounds", "errors", "early", "wall s", "CPU s", "events/CPU s",
+        "peak MB", "exit"))
     with tempfile.TemporaryDirectory() as tmp:
         for events in sizes:
             path = os.path.join(tmp, "long-%d.spitlog" % events)
@@ -99,9 +116,10 @@ def bench_replay_command(sizes, runs=3):
                 run = run_replay_process(path)
                 if best is None or run[1] < best[1]:
                     best = run
-            wall, cpu, rss, code = best
-            print("%10d %10d %10.1f %8.2f %8.2f %14.0f %9.1f %5d" % (n, lines, os.path.getsize(path) / 1e6, wall,
-                                                                     cpu, n / cpu, rss, code))
+            wall, cpu, rss, code, summary = best
+            print("%10d %10d %10.1f %7d %7d %6d %8.2f %8.2f %14.0f %9.1f %5d" % (
+                n, lines, os.path.getsize(path) / 1e6, _count(summary, "rounds"), _count(summary, "errors"),
+                _count(summary, "early"), wall, cpu, n / cpu, rss, code))
 
 
 def main(argv=None):

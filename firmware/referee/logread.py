@@ -1,15 +1,15 @@
 """Read a session log back (host tools, tests): ``read_log(path)`` / ``iter_lines(path)``.
 
 A torn last record is dropped (a last line without its newline, or a last line that is not
-JSON) and reported; everything before it is returned.  MicroPython-compatible, but the
+JSON as ``spit.log`` reads it: ``spit.logjson``, the same on both Pythons) and reported; everything before it is returned.  MicroPython-compatible, but the
 firmware itself never reads logs (``referee/logbook.py`` writes them), so it is not imported
 on the board.  File system access goes through ``fs`` (``open``), the builtin ``open`` by
 default.
 """
 
-import json
-
 from micropython import const
+
+from spit.logjson import loads   # (strict JSON, alike on CPython and MicroPython: spit.log's reading)
 
 _READ_CHUNK = const(512)
 
@@ -71,8 +71,8 @@ class LogLines:
             line = None
             try:
                 line = held.decode()
-                json.loads(line)
-            except ValueError:            # UnicodeError is a ValueError on both ports
+                loads(line.strip(" \t\r\n"))
+            except ValueError:            # (UnicodeError and spit.logjson's JSONError are ValueErrors)
                 line = None
             if line is None:
                 self.dropped_bytes += len(held) + 1

@@ -407,6 +407,11 @@ _CODE_EDGES = ('"7h"', '" 7H"', '"7H "', '"7\\u0048"', '"\\u00377H"', '"7\\q"', 
                '"\\ud800"', '"jk"', '"Jk"')
 
 
+_ACT_EDGES = ("[2600, 1]", "[0, 2]", "[1073741823, 1]", "[1073741824, 1]", "[-1, 1]", "[2600, 3]",
+              "[2600, 0]", '["2600", 1]', "[2600]", "[2600, 1, 1]", "[2600.0, 1]", "[true, 1]", "{}",
+              "null", "[02600, 1]", "[2600, 1,]")
+
+
 def _good_line(rng, t, npiles):
     k = rng.below(10)
     pile = rng.below(npiles)
@@ -466,6 +471,10 @@ def _lax_line(rng, t, npiles):
         return line.replace("}", ', "x": {"y": [[[[[[1]]]]]]}}', 1)     # 8 deep
     if k == 17:
         return '{"t": %d, "verdict": "accept", "pile": 0, "card": "7H",}' % t
+    if k == 18:   # a read's evidence (act): good, out of bounds, of the wrong type
+        return '{"t": %d, "ev": "card", "pile": %d, "card": "%s%s", "act": %s}' % (
+            t, rng.below(npiles), "A23456789TJQK"[rng.below(13)], "CDHS"[rng.below(4)],
+            _ACT_EDGES[rng.below(len(_ACT_EDGES))])
     return line
 
 

@@ -38,7 +38,7 @@ _WS = " \t\r\n"           # the whitespace a line may have around its JSON (JSON
 _SPLIT = None
 if sys.implementation.name != "micropython":
     import re
-    _SPLIT = re.compile(r'\{"t": (0|[1-9][0-9]*), (.*[^ \t\r\n])?[ \t\r\n]*\Z', re.S).match
+    _SPLIT = re.compile(r'\{"t": (0|[1-9][0-9]*), (("verdict": )?.*[^ \t\r\n]|)[ \t\r\n]*\Z', re.S).match
 _BOM = "\ufeff"           # a byte order mark: dropped before the first line only
 _MEMO_MAX = 2048          # distinct line rests kept read (a real log has a few hundred)
 _MEMO_TAIL = _MAX_LINE - 21   # a longer rest may make a line too long: '{"t": ' + 13 digits + ', '
@@ -158,14 +158,15 @@ class Rejudge:
             last = line
             n += 1
             # The writers' form: '{"t": ' digits (no sign, leading zero, space, ...) ', ' rest.
+            # (v: it starts as a verdict line does: first, is it the text the re-judge gave?)
             t = -1
             tail = ""
+            v = None
             if split is not None:   # (CPython: the same split as below, in one C call)
                 m = split(line)
                 if m is not None:
-                    digits, rest = m.groups()
+                    digits, tail, v = m.groups()
                     t = int(digits)
-                    tail = rest or ""   # (None: nothing but whitespace after ', ')
             elif line[:6] == '{"t": ':
                 i = line.find(", ", 7)
                 if i > 6:
@@ -176,10 +177,11 @@ class Rejudge:
                         t = -1
                     if t >= 0 and str(t) == digits:
                         tail = line[i + 2:].rstrip(_WS)
+                        v = tail[:11] == '"verdict": ' or None
                     else:
                         t = -1
             if 0 <= t < t_end:
-                if tail[1:2] == "v":   # ('"verdict": ...': first, the text the re-judge gave?)
+                if v is not None:
                     if expect is not None and expect and not held:
                         head = expect[0]
                         if head[0] == t and head[2] == tail:
