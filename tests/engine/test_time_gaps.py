@@ -27,3 +27,30 @@ def test_time_base_gap_streams_judge_as_with_ticks_in_the_gaps():
     bad, total, first = gap_divergences(1, 150)
     assert total > 3000
     assert bad == 0, "seed %d" % first
+
+
+def test_time_base_irq_stamp_from_before_a_long_pause_is_not_read_as_ahead():
+    # The loop held up 10 minutes (> 2**29 us): an edge stamped before the pause was converted
+    # 2**30 us later than it was (ticks_diff wraps), 8 minutes in the future.
+    from spit.clock import SessionClock
+    period = 1 << 30
+    now = [period - 5000000]          # true us (the counter wraps at 2**30)
+
+    def ticks_us():
+        return now[0] % period
+
+    def ticks_ms():
+        return (now[0] // 1000) % period
+
+    def ticks_diff(a, b):
+        return ((a - b + (period >> 1)) % period) - (period >> 1)
+
+    clock = SessionClock(ticks_us, ticks_ms, ticks_diff)
+    for pause_us, back_us in ((600000000, 590000000), (1000000000, 999000000), (5000, 2000), (0, -900000)):
+        now[0] += pause_us
+        stamp = (now[0] - back_us) % period
+        clock.update()
+        clock.convert(stamp)
+        got = clock.ev_ms * 1000 + clock.ev_us
+        want = clock.ms * 1000 + clock.us - back_us
+        assert -1000 < got - want < 1000, (pause_us, got, want)

@@ -15,6 +15,8 @@ except ImportError:  # CPython
         return x
 
 _FINE_LIMIT_MS = const(400000)    # below 2**29 us = 536 s, with margin
+_AHEAD_US = const(1000000)        # an IRQ stamp is never this far after the last update
+_HALF_PERIOD_US = const(0x20000000)   # 2**29: ticks_us's period is twice this on the RP2040
 
 
 class SessionClock:
@@ -24,7 +26,8 @@ class SessionClock:
     ``VirtualClock`` in tests), so this module stays hardware-free.  After ``update()`` the
     current session time is in ``ms``/``us``; ``convert(ticks)`` puts the session time of an
     IRQ timestamp (taken at most ~8 minutes before or after the last update) into
-    ``ev_ms``/``ev_us``.  Nothing here allocates.
+    ``ev_ms``/``ev_us`` (one taken up to 2**30 us - 1 s before it, after a long pause, too).
+    Nothing here allocates.
     """
 
     def __init__(self, ticks_us, ticks_ms, ticks_diff):
@@ -68,8 +71,14 @@ class SessionClock:
         self._anchor_ms = now_ms
 
     def convert(self, ticks):
-        """Session time of a ``ticks_us`` stamp near the last update, into ev_ms/ev_us."""
+        """Session time of a ``ticks_us`` stamp near the last update, into ev_ms/ev_us.  A stamp
+        is taken before it is converted (at most a loop step after the last update): one that
+        ``ticks_diff`` puts over ``_AHEAD_US`` after the update was taken more than 2**29 us
+        before it (the loop was held up that long; up to 2**30 us - 1 s back, ticks_us's
+        period), and is read as such instead of as a time 8 minutes ahead."""
         d = self._ticks_diff(ticks, self._anchor_us)
+        if d > _AHEAD_US:
+            d = d - _HALF_PERIOD_US - _HALF_PERIOD_US   # (small ints all the way)
         q = d // 1000  # floor division: negative d (stamp before the anchor) works too
         ms = self.ms + q
         us = self.us + (d - q * 1000)
