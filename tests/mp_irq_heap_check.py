@@ -82,13 +82,14 @@ def check_board(path, capacity):
         fail("%s: %d edges expected in the ring, got %d (+%d overflows)" % (path, expected, len(ring), ring.overflows))
     wrapped = False
     prev = -1
-    while True:
-        s = ring.pop()
-        if s < 0:
-            break
-        if ring.ticks < prev:
+    tail = ring.tail
+    while tail != ring.head:   # (read as App.poll reads it)
+        ticks = ring.stamps[tail]
+        tail = tail + 1 if tail + 1 < ring.size else 0
+        if ticks < prev:
             wrapped = True
-        prev = ring.ticks
+        prev = ticks
+    ring.tail = tail
     print("%s: %d handlers, %d edges under heap_lock, %d overflows, ticks wrapped: %s"
           % (path, len(inputs), expected, ring.overflows, wrapped))
     return ring.overflows

@@ -192,7 +192,7 @@ def test_boot_error_prints_one_line_and_blinks(vb, capsys):
 # ---------------------------------------------------------------- builders
 def test_build_inputs_wires_every_source(vb):
     from machine import Pin
-    from drivers.input_ring import InputRing
+    from support.ring import InputRing
     from drivers.edge_input import RELEASE
     from referee import sources as S
     from referee.board import load_board
@@ -239,7 +239,7 @@ def test_build_debouncer_windows(vb):
 
 def test_build_debouncer_holds_buttons_and_pads_until_stable(vb):
     from machine import Pin
-    from drivers.input_ring import InputRing
+    from support.ring import InputRing
     from referee import sources as S
     from referee.board import load_board
     from referee.board_hw import build_debouncer, build_inputs
