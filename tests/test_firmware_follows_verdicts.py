@@ -244,3 +244,17 @@ def test_r_speed_1_after_a_recycle_the_menu_undoes_only_the_piles_tops():
     for _ in range(3):
         corr._short(0, 1000, 0)
     assert [f[3] for f in fed if f[0] == 6] == [0, 1]   # (EV_UNDO) pile 0's top, then pile 1's
+
+
+def test_r_play_4_an_undo_the_engine_refuses_leaves_its_landing_on_the_menus_stack():
+    # undo_limit: the card is still on its pile, so the menu's next undo is that pile again.
+    from referee.corrections import Corrections
+    fed = []
+    corr = Corrections(lambda *a: fed.append(a), lambda p: False, lambda *a: None)
+    for pile in (1, 0):
+        corr.on_verdict(V.V_ACCEPT, pile)
+    corr.menu = True
+    corr._short(0, 1000, 0)                           # undo pile 0 ...
+    corr.on_verdict(V.V_ERROR, V.E_UNDO_LIMIT, 0)     # ... refused
+    corr._short(0, 1100, 0)
+    assert [f[3] for f in fed if f[0] == 6] == [0, 0]   # (EV_UNDO) pile 0 again, not pile 1

@@ -388,7 +388,7 @@ class App:
         self._on_verdict(code, ms, a, b, c)
 
     def _on_verdict(self, code, ms, a, b, c):
-        self.corr.on_verdict(code, a)
+        self.corr.on_verdict(code, a, b)
         # The readers' memory follows the engine: a card that leaves a pile (rejected, taken
         # back, handed out, recycled) is forgotten, so it is read if it lands again
         # (tests/test_firmware_follows_verdicts.py).

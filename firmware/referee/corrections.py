@@ -28,6 +28,8 @@ from spit.intents import LedIntents
 # (tests/test_engine_shared_constants.py checks every copy against it).
 _V_ACCEPT = const(1)
 _V_SPIT = const(7)
+_V_ERROR = const(11)
+_E_UNDO_LIMIT = const(14)
 _V_QUESTION = const(13)
 _V_ROUND_START = const(15)
 _V_RECYCLE = const(16)
@@ -82,8 +84,12 @@ class Corrections:
         self.menu = False
 
     # ---- verdicts (to know what "the last card" is) -----------------------------------
-    def on_verdict(self, code, a):
-        if code == _V_ACCEPT or code == _V_SPIT or code == _V_RESYNC:
+    def on_verdict(self, code, a, b=-1):
+        if code == _V_ACCEPT or code == _V_SPIT or code == _V_RESYNC or (
+                code == _V_ERROR and a == _E_UNDO_LIMIT and b >= 0):
+            # (An undo the engine refused, undo_limit on pile b: its landing is still there.)
+            if code == _V_ERROR:
+                a = b
             if self._n == _STACK:
                 for i in range(_STACK - 1):
                     self._stack[i] = self._stack[i + 1]

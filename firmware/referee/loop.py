@@ -358,9 +358,10 @@ def on_card(self, pile, uid, ticks):
     # The read's evidence (the reader's, valid during this call): whether its tag answered
     # the activation alone, and how long before this stamp that activation began.
     r = self.readers[pile]
-    d = time.ticks_diff(ticks, r.act_us) // _EVID_UNIT
-    self._evidence = (_EVID_ALONE if r.alone else _EVID_SHARED) | (
-        (d if 0 <= d <= _EVID_UNITS_MAX else 0 if d < 0 else _EVID_UNITS_MAX) << _EVID_SHIFT)
+    d = time.ticks_diff(ticks, r.act_us) // _EVID_UNIT   # (never negative: the activation came first)
+    if d > _EVID_UNITS_MAX:
+        d = _EVID_UNITS_MAX
+    self._evidence = (_EVID_ALONE if r.alone else _EVID_SHARED) | d << _EVID_SHIFT
     st = self.stalls
     book = self.book
     if st.watch_ms >= 0 or (book is not None and book.flushes != st.seen):
