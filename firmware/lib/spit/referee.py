@@ -434,8 +434,8 @@ class Referee(EventQueue, Settlement, Corrections):
         # landing; tests/engine/test_play_streams.py pins the verdicts both give).
         if card != _JOKER or self._joker_any:
             rank = r   # (a joker: 0, wild)
-        elif self._joker_card:
-            rank = self._covered(pile)
+        elif self._joker_card and self.top[pile] > 0:
+            rank = self.top[pile] | _AS_CARD   # (with the colour rule: the whole card it covers)
         self.top[pile] = card
         top_rank[pile] = rank   # (R-CARD-4 as_below: a joker keeps the rank below)
         land_t[pile] = done
@@ -459,15 +459,6 @@ class Referee(EventQueue, Settlement, Corrections):
             it(_V_ACCEPT, ms, us, pile, card, player, dt if dt < self._race_window else -1)
         if own and player >= 0 and self.left[player] == 0:
             self.game_over(ms, us, player, _R_NO_CARDS)   # R-OWN-1
-
-    def _covered(self, pile):
-        """What a joker landing on ``pile`` counts as under as_below with alternate colours:
-        the card it covers | _AS_CARD (its rank and colour), or what that card counted as
-        (a joker on a joker), or 0 (wild: an empty pile)."""
-        below = self.top[pile]
-        if below > 0:   # (a card, not the joker 0 nor empty -1)
-            return below | _AS_CARD
-        return self.top_rank[pile] if below == _JOKER else 0
 
     def _fits_before(self, pile, card):
         """R-PLAY-5: would ``card`` have fitted on the pile's top before its last landing (the
@@ -501,8 +492,10 @@ class Referee(EventQueue, Settlement, Corrections):
         rank = card & 15   # (a joker: 0, wild)
         if card == _JOKER and not self._joker_any:
             # R-CARD-4 as_below: the rank below (a wild one stays wild); with the colour rule,
-            # the whole card below.
-            rank = self._covered(pile) if self._joker_card else self.top_rank[pile]
+            # the whole card below (a card: > 0; a joker below passes on what it counts as).
+            rank = self.top_rank[pile]
+            if self._joker_card and self.top[pile] > 0:
+                rank = self.top[pile] | _AS_CARD
         self.top[pile] = card
         self.top_rank[pile] = rank
         self.land_t[pile] = self._done   # (the landing's judged time, see _on_card)
