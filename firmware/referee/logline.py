@@ -37,7 +37,7 @@ _NL = const(10)
 _EV_CARD = const(2)    # (spit.intake's EV_CARD)
 # A card event's read evidence (spit.intake EVID_*: tags in the low 2 bits, then the us from
 # the activation's start in units of 100), packed above the owner by the loop
-# (referee/loop.py _logged_owner: a value of 4 or more), written as ``"act": [us, tags]``.
+# (referee/loop.py card_taken: a value of 4 or more), written as ``"act": [us, tags]``.
 _ACT_KEY = const(b', "act": [')
 _ACT_SEP = const(b", ")
 

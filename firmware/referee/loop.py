@@ -292,7 +292,7 @@ def feed_cards(self):
     while i < n * _CARD_INTS:
         # (App.feed, with the read's evidence: in the log's card line and to the engine)
         e = q[i + 5]
-        slog.event(_EV_CARD, q[i], q[i + 1], q[i + 2], q[i + 3], _logged_owner(q[i + 4], e))
+        slog.event(_EV_CARD, q[i], q[i + 1], q[i + 2], q[i + 3], (q[i + 4] + 1) | e << 2)   # (card_taken)
         referee.feed(_EV_CARD, q[i], q[i + 1], q[i + 2], q[i + 3], q[i + 4], e)
         i += _CARD_INTS
 
@@ -456,15 +456,11 @@ def card_taken(self):
     pile = self._kept_pile
     clock = self.clock
     cm = self.cards
+    # The log keeps the owner (-1, 0, 1) + 1 with the read's evidence (never 0 here) above it:
+    # referee/logline.py writes them apart ("player", "act").
     self.slog.event(_EV_CARD, clock.ev_ms, clock.ev_us, pile, cm.card,
-                    _logged_owner(cm.owner if self.own_deck else -1, self._evidence))
+                    ((cm.owner if self.own_deck else -1) + 1) | self._evidence << 2)
     keep_uid(self, pile, self._kept_uid)
-
-
-def _logged_owner(owner, evidence):
-    """A card event's third field as the session log keeps it: the owner (-1, 0, 1), with the
-    read's evidence packed above it (referee.logline writes them apart: ``"act"``)."""
-    return (owner + 1) | evidence << 2 if evidence else owner
 
 
 def keep_uid(self, pile, uid):
