@@ -3,7 +3,7 @@
 They read the screen as a person does (the text after the last clear-screen: pile tops, their
 face-up cards, the phase, the referee's question) and type keys: pick a card that fits and land
 it, fill a gap, press STUCK when nothing fits, slap when out, answer questions with pad presses
-and STUCK, press READY for the next round.  Used by tests/test_play.py and tests/test_getting_started.py.
+and STUCK, press READY for the next round.  Used by tests/test_terminal_table.py and tests/test_getting_started.py.
 """
 
 import os
