@@ -5,9 +5,12 @@ order are reported with one time (a tie)."""
 
 import pytest
 
+from host_tools.vboard.pn532_options import combinations, label
 from test_nfc_reader import Table, uid
 
-BOTH_CHIPS = pytest.mark.parametrize("wupa", [False, True], ids=["listing-REQA", "listing-WUPA"])
+# Every option combination of the strict PN532 model's covering set (the listing's REQA or
+# WUPA among them): host_tools/vboard/pn532_options.py.
+BOTH_CHIPS = pytest.mark.parametrize("chip", combinations(), ids=label)
 
 
 def reverse_uid(n):
@@ -17,8 +20,9 @@ def reverse_uid(n):
 
 @BOTH_CHIPS
 @pytest.mark.parametrize("strategy", [None, "STRATEGY_FIELD_RESET"])
-def test_r_play_5_cards_landing_in_falling_uid_order_are_all_reported(wupa, strategy):
-    t = Table(piles=1, strategy=strategy, emulator_options={"list_uses_wupa": wupa},
+def test_r_play_5_cards_landing_in_falling_uid_order_are_all_reported(chip, strategy):
+    wupa = chip["list_uses_wupa"]
+    t = Table(piles=1, strategy=strategy, emulator_options=chip,
               reader_options={"passive_retries": 0xFF, "reply_timeout_us": 500000,
                               "field_reset_us": 100000})
     try:
@@ -43,8 +47,9 @@ def test_r_play_5_cards_landing_in_falling_uid_order_are_all_reported(wupa, stra
 
 
 @BOTH_CHIPS
-def test_a_quiet_pile_after_learning_wupa_costs_one_silent_reqa_per_poll(wupa):
-    t = Table(piles=1, emulator_options={"list_uses_wupa": wupa},
+def test_a_quiet_pile_after_learning_wupa_costs_one_silent_reqa_per_poll(chip):
+    wupa = chip["list_uses_wupa"]
+    t = Table(piles=1, emulator_options=chip,
               reader_options={"passive_retries": 0xFF, "reply_timeout_us": 500000,
                               "poll_us": 5000})
     try:
@@ -68,8 +73,8 @@ def test_a_quiet_pile_after_learning_wupa_costs_one_silent_reqa_per_poll(wupa):
 
 
 @BOTH_CHIPS
-def test_r_play_5_two_cards_landing_together_get_one_time(wupa):
-    t = Table(piles=1, emulator_options={"list_uses_wupa": wupa},
+def test_r_play_5_two_cards_landing_together_get_one_time(chip):
+    t = Table(piles=1, emulator_options=chip,
               reader_options={"passive_retries": 0xFF, "reply_timeout_us": 500000})
     try:
         t.readers[0].pn532.set_passive_retries(0xFF)
@@ -89,8 +94,8 @@ def test_r_play_5_two_cards_landing_together_get_one_time(wupa):
 
 
 @BOTH_CHIPS
-def test_r_play_5_a_card_landing_after_the_listing_is_not_tied_to_it(wupa):
-    t = Table(piles=1, emulator_options={"list_uses_wupa": wupa},
+def test_r_play_5_a_card_landing_after_the_listing_is_not_tied_to_it(chip):
+    t = Table(piles=1, emulator_options=chip,
               reader_options={"passive_retries": 0xFF, "reply_timeout_us": 500000})
     try:
         t.readers[0].pn532.set_passive_retries(0xFF)
@@ -108,11 +113,12 @@ def test_r_play_5_a_card_landing_after_the_listing_is_not_tied_to_it(wupa):
 
 
 @BOTH_CHIPS
-def test_three_new_tags_with_one_shared_uid_prefix_are_all_read_with_one_time(wupa):
+def test_three_new_tags_with_one_shared_uid_prefix_are_all_read_with_one_time(chip):
+    wupa = chip["list_uses_wupa"]
     # Same first UID bytes (one maker, one batch): the collision sits deep in cascade level 2.
     # A chip whose listing wakes halted tags (learned from the first two cards) leaves the
     # collision to the scan's bit-wise anticollision; the other chip's listing resolves it.
-    t = Table(piles=1, emulator_options={"list_uses_wupa": wupa},
+    t = Table(piles=1, emulator_options=chip,
               reader_options={"passive_retries": 0xFF, "reply_timeout_us": 500000})
     try:
         t.readers[0].pn532.set_passive_retries(0xFF)
@@ -133,24 +139,25 @@ def test_three_new_tags_with_one_shared_uid_prefix_are_all_read_with_one_time(wu
 
 
 @BOTH_CHIPS
-def test_forty_card_pile_with_stacked_tag_faults_is_read_whole_and_in_order(wupa):
+def test_forty_card_pile_with_stacked_tag_faults_is_read_whole_and_in_order(chip):
     # Item 6: the emulator's stacked-tag model on (misses and brown-outs that forget HALT).
     import os
     import sys
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench"))
     from bench_nfc_pile import pile_run
 
-    run = pile_run(cards=40, gap_us=300000, wupa=wupa, stacked=True, seed=3)
+    run = pile_run(cards=40, gap_us=300000, stacked=True, seed=3, chip=chip)
     assert run["dropouts"] > 0            # the fault model was exercised
     assert run["read"] == 40 and run["in_order"]
     assert run["early"] == 0 and run["failures"] == 0
 
 
 @BOTH_CHIPS
-def test_bring_up_probe_says_which_the_chip_does_and_go(wupa):
+def test_bring_up_probe_says_which_the_chip_does_and_go(chip):
+    wupa = chip["list_uses_wupa"]
     from host_tools.vboard.runner import VirtualTable
 
-    t = VirtualTable(boot=False, emulator={"list_uses_wupa": wupa})
+    t = VirtualTable(boot=False, emulator=chip)
     try:
         import referee.nfc_probe as nfc_probe
         t.emulators[0].place_tag(uid(4))
