@@ -446,10 +446,12 @@ def test_r_play_5_a_single_listed_tag_settles_its_pile_at_once():
 
 def test_r_play_5_race_second_tag_is_listed_after_the_scans_reqa():
     # Two cards race onto one pile: the first is listed alone, the second lands while it is
-    # halted.  The scan's REQA hears the second, and the chip's listing reads it in one command,
-    # not the scan's own anticollision and SELECT frames (one command each).
-    t = Table(piles=1)
+    # halted.  On a chip that does not give CIU_Coll (learned at a collision), the scan's REQA
+    # hears the second, and the chip's listing reads it in one command, not the scan's own
+    # anticollision and SELECT frames (one command each).
+    t = Table(piles=1, emulator_options={"coll_readable": False})
     try:
+        t.readers[0].scan.use_coll = False   # (as learned from CollPosNotValid)
         em = t.emulators[0]
         t.run(20000)
         em.place_tag(uid(1))
@@ -478,10 +480,11 @@ def test_handed_over_listing_with_no_new_tag_lets_the_next_scan_resolve_it():
     # handed a new tag's REQA answer returns two halted tags instead (higher UIDs win), and the
     # same ones again after they were halted.  The next scan then resolves anticollision itself
     # and reads the new tag, rather than handing over to the same listing for ever.
-    t = Table(piles=1, emulator_options={"list_uses_wupa": True})
+    t = Table(piles=1, emulator_options={"list_uses_wupa": True, "coll_readable": False})
     try:
         em = t.emulators[0]
         reader = t.readers[0]
+        reader.scan.use_coll = False   # (the hand-over is for chips without CIU_Coll)
         t.run(20000)
         em.place_tag(uid(0x50))
         em.place_tag(uid(0x60))

@@ -104,6 +104,10 @@ def test_bit_reversal_matches_an_independent_reversal():
 def test_setup_reads_firmware_version(rig):
     assert rig.driver.firmware_version() == (0x32, 1, 6, 7)
     assert rig.emulator.commands[:7] == [0x14, 0x32, 0x32, 0x32, 0x32, 0x08, 0x02]
+    # Step 6 is GetFirmwareVersion (referee/doctor.py sends it alone).
+    rig.driver.start_setup_step(6, 0)
+    rig.wait_reply()
+    assert rig.driver.finish_setup_step(6) == (0x32, 1, 6, 7)
     assert rig.emulator.passive_retries == 1
     assert rig.emulator.host_frame_errors == 0
 

@@ -246,10 +246,16 @@ class NfcReader:
         self._acked_us = None
 
     def _start_scan(self, now_us):
-        # A chip whose listing leaves halted tags alone reads what answers the scan's REQA
-        # in one command (a listing); not right after such a listing returned the tag the
-        # listing before it had (halted tags woken: then the scan resolves them itself, once).
-        self.scan.start(not (self.wakes_halted or self._own_anticoll))
+        # The scan resolves what answers its REQA itself (five commands for one tag, three
+        # more per collision with CIU_Coll: the read stays within the referee's reorder_us of
+        # its REQA), unless the chip does not give CIU_Coll or the field is reset (the whole
+        # pile is read again: two tags a command): then a chip whose listing leaves halted
+        # tags alone reads them in one command (a listing, after chip mode and an HLTA for the
+        # READY tags); not right after such a listing returned the tag the listing before it
+        # had (halted tags woken: then the scan resolves them itself, once).
+        scan = self.scan
+        scan.start(not (self.wakes_halted or self._own_anticoll
+                        or scan.use_coll and self.strategy == STRATEGY_HALT))
         self._own_anticoll = False
         self._scan_started_us = now_us
         self.scans += 1

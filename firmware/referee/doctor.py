@@ -104,7 +104,7 @@ def check_readers(board):
             pn.pending = 0
             pn.awaiting_ack = False
             pn.wake()
-            pn.start_setup_step(3, 0)          # GetFirmwareVersion, nothing read yet
+            pn.start_setup_step(6, 0)          # GetFirmwareVersion (drivers/pn532.py _SETUP's last step), nothing read yet
             t0 = time.ticks_ms()
             while time.ticks_diff(time.ticks_ms(), t0) < 30:
                 for q in range(len(irqs)):
@@ -112,7 +112,7 @@ def check_readers(board):
                         fell.append(q)
                 time.sleep_us(200)
             pn._wait_ready(200)
-            version = pn.finish_setup_step(3)
+            version = pn.finish_setup_step(6)
         except Exception as e:  # noqa: BLE001 - every failure is a finding
             error = "%s: %s" % (type(e).__name__, e)
         others = [q for q in fell if q != p]
