@@ -49,6 +49,8 @@ def run(transport):
         import machine
         from drivers import pn532
         from drivers.pn532_spi import PN532_SPI
+        from drivers import pn532 as _pn532, pn532_blocking
+        pn532_blocking.add_to(_pn532.PN532)   # (set_field, halt ...: not installed on the board)
         from drivers.pn532_i2c import PN532_I2C
         irq = machine.Pin(20, machine.Pin.IN, machine.Pin.PULL_UP)
         emulator = board.add_device(PN532Emulator(clock, irq=20))
@@ -108,6 +110,8 @@ def run_reader():
         import time
         from drivers.nfc_reader import NfcReader, STATUS_OK
         from drivers.pn532_spi import PN532_SPI
+        from drivers import pn532 as _pn532, pn532_blocking
+        pn532_blocking.add_to(_pn532.PN532)   # (set_field, halt ...: not installed on the board)
         spi = machine.SPI(0, baudrate=1000000)
         cards = []
         emulators = []
@@ -169,6 +173,8 @@ def run_wupa_chip():
         import time
         from drivers.nfc_reader import NfcReader
         from drivers.pn532_spi import PN532_SPI
+        from drivers import pn532 as _pn532, pn532_blocking
+        pn532_blocking.add_to(_pn532.PN532)   # (set_field, halt ...: not installed on the board)
         spi = machine.SPI(0, baudrate=1000000)
         emulator = board.add_device(PN532Emulator(clock, irq=20, list_uses_wupa=True))
         cs = machine.Pin(17, machine.Pin.OUT, value=1)

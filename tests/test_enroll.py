@@ -400,6 +400,8 @@ def _halt_story_on_the_board_emulator(list_uses_wupa):
     try:
         import machine
         from drivers.pn532_spi import PN532_SPI
+        from drivers import pn532 as _pn532, pn532_blocking
+        pn532_blocking.add_to(_pn532.PN532)   # (set_field, halt ...: not installed on the board)
         em = board.add_device(PN532Emulator(clock, list_uses_wupa=list_uses_wupa))
         spi = machine.SPI(0)
         cs = machine.Pin(17, machine.Pin.OUT, value=1)

@@ -38,6 +38,8 @@ class Table:
         from drivers import nfc_reader
         from drivers.pn532_i2c import PN532_I2C
         from drivers.pn532_spi import PN532_SPI
+        from drivers import pn532 as _pn532, pn532_blocking
+        pn532_blocking.add_to(_pn532.PN532)   # (set_field, halt ...: not installed on the board)
         self.mod = nfc_reader
         self.time = time
         self.cards = []          # (pile, uid, ticks_us)

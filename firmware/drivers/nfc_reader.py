@@ -255,7 +255,7 @@ class NfcReader:
         # had (halted tags woken: then the scan resolves them itself, once).
         scan = self.scan
         scan.start(not (self.wakes_halted or self._own_anticoll
-                        or scan.use_coll and self.strategy == STRATEGY_HALT))
+                        or scan.use_coll and not self.strategy))   # (STRATEGY_HALT)
         self._own_anticoll = False
         self._scan_started_us = now_us
         self.scans += 1

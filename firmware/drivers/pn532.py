@@ -12,7 +12,8 @@ reply follows when the chip has done the work (the IRQ pin falls, or the status 
 ready).
 
 Nothing here waits for the chip except the blocking calls meant for boot and tools
-(``setup``, ``firmware_version``, ``read_uid``...).  ``start_*()`` only writes the command
+(``setup``, ``read_uid``; bring-up and tests have more in ``drivers/pn532_blocking.py``, which
+is not installed).  ``start_*()`` only writes the command
 frame; ``reply_ready()`` reads the ACK once it is there (a NACK or no ACK within
 ``ack_timeout_ms``, 30 ms by default, raises) and then says whether the reply is waiting;
 ``finish_*()`` reads it.  Frames are read length first: the 6-byte header, then exactly the
@@ -30,7 +31,7 @@ off and on (every tag IDLE), CIU_TxAuto Force100ASK and CIU_Control Initiator (a
 nfc_initiator_init), the rest by ``start_raw_mode``.  Halting a read tag: an HLTA of our own through
 InCommunicateThru, which halts the listed tag whatever the chip's InRelease / InDeselect do
 (whether they send HLTA is undocumented: the probe tells).
-After a collision ``start_read_collision()`` reads CIU_Coll and the FIFO in one ReadRegister.
+After a collision ``start_coll()`` reads CIU_Coll and the FIFO in one ReadRegister.
 Errors are ``PN532Error`` subclasses whose ``kind`` names them for the reader's ``last_error``.
 
 Allocation: every buffer is made once; a command, an ACK, a reply and a listed UID allocate
@@ -77,10 +78,6 @@ class PN532ChecksumError(PN532Error):
 
 class PN532ErrorFrame(PN532Error):
     kind = "error-frame"
-
-
-class PN532StatusError(PN532Error):
-    kind = "status"
 
 
 class PN532BusError(PN532Error):
@@ -195,10 +192,6 @@ class PN532:
         # The second target of a MaxTg=2 listing (finish_list fills them in; length 0 = none).
         self.uid2 = bytearray(MAX_UID_LEN)
         self.uid2_len = 0
-        # Details of the last listed target (finish_list fills them in).
-        self.target = 0
-        self.sens_res = 0
-        self.sel_res = 0
 
     # ---- transport hooks: every transport defines these (see "Allocation" above); declared
     # here for pyright only (an annotation compiles to nothing).
@@ -327,9 +320,6 @@ class PN532:
             return 0
         end = 7 + n
         # TargetData (type A): Tg SENS_RES(2) SEL_RES NFCIDLength NFCID [ATS if SEL_RES bit 5]
-        self.target = rx[8]
-        self.sens_res = (rx[9] << 8) | rx[10]
-        self.sel_res = rx[11]
         # _copy_uid(8, end, uid_buf) written out (one call less per card read)
         uid_len = rx[12] if end >= 13 else -1
         if uid_len < 0 or uid_len > len(uid_buf) or 13 + uid_len > end:
@@ -392,11 +382,11 @@ class PN532:
         own commands expect it after raw exchanges), Force100ASK and Initiator."""
         self._send(_CMD_WRITE_REGISTER, _CHIP_MODE, 15)
 
-    def start_read_collision(self):
+    def start_coll(self):
         """ReadRegister CIU_Coll and five CIU_FIFOData reads (after a collision)."""
         self._send(_CMD_READ_REGISTER, _READ_COLLISION, 12)
 
-    def finish_read_collision(self, out):
+    def finish_coll(self, out):
         """CIU_Coll into ``out[0]``, the FIFO bytes after it; returns how many were read."""
         n = self._finish(_CMD_READ_REGISTER)
         if n > len(out):
@@ -454,25 +444,6 @@ class PN532:
         self.start_setup_step(step, passive_retries)
         self._wait_ready(timeout_ms)
         return self.finish_setup_step(step)
-
-    def firmware_version(self, timeout_ms=_BOOT_TIMEOUT_MS):
-        """GetFirmwareVersion -> (ic, version, revision, support)."""
-        return self._blocking_step(_SETUP_STEPS - 1, 0, timeout_ms)
-
-    def set_passive_retries(self, retries, timeout_ms=_BOOT_TIMEOUT_MS):
-        """RFConfiguration item 5 (MxRtyPassiveActivation): InListPassiveTarget tries
-        ``retries + 1`` times and then answers "no target".  0xFF retries forever."""
-        self._blocking_step(1, retries, timeout_ms)
-
-    def set_field(self, on, timeout_ms=_BOOT_TIMEOUT_MS):
-        self.start_field(on)
-        self._wait_ready(timeout_ms)
-        self.finish_field()
-
-    def halt(self, timeout_ms=_BOOT_TIMEOUT_MS):
-        self.start_halt()
-        self._wait_ready(timeout_ms)
-        self.finish_halt()
 
     def read_uid(self, uid_buf, timeout_ms=_BOOT_TIMEOUT_MS):
         """Blocking list: UID length (0 = none)."""

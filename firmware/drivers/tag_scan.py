@@ -176,7 +176,7 @@ class TagScan:
             self._send_level_frame()
             return BUSY
         if state == _S_COLL:
-            self._collision_read(pn.finish_read_collision(_REPLY))
+            self._coll_read()
             return BUSY
         n = pn.finish_thru(_REPLY)
         status = pn.thru_status
@@ -237,7 +237,7 @@ class TagScan:
                     self.collisions += 1
                     self.collided = True
                     if self.use_coll:
-                        self.pn532.start_read_collision()
+                        self.pn532.start_coll()
                         self._state = _S_COLL
                         return BUSY
                 cl[known >> 3] |= 1 << (known & 7)
@@ -267,13 +267,14 @@ class TagScan:
         self._state = _S_HLTA
         return FOUND
 
-    def _collision_read(self, n):
-        """CIU_Coll and the FIFO (``n`` bytes in ``_REPLY``): the bits before the collision
-        are every answering tag's; the colliding one is taken as 1."""
+    def _coll_read(self):
+        """CIU_Coll and the FIFO (read into ``_REPLY``): the bits before the collision are
+        every answering tag's; the colliding one is taken as 1."""
+        n = self.pn532.finish_coll(_REPLY)
         coll = _REPLY[0]
         known = self._known
         pos = known + ((coll & 0x1F) or 32) - 1   # CollPos: 1-based, from the first bit received
-        if n < 2 or coll & _COLL_NOT_VALID or pos >= 32:
+        if coll & _COLL_NOT_VALID or pos >= 32:
             self.use_coll = False   # this chip does not tell: walk bit by bit from now on
             pos = known
         else:

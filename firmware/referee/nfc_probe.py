@@ -65,8 +65,8 @@ def thru(pn, data, framing=0):
 def fresh(pn):
     """Chip mode, field off and on: every tag IDLE."""
     command(pn, 0x08, _CHIP)
-    pn.set_field(False)
-    pn.set_field(True)
+    command(pn, 0x32, b"\x01\x00")   # the field off, then on
+    command(pn, 0x32, b"\x01\x01")
 
 
 def cascade(uid):
@@ -186,24 +186,22 @@ def probe(pn, out=print, cards=1, answers=None):
     from drivers import tag_scan
 
     buf = bytearray(10)
-    pn.set_passive_retries(_RETRIES)
-    pn.set_field(False)        # wake whatever an earlier run halted
-    pn.set_field(True)
+    command(pn, 0x32, b"\x05\xff\x01" + bytes([_RETRIES]))   # MxRtyPassiveActivation
+    fresh(pn)                  # wake whatever an earlier run halted
     n = pn.read_uid(buf)
     if not n:
         out("nfc probe: no card on the reader: put one tagged card on it and run again")
         return "NO-GO"
     uid = bytes(buf[:n])
-    pn.halt()
+    command(pn, 0x42, b"\x50\x00")   # our HLTA
     again = pn.read_uid(buf)
     wakes = bool(again) and bytes(buf[:again]) == uid
     if again:
-        pn.halt()
+        command(pn, 0x42, b"\x50\x00")
     out("nfc probe: card %s; after HLTA the chip's listing %s" % (
         _hex(uid), "lists it again: it sends WUPA (the referee will poll with its own REQA)"
         if wakes else "hears nothing: it sends REQA"))
-    pn.set_field(False)
-    pn.set_field(True)
+    fresh(pn)
     scan = tag_scan.TagScan(pn)
     first = _scan(pn, scan, tag_scan)
     second = _scan(pn, scan, tag_scan)
@@ -257,7 +255,7 @@ def run(pile=0, cards=1, root="", out=print, answers=None):
     try:
         return probe(pn, out, cards, answers)
     finally:
-        pn.set_passive_retries(0xFF)
+        command(pn, 0x32, b"\x05\xff\x01\xff")
 
 
 if __name__ == "__main__":   # mpremote run: pile 0, one card
