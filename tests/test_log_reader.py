@@ -82,3 +82,19 @@ def test_spit_replay_bom_before_the_header_only(tmp_path):
     lines = [HEADER, "\ufeff" + '{"t": 1100000, "ev": "card", "pile": 0, "card": "7H"}']
     code, out, err = run(["replay", "--json", _write(tmp_path, lines)])
     assert code == replay.EXIT_BAD_LINES and "line 2: not valid JSON" in err
+
+
+def test_spit_replay_process_gives_spit_logs_verdicts_on_lax_logs(tmp_path):
+    # The command as users run it (a new process), on a few of the same logs.
+    import subprocess
+    for seed in (3, 7, 11, 19, 23, 42):
+        path = _write(tmp_path, lax_log_lines(seed), "p%d.spitlog" % seed)
+        proc = subprocess.run([sys.executable, "-m", "host_tools", "replay", "--json", path], cwd=ROOT,
+                              capture_output=True, text=True, encoding="utf-8", timeout=120)
+        assert "Traceback" not in proc.stderr, proc.stderr
+        with open(path, encoding="utf-8", newline="\n") as f:
+            r = rejudge(list(f))
+        if proc.returncode == replay.EXIT_ERROR:
+            assert r.referee is None, seed
+        else:
+            assert proc.stdout.splitlines() == [items_json(items) for _n, items in r.verdicts], seed
