@@ -94,10 +94,6 @@ class Logbook:
     def bytes_buffered(self):
         return self._n
 
-    @property
-    def lines_buffered(self):
-        return self._lines
-
     # ------------------------------------------------------------------ session
     def start(self, header_line):
         """Close any open session, rotate, open the next session file and write the header.
