@@ -95,7 +95,7 @@ def steady_state(n_rounds=20, per_round=40, locked=False):
     events = 0
     t_ms = 0
     seq = _ascending(0x27, 0x02)   # after a 7H spit (2C spat on pile 1)
-    for rnd in range(n_rounds):
+    for _round in range(n_rounds):
         # Round start: countdown, spit 7H on pile 0 and 2C on pile 1.
         t_ms += 200
         ref.feed(2, t_ms, 0, 0, 0x27, -1)

@@ -56,9 +56,9 @@ class Profiler:
 
     def calibrate(self, n=2000):
         """``leak_us``: what one wrapped inner call adds to its caller's exclusive time."""
-        class O:
+        class Probe:
             pass
-        o = O()
+        o = Probe()
 
         def noop():
             return None

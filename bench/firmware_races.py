@@ -122,7 +122,7 @@ def race_trials(dt_us, trials, same_pile, seed=7, read_us=(ANTICOLLISION_US, ANT
                     e = em.next_event_us()
                     if e is not None and e < nxt:
                         nxt = e
-                for at, pile, uid in plan:
+                for at, _pile, _uid in plan:
                     if clock.now_us < at < nxt:
                         nxt = at
                 clock.advance_to_us(min(nxt, clock.now_us + 250))
@@ -143,7 +143,7 @@ def race_trials(dt_us, trials, same_pile, seed=7, read_us=(ANTICOLLISION_US, ANT
             pile_of = {uid_a: pa, uid_b: pb}
             card_of = {uid_a: RACE_CARDS[pa][0], uid_b: RACE_CARDS[pb][1 if same_pile else 0]}
 
-            def rel(t):
+            def rel(t, start=start):
                 return (t - start) % (1 << 30)
             # Each method gives the engine events (arrival time, kind, stamp, pile, card).
             # IRQ-only: a read is stamped with its reader's reply-ready IRQ edge.
@@ -294,7 +294,7 @@ def firmware_race_cells(dts_ms, trials, read_us=(5000, 10000), delay_us=(0, 0), 
         rng = random.Random(seed)
         k = 0
         windows = []
-        for i in range(trials):
+        for _trial in range(trials):
             for dt in dts_ms:
                 a = uids[k % len(uids)]
                 b = uids[(k + 1) % len(uids)]

@@ -36,7 +36,7 @@ def main(argv=None):
         combo = combinations()[int(i)]
         wall = time.monotonic()
         result = run_game(args.preset, seed=1, max_minutes=args.seconds / 60.0,
-                          port_factory=lambda sim, c, rng, extra: Rp2Port(sim, sim.rules, c, emulator=combo))
+                          port_factory=lambda sim, c, rng, extra, combo=combo: Rp2Port(sim, sim.rules, c, emulator=combo))
         errors = dict(result.errors)
         notes = [n for n in result.notes if not n.startswith("unfinished")]
         print("%s %s: %d plays in %.0f s of play, lost %d, disagreements %d, reader errors %d, other %s "

@@ -123,7 +123,7 @@ def main(argv=None):
             counted = [0]
             port = session_port(pico, t0, since, counted)
             result = run_game(rules, seed=game, keep_log=False,
-                              port_factory=lambda sim, c, rng, extra: port(sim, sim.rules, c))
+                              port_factory=lambda sim, c, rng, extra, port=port: port(sim, sim.rules, c))
             heap = pico.emu.heap()
             floors = [f for s, f in heap["floors"]]
             row = (game, t0 / 1e6, (pico.table.now_us - t0) / 1e6, start_heap, min(floors) if floors else -1,

@@ -118,10 +118,8 @@ def main(argv=None):
         sys.stderr.write("spit %s: interrupted\n" % args.command)
         return 130
     except BrokenPipeError:   # e.g. `spit replay x --json | head`
-        try:
-            sys.stdout = None
-        finally:
-            return 0
+        sys.stdout = None   # (nothing more to say: the reader left)
+        return 0
 
 
 if __name__ == "__main__":

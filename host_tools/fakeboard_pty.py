@@ -308,7 +308,7 @@ class FakeBoard:
                         data = b""
                     self._track_mode(data)
                     self._to_child(data)
-        except Exception as error:  # surfaced by stop(); mpremote sees a dead port meanwhile
+        except Exception as error:  # noqa: BLE001  (any failure of the bridge thread is surfaced by stop(); mpremote sees a dead port meanwhile)
             self.error = error
 
 

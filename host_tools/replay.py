@@ -25,7 +25,7 @@ except ImportError:  # running from a checkout: the engine lives in firmware/lib
                                     "firmware", "lib"))
 
 from spit.words import items_json
-from host_tools.replay_matcher import Matcher, shown
+from host_tools.replay_matcher import Matcher
 from host_tools.replay_stream import StreamJudge
 from host_tools.replay_text import Timeline, RoundTally, describe, summary, mismatch_text, timeline  # noqa: F401
 from host_tools.replay_text import fmt_time, fmt_ms, plural, REASON_WORDS, ERROR_WORDS  # noqa: F401
@@ -139,7 +139,7 @@ def replay_lines(lines, keep=False, on_items=None, on_problem=None, on_mismatch=
     gc_was = gc.isenabled()
     gc.disable()   # streaming leaves no garbage cycles; the collector would only walk live objects
     try:
-        last = judge.feed_lines(lines, None if progress is None else (lambda n: progress(n, total)),
+        judge.feed_lines(lines, None if progress is None else (lambda n: progress(n, total)),
                                 PROGRESS_EVERY)
         if judge.unterminated is not None and rep.problems and rep.problems[-1][0] == judge.line_no:
             rep.truncated = judge.unterminated
@@ -281,7 +281,7 @@ def run(args, out=None, err=None):
             err.write("spit replay: %s\n" % why)
             return EXIT_ERROR
     report = err if args.json else out
-    timeline = None if (args.json or args.quiet) else Timeline()
+    text_timeline = None if (args.json or args.quiet) else Timeline()
 
     # Bad lines before the header (at most spit.log's _PRE_HEADER): their messages and error
     # verdicts are printed only once a header follows (else the file is no log at all).
@@ -295,7 +295,7 @@ def run(args, out=None, err=None):
         elif args.json:
             out.write(items_json(items) + "\n")
         else:
-            out.write(timeline.line(items) + "\n")
+            out.write(text_timeline.line(items) + "\n")
 
     def on_problem(line, message):
         if not header_seen:
@@ -305,8 +305,8 @@ def run(args, out=None, err=None):
 
     def on_header(referee):
         header_seen.append(referee)
-        if timeline is not None:
-            timeline.set_table(referee)
+        if text_timeline is not None:
+            text_timeline.set_table(referee)
         for line, message in held:
             on_problem(line, message)
         for line, items in held_items:
@@ -319,9 +319,9 @@ def run(args, out=None, err=None):
     try:
         with stream:
             rep = replay_lines(stream, keep=bool(args.html),
-                               on_items=on_items if (args.json or timeline is not None) else None,
+                               on_items=on_items if (args.json or text_timeline is not None) else None,
                                on_problem=on_problem, on_mismatch=on_mismatch, progress=progress,
-                               on_header=on_header, on_input=timeline.input if timeline is not None else None)
+                               on_header=on_header, on_input=text_timeline.input if text_timeline is not None else None)
     except BrokenPipeError:
         raise   # `spit replay --json LOG | head`: cli.main ends quietly
     except OSError as e:
@@ -339,12 +339,12 @@ def run(args, out=None, err=None):
     if rep.cut_off:
         err.write("%s: the log ends before the device wrote its last %s (cut off?): not counted as "
                   "disagreements\n" % (args.log, plural(rep.cut_off, "verdict")))
-    if timeline is not None:
-        for text in timeline.finish():
+    if text_timeline is not None:
+        for text in text_timeline.finish():
             out.write(text + "\n")
         out.write("\n")
     if not args.json:
-        for text in summary(rep, timeline.story if timeline is not None else None):
+        for text in summary(rep, text_timeline.story if text_timeline is not None else None):
             out.write(text + "\n")
     if args.html:
         from host_tools import replay_html

@@ -146,7 +146,7 @@ def lock_fallback():
         render = app.leds.render
 
         def allocating_render(intents, ms):   # a drawing that allocates (a bug)
-            [ms]
+            _ = [ms]
             return render(intents, ms)
         app.leds.render = allocating_render
         t.land_card(0, "7H", 2_000_000)    # the spit cards, after the countdown

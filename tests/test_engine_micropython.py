@@ -2,7 +2,6 @@
 MicroPython test run really fails when a rule is broken."""
 
 import os
-import shutil
 import subprocess
 import sys
 

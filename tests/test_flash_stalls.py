@@ -91,7 +91,6 @@ def test_records_past_the_capacity_spill_in_order_and_nothing_is_lost(vb, tmp_pa
     """Past ``capacity`` records the oldest quarter is formatted into the Logbook's RAM buffer
     (mid-play, counted in ``spills``); every line still reaches the file, in order."""
     sys.path[:0] = [os.path.join(ROOT, "firmware"), os.path.join(ROOT, "firmware", "lib")]
-    from referee.sessionlog import SessionLog
     from referee.logbook import Logbook
     from referee.logread import read_log
     from spit.intake import EV_TOUCH
@@ -112,7 +111,6 @@ def test_a_card_and_the_tick_before_it_share_one_record(vb, tmp_path):
     """A card read while the horizon is ahead of the log needs a tick line at the horizon
     first (so a re-judge sees the same horizon); it costs no second record."""
     sys.path[:0] = [os.path.join(ROOT, "firmware"), os.path.join(ROOT, "firmware", "lib")]
-    from referee.sessionlog import SessionLog
     from referee.logbook import Logbook
     from referee.logread import read_log
     from spit.intake import EV_CARD, EV_TOUCH
@@ -134,7 +132,6 @@ def test_the_console_echo_gets_every_line_once_in_order_while_flash_waits(vb, tm
     """With ``echo`` (the live log on the console), records are echoed a few per step as they
     come; the flash write still waits for the pause, and nothing is echoed twice."""
     sys.path[:0] = [os.path.join(ROOT, "firmware"), os.path.join(ROOT, "firmware", "lib")]
-    from referee.sessionlog import SessionLog
     from referee.logbook import Logbook
     from referee.logread import read_log
     from spit.intake import EV_CARD, EV_TOUCH

@@ -5,7 +5,6 @@ verdicts.  The touch sensor is the model's (host_tools/vboard/touch_sensor.py): 
 up to 8 ms, or missing.
 """
 
-import json
 import os
 import sys
 
@@ -80,7 +79,7 @@ def test_r_play_5_act_a_lagging_sensor_never_names_the_wrong_card():
             at += 500_000
         t.run_until(at)
         got = verdicts(t)
-        for first, second in pairs:
+        for _first, second in pairs:
             assert ("accept", second) not in got, (second, got)
         assert replay_matches(t)
     finally:

@@ -8,7 +8,7 @@ from spit import verdicts as V
 from spit.intake import EV_CARD, EV_TOUCH, EV_ANSWER, EV_TICK
 from spit.words import event_items, items_json, verdict_items
 
-from referee.sessionlog import SessionLog, make_records
+from referee.sessionlog import make_records
 
 BIG = (1 << 30) - 1   # past 16 bits, still a small int on the RP2040
 
