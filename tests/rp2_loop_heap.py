@@ -1,7 +1,8 @@
 """Run on the (emulated) Pico by `mpremote run`: the referee's whole loop under heap_lock.
 
-The firmware boots as on the board (``referee.boot.start``, live log echo on the console),
-then every ``App.step()`` runs under ``micropython.heap_lock()`` for ``LOCKED_MS`` while the
+The firmware boots as on the board (``referee.boot.start``, live log echo on the console) and
+waits for both players' READY (the host presses them; the session starts, unlocked), then
+every ``App.step()`` runs under ``micropython.heap_lock()`` for ``LOCKED_MS`` while the
 host lands cards with their touches (tests/test_rp2emu_loop_heap.py): readers, card map,
 engine, verdict LEDs with their blink/expiry timing, buzzer, session log and echo.  An
 allocation raises ``MemoryError`` inside the locked step (counted, first tracebacks printed).
@@ -29,6 +30,9 @@ finally:
     micropython.heap_unlock()
 
 app = start(echo=sys.stdout.write)
+t0 = time.ticks_ms()
+while app.waiting and time.ticks_diff(time.ticks_ms(), t0) < 10000:
+    app.step()   # (until both players press READY: the session starts, its file opens, unlocked)
 steps = errors = 0
 first = None
 t0 = time.ticks_ms()

@@ -36,7 +36,10 @@ def run_on_chip():
     uid = {card: bytes.fromhex(u) for u, card in default_cards(make_ruleset("classic", {})).items()}
 
     def schedule(table):
-        t = table.now_us + 4000 * MS   # after the script's boot and the round's countdown
+        ready = table.now_us + 2000 * MS   # after the script's boot: both players press READY
+        table.press(0, "stuck", ready, hold_us=60 * MS)
+        table.press(1, "stuck", ready, hold_us=60 * MS)
+        t = ready + 3000 * MS   # after the round's countdown
         for dt, pile, card in LANDINGS:
             table.land_card(pile, uid[card], t + dt * MS)
     return run_script(os.path.join(ROOT, "tests", "rp2_loop_heap.py"), schedule=schedule)

@@ -68,9 +68,17 @@ class Live:
         # process's stdin is its user's terminal)
         self.busy = None          # busy(): a host stand-in (tests); else the USB controller
         self._in = bytearray(1)
-        self._poller = None
         self._polled_ms = 0
+        self._poller = None
         self._stdin = None
+        if self.requests:   # (made here, at boot: ``poll`` runs in the loop's step, heap locked)
+            import sys
+            import select
+            self._stdin = sys.stdin.buffer
+            pl = self._poller = select.poll()
+            pl.register(sys.stdin, 1)   # (POLLIN)
+            for _ in pl.ipoll(0):   # pyright: ignore[reportAttributeAccessIssue]
+                pass   # (ipoll's first call allocates the tuple it yields, kept for good: here, not locked)
 
     def ready(self):
         """True if a line can be written now without waiting (see the module doc)."""
@@ -157,18 +165,12 @@ class Live:
             return
         self._polled_ms = ms
         pl = self._poller
-        if pl is None:
-            import sys
-            import select
-            self._stdin = sys.stdin.buffer
-            pl = self._poller = select.poll()
-            pl.register(sys.stdin, 1)   # (POLLIN)
         want = False
         n = 8   # (bytes taken per poll, at most)
         while n:
             n -= 1
             got = 0
-            for _obj, ev in pl.ipoll(0):   # pyright: ignore[reportAttributeAccessIssue]
+            for _obj, ev in pl.ipoll(0):   # pyright: ignore[reportAttributeAccessIssue, reportOptionalMemberAccess]
                 got = ev & 1
             if not got or not self._stdin.readinto(self._in):   # pyright: ignore[reportOptionalMemberAccess]
                 break
