@@ -5,7 +5,7 @@
     spit console --port /tmp/pico                # the REPL / the live session log
     spit logs pull --port /tmp/pico              # the session logs
 
-The table around the chip (readers, sensors, buttons) is modelled too (``--table``, default on
+The table around the chip (readers, sensors, buttons) is modelled too (``--board``, default on
 for a board file with readers), so the flashed referee finds its PN532s and can referee
 edges driven from a test.  Ctrl-C (or SIGTERM) stops it; with ``--fs`` the file system is saved
 then, so the next ``spit emu --fs`` boots the flashed board again.
@@ -25,6 +25,7 @@ EPILOG = """examples:
                                                  serve until Ctrl-C; the flash is saved in pico.fs
   spit flash --port /tmp/pico --cards cards.json (in another terminal) install the referee
   spit emu --pty /tmp/pico --fs pico.fs          later: boots the flashed referee from pico.fs
+  spit emu --pty /tmp/pico --fs pico.fs --table  ... and play on its table in this terminal
 
 The MicroPython image (RPI_PICO v1.26.1 .uf2, micropython.org) and the RP2040 bootrom come from
 --firmware/--bootrom, $SPIT_RP2_FIRMWARE/$SPIT_RP2_BOOTROM, or ../shared/rp2/ beside the project."""
@@ -51,6 +52,9 @@ def run(args):
             return 2
         err.write("spit emu: wrote the emulated table's card map to %s (spit flash --cards %s)\n"
                   % (args.cards_out, args.cards_out))
+    if args.table and args.board == "none":
+        err.write("spit emu: --table needs a board (--board NAME)\n")
+        return 2
     try:
         emu = Rp2Emulator(args.firmware, args.bootrom, fs_image=args.fs)
     except EmulatorError as e:
@@ -65,10 +69,15 @@ def run(args):
         if args.board != "none":
             from host_tools.rp2emu.table import Rp2Table
             try:
-                runner = Rp2Table(emu, args.board).run_until_ns
+                rtable = Rp2Table(emu, args.board)
+                runner = rtable.run_until_ns
             except (OSError, ValueError, KeyError) as e:
                 err.write("spit emu: --board %s: %s\n" % (args.board, e))
                 return 2
+            if args.table:     # this terminal shows the table and takes keys (host_tools/play/linked.py)
+                from host_tools.play.linked import Linked
+                linked = Linked(emu, rtable, args.ruleset)
+                emu.on_serial = linked.serial
         try:
             link = SerialPty(emu, args.pty, runner)
         except OSError as e:
@@ -79,7 +88,17 @@ def run(args):
             ", saving its flash to " + args.fs if args.fs else ""))
         err.flush()
         try:
-            link.serve(stop=lambda: bool(stop), seconds=args.seconds)
+            if args.table:
+                from host_tools.cli_play import Terminal
+                from host_tools.play.linked import serve
+                term = Terminal(sys.stdin.fileno())
+                try:
+                    serve(linked, link, sys.stdout, term, colour=not args.no_colour,
+                          stop=lambda: bool(stop))
+                finally:
+                    term.close()
+            else:
+                link.serve(stop=lambda: bool(stop), seconds=args.seconds)
         except KeyboardInterrupt:
             pass
         if args.fs:
@@ -112,6 +131,11 @@ def add_subcommands(subparsers):
     p.add_argument("--cards-out", metavar="FILE", help="also write the emulated table's card map (its virtual "
                                                        "deck's tags) for `spit flash --cards FILE`")
     p.add_argument("--ruleset", default="classic", help="deck for --cards-out (own_deck: two decks; default classic)")
+    p.add_argument("--table", action="store_true",
+                   help="show the table in this terminal and take keys: two players at one keyboard land "
+                        "cards, press STUCK/READY and the pads (as `spit play`); between games, keys press the "
+                        "buttons and /P CARD PILE puts a card on a pile (for `spit doctor`)")
+    p.add_argument("--no-colour", action="store_true", help="with --table: LED zones as words only")
     p.set_defaults(func=run)
     return p
 

@@ -18,6 +18,7 @@ import time
 
 from machine import Pin
 
+from drivers.pn532 import PARAMS, RX
 from referee import board_hw
 from referee.boardfile import load as load_board
 
@@ -25,6 +26,7 @@ _ZONES = ("PILE0", "PILE1", "PILE2", "SPIT", "PLAYER0", "PLAYER1", "RESULT")
 _WIRING = "docs/hardware.md, Wiring of the default board"
 _ANSWER_MS = 20000      # how long a person has to act on a prompt
 _CARD_MS = 30000
+_GET_FIRMWARE_VERSION = 0x02   # PN532 user manual (UM0701) 7.2.2
 
 
 def say(step, result, what, detail="", cause=""):
@@ -104,7 +106,7 @@ def check_readers(board):
             pn.pending = 0
             pn.awaiting_ack = False
             pn.wake()
-            pn.start_setup_step(6, 0)          # GetFirmwareVersion (drivers/pn532.py _SETUP's last step), nothing read yet
+            pn._send(_GET_FIRMWARE_VERSION, PARAMS, 0)   # sent, nothing read yet
             t0 = time.ticks_ms()
             while time.ticks_diff(time.ticks_ms(), t0) < 30:
                 for q in range(len(irqs)):
@@ -112,7 +114,9 @@ def check_readers(board):
                         fell.append(q)
                 time.sleep_us(200)
             pn._wait_ready(200)
-            version = pn.finish_setup_step(6)
+            if pn._finish(_GET_FIRMWARE_VERSION) < 4:
+                raise ValueError("short firmware version")
+            version = (RX[7], RX[8], RX[9])
         except Exception as e:  # noqa: BLE001 - every failure is a finding
             error = "%s: %s" % (type(e).__name__, e)
         others = [q for q in fell if q != p]

@@ -33,9 +33,17 @@ def canned_sounds(path=BUZZER_SOURCE):
     return out
 
 
+def nearest_sound(freq, sounds):
+    """The canned first tone within 2 % of ``freq`` (a PWM's divider rounds the frequency), or None."""
+    for f in sounds:
+        if abs(freq - f) <= f * 0.02:
+            return f
+    return None
+
+
 def sound_word(freq, sounds):
     """The word for a sound starting with a ``freq`` Hz tone."""
-    name = sounds.get(freq)
+    name = sounds.get(nearest_sound(freq, sounds))
     if name is None:
         return "tone %d Hz" % freq
     return SOUND_WORDS.get(name, name.lower())
@@ -56,6 +64,8 @@ class BoardView:
         self._freq = 0
         self._first = 0
         self.rp2 = hasattr(port, "pico")
+        if self.rp2:
+            self._seen = len(port.table.tones)   # (sounds from before this view: not this game's)
 
     def leds(self):
         """``{zone: colour name}`` ("off" = dark), zones in the board file's order."""
@@ -96,7 +106,7 @@ class BoardView:
             start = on and (not self._sounding or freq != self._freq)
             self._sounding = on
             self._freq = freq if on else 0
-            if not start or freq not in self.sounds:
+            if not start or nearest_sound(freq, self.sounds) is None:
                 continue                 # a later tone of a sound (a canned sound is named by its first)
             if freq == self._first and t - self._onset <= SOUND_US:
                 continue                 # the same sound's repeated tone (buzz-buzz, beep-beep)

@@ -3,7 +3,8 @@
 Each player has keys for their face-up cards (pick one, then the pile to land it on), their STUCK
 button (also READY, and the end of an answer) and their slap pads (a slap, or one unit of an
 answer).  ``/`` opens a line to land a card by name: ``/0 7H 1`` lands player 0's 7H on pile 1.
-``Q`` or Ctrl-C ends the session (the log is kept).
+Between games on `spit emu --table` the same line puts any card of the deck on a pile, and
+``/off PILE`` takes the cards off it.  ``Q`` or Ctrl-C ends the session (the log is kept).
 """
 
 PLAYER_KEYS = (
@@ -56,7 +57,7 @@ class Keyboard:
         if ch == QUIT or ch == "\x03":
             self.quit = True
             return
-        piles = t.sim.table.npiles
+        piles = t.piles()
         for p, k in enumerate(PLAYER_KEYS):
             if ch in k["pick"]:
                 t.pick(p, k["pick"].index(ch))
@@ -75,6 +76,9 @@ class Keyboard:
     def command(self, text):
         """``P CARD PILE``: player P lands the face-up card CARD on pile PILE."""
         parts = text.split()
+        if len(parts) == 2 and parts[0] == "off" and parts[1].isdigit() and hasattr(self.table, "take_off"):
+            self.table.take_off(int(parts[1]))
+            return
         if len(parts) != 3 or parts[0] not in ("0", "1") or not parts[2].isdigit():
             self.table.note("type /PLAYER CARD PILE, e.g. /0 7H 1 (got %r)" % text)
             return

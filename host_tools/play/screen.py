@@ -32,7 +32,7 @@ def led_line(leds, colour=True):
     return "LEDs   " + " ".join(parts)
 
 
-def render(table, view, keyboard, width=110, colour=True):
+def render(table, view, keyboard, width=110, colour=True, board_lines=()):
     """The frame for ``table`` (``PlayTable``), ``view`` (``BoardView``) and ``keyboard``."""
     sim = table.sim
     t = table.now
@@ -68,8 +68,40 @@ def render(table, view, keyboard, width=110, colour=True):
     for ts, text in table.notes[-2:]:
         if t - ts < 5000000:
             lines.append("  (%s  %s)" % (fmt_time(ts), text))
+    for text in board_lines:
+        lines.append("Board: " + text[:width - 8])
     if keyboard.line is not None:
         lines.append("land by name: /" + keyboard.line)
     lines.append("")
     lines.extend(help_lines(sim.table.npiles))
+    return CLEAR + "\n".join(lines) + "\n"
+
+
+def render_idle(linked, view, keyboard, width=110, colour=True):
+    """The emulated Pico's table between games (`spit emu --table`): LEDs, sounds, what the board
+    printed, the cards placed by hand."""
+    from host_tools.play.linked import WAITING
+    status = linked.status or {}
+    what = status.get("status") or "no referee stream yet (flash it: spit flash --port PTY)"
+    phase = WAITING if what == "waiting" else what
+    lines = ["Spit referee  the emulated Pico (real MicroPython)   t %s   %s"
+             % (fmt_time(linked.rtable.now_us), phase)]
+    lines.append(led_line(view.leds(), colour))
+    heard = view.heard[-3:]
+    lines.append("Sound  " + ("   ".join("%s %s" % (fmt_time(ts), w) for ts, w in heard) if heard else "(quiet)"))
+    lines.append("")
+    placed = linked.idle.placed
+    lines.append("Center " + "   ".join("pile %d: %d card(s) placed by hand" % (p, len(placed.get(p, ())))
+                                        for p in range(len(linked.rtable.emulators))))
+    lines.append("")
+    lines.append("Board:")
+    for text in linked.text[-6:]:
+        lines.append("  " + text[:width - 4])
+    for _ts, text in linked.idle.notes[-2:]:
+        lines.append("  (%s)" % text)
+    if keyboard.line is not None:
+        lines.append("card by name: /" + keyboard.line)
+    lines.append("")
+    lines.extend(help_lines(len(linked.rtable.emulators)))
+    lines.append("between games: /P CARD PILE puts a card on a pile (/0 7H 0), /off PILE takes them off")
     return CLEAR + "\n".join(lines) + "\n"

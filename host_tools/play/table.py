@@ -24,6 +24,7 @@ from host_tools.sim.run import Sim, Result
 MS = 1000
 SEC = 1000000
 PRESS_US = 60 * MS       # a button press, as the simulation's (host_tools/sim/firmware.py)
+HAND_US = 150 * MS       # the fastest a hand lands one card after another
 
 
 class Hands(Bot):
@@ -109,14 +110,15 @@ def rp2_port(sim, counts, rng, extra):
 class PlayTable:
     """The game two people play: their actions, what the table shows, the referee's words."""
 
-    def __init__(self, ruleset="classic", options=None, seed=1, board="vboard"):
+    def __init__(self, ruleset="classic", options=None, seed=1, board="vboard", port_factory=None):
         self.rules = make_ruleset(ruleset, options)
         self.board_kind = board
         self.said = []           # (t_us, verdict name, fields dict): the referee's verdicts so far
         self.notes = []          # what the table did or refused, for the screen: (t_us, text)
         self.picked = [None, None]   # a player's chosen source (index) waiting for a pile key
         self._free = {}              # player -> table time their hand can press a button again
-        factory = rp2_port if board == "rp2" else vboard_port
+        self._hand_free = {}         # player -> table time their hand can land the next card
+        factory = port_factory or (rp2_port if board == "rp2" else vboard_port)
         self.sim = PlaySim(self.rules, seed, factory, self._verdict)
 
     # ---- time ---------------------------------------------------------------------------------
@@ -160,6 +162,9 @@ class PlayTable:
         """The table's source id for position ``index`` (a stock or row index, or the hand)."""
         from host_tools.sim.game import SRC_HAND
         return SRC_HAND if self.rules.mode == MODE_SPEED else index
+
+    def piles(self):
+        return self.sim.table.npiles
 
     def tops(self):
         """``[(card, rank)]`` per pile as the players see it (card -1: empty)."""
@@ -205,8 +210,11 @@ class PlayTable:
         aimed = sim.table.top(pile)[0]
         bot.take(src, card)
         sim.table.seats[player].pending += 1
-        bot.last_land = self.now
-        sim.throw(self.now, player, pile, card, src, False, aimed)
+        # One hand moves one card at a time: keys typed faster than that land one after the other.
+        t = max(self.now, self._hand_free.get(player, 0))
+        self._hand_free[player] = t + HAND_US
+        bot.last_land = t
+        sim.throw(t, player, pile, card, src, False, aimed)
         return True
 
     def land_by_name(self, player, name, pile):

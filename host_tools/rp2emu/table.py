@@ -134,6 +134,7 @@ class Rp2Table:
             emu.watch_pwm(buzzer["pin"])
             emu.on_pwm = lambda ev: self.tones.append((ev["t"] // US, ev["freq"], ev["duty"]))
         emu.on_flash = lambda ev: self.flash_ops.append((ev["t"] // US, ev["op"], ev["len"], ev["ns"] // US))
+        emu.on_reset = lambda ev: self.at(self.now_us, self._after_reset)
         emu.on_mask = lambda ev: self.masked.append((ev["t"] // US, ev["ns"] / 1000.0, ev["cause"]))
 
     # ---- pins ---------------------------------------------------------------------------------
@@ -160,6 +161,20 @@ class Rp2Table:
 
     def _release(self, spec):
         self.set_input(spec["pin"], self._level(spec, False))
+
+    def _after_reset(self):
+        """The chip restarted (a watchdog or ``machine.reset()``, e.g. at the end of `spit flash`):
+        its GPIO inputs read 0 again, but the table's lines keep their levels (pull-ups, buttons
+        not pressed, the readers' IRQ and CS pull-ups): drive them again."""
+        for pin, level in self._input_level.items():
+            self.emu.gpio(pin, level)
+        for cs in self._cs:
+            self.emu.gpio(cs, 1)
+        for em in self.emulators:
+            if em.irq is not None:
+                level = em.irq.level
+                em.irq.level = None
+                em.irq.drive(1 if level is None else level)
 
     def set_input(self, pin, level):
         """Drive GPIO input ``pin`` now (edges are recorded in ``input_edges``)."""
