@@ -18,7 +18,7 @@
     edges and touch sensor delay (host_tools/vboard/touch_sensor.py).  Targets (issue 25): wrong 0
     at every gap; tie <= 10 % at 5 ms, <= 2 % at 10 ms, 0 from 20 ms; with 5 % missed touch
     edges, ties at 50 ms <= 0.5 %.
-3. .mpy size of what `spit flash` puts on each board (firmware/manifest.py).  Target <= 64 KiB (host_tools/manifest.py MPY_LIMIT_BYTES).
+3. .mpy size of what `spit flash` puts on each board (firmware/manifest.py).  Target <= 64 KiB (host_tools/device/manifest.py MPY_LIMIT_BYTES).
 4. Heap of the firmware loop during a simulated game on the unix port.
 
 The unix-port part runs this file under .venv/bin/micropython with ``--mp`` and reads JSON.

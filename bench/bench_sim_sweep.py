@@ -8,7 +8,7 @@ table prints per preset and pile count the games played, referee errors and tabl
 disagreements (both must be 0; any game with either is listed).  With ``--misread`` the
 emulated PN532s lose that share of the tags for good (a card the reader never sees): every
 referee error must then be the ``no_read`` of an injected misread.
-tests/test_sim_sweep.py runs a short part of this in CI.
+tests/host/test_sim_sweep.py runs a short part of this in CI.
 """
 
 import os

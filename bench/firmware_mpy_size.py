@@ -1,5 +1,5 @@
 """Section 3 of bench/bench_firmware.py: the .mpy size of what `spit flash` puts on each board
-(its manifest, host_tools/manifest.py), compiled as `spit flash` compiles it.
+(its manifest, host_tools/device/manifest.py), compiled as `spit flash` compiles it.
 """
 
 import os
@@ -9,13 +9,13 @@ from firmware_bench_setup import ROOT, board_settings
 
 def mpy_sizes(board_name):
     """Bytes per firmware directory of what `spit flash` puts on this board (its manifest,
-    host_tools/manifest.py), built by `spit flash`'s own compile step (host_tools/flash.py
+    host_tools/device/manifest.py), built by `spit flash`'s own compile step (host_tools/device/flash.py
     ``build``: mpy-cross -march=armv6m -X no-source-lines -s <path on the board>) except
     top-level files such as main.py, which stay source.  Also returns the manifest's skipped
     files."""
     import tempfile
-    from host_tools import flash
-    from host_tools.manifest import board_manifest
+    from host_tools.device import flash
+    from host_tools.device.manifest import board_manifest
     firmware = os.path.join(ROOT, "firmware")
     files, skipped = board_manifest(firmware, board_settings(board_name))
     uploads = flash.plan_uploads(files, False)
@@ -42,5 +42,5 @@ def print_mpy_sizes():
         "**%d B = %.1f KB**" % (sum(sizes.values()), sum(sizes.values()) / 1024.0) for sizes, _ in per))
     print("| left off the board | %s |" % " | ".join(
         ", ".join(sorted(r.rsplit("/", 1)[-1] for r in skipped)) for _, skipped in per))
-    from host_tools.manifest import MPY_LIMIT_BYTES
+    from host_tools.device.manifest import MPY_LIMIT_BYTES
     print("(target <= %d B = %d KiB, compiled with -s: no checkout path inside)" % (MPY_LIMIT_BYTES, MPY_LIMIT_BYTES // 1024))

@@ -5,7 +5,7 @@ measurements (``print_measurements``) and the issue-8 targets, met or not (``pri
 
 from rp2_bench_setup import triple
 from rp2_races import RACE_DTS_MS
-from host_tools.manifest import MPY_LIMIT_BYTES
+from host_tools.device.manifest import MPY_LIMIT_BYTES
 
 
 def fmt(x, unit=""):

@@ -26,8 +26,8 @@ for _p in (ROOT, os.path.join(ROOT, "firmware", "lib")):
         sys.path.insert(0, _p)
 
 from host_tools.watch import Watch, Hub  # noqa: E402
-from host_tools.cli_watch import WatchServer, pump, serial_lines, paced  # noqa: E402
-from host_tools.live_stream import split_line  # noqa: E402
+from host_tools.cli.watch import WatchServer, pump, serial_lines, paced  # noqa: E402
+from host_tools.device.live import split_line  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -47,7 +47,7 @@ def main(argv=None):
         print("chromium not installed: no page to measure")
         return 1
     import tty
-    from host_tools.cli_watch import sim_lines
+    from host_tools.cli.watch import sim_lines
     # the live stream the firmware printed on the virtual board's console (seq and dev on every line)
     lines = sim_lines(argparse.Namespace(ruleset="classic", option=[], seed=args.seed, mode="firmware",
                                          seconds=args.seconds))

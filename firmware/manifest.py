@@ -2,12 +2,12 @@
 # `spit flash` compiles and copies is named here, and nothing else under firmware/ is installed.
 # The same file freezes the firmware into a custom image with MicroPython's own build
 # (docs/architecture.md, "Freezing the firmware"); spit flash, the emulated Pico, the size checks
-# and tests/test_manifest.py read it (host_tools/manifest.py).
+# and tests/guards/test_manifest.py read it (host_tools/device/manifest.py).
 #
 # Options (a board file gives them: spit flash passes its nfc bus and LED type):
 #   nfc_bus  "spi" or "i2c": the PN532 transport the board's readers use;
 #   leds     "neopixel", "gpio" or "none": the board's LED driver.
-# Not installed, on purpose (tests/test_manifest.py wants each file of firmware/ either named
+# Not installed, on purpose (tests/guards/test_manifest.py wants each file of firmware/ either named
 # below in a package() or listed here):
 #   PC-side checks whose results spit flash writes to the board: referee/board.py (board.json),
 #     spit/rules.py (ruleset.json), spit/cardfile.py (cards.bin), spit/logtables.py and

@@ -1,7 +1,7 @@
 """`spit console`: the game as it is refereed, read-only, in the terminal.
 
 It reads the board's live stream (docs/live-protocol.md) and prints the verdicts as `spit replay`
-prints its timeline (host_tools/replay_text.py's ``Timeline``: the same words), the board's
+prints its timeline (host_tools/replay/text.py's ``Timeline``: the same words), the board's
 other lines as they are, and a status line (phase, round, tops) when the referee sends one and
 whenever the phase changes.  It asks for the referee's state once when it connects (``?``);
 it sends nothing else.  Ctrl-C quits the console: the board never sees it (the terminal is
@@ -14,7 +14,7 @@ stops the referee, Ctrl-D restarts it.
 import os
 import sys
 
-from host_tools.live_stream import LiveReader
+from host_tools.device.live import LiveReader
 
 
 def status_text(st):
@@ -28,7 +28,7 @@ class ConsoleView:
     """Lines of the stream in, readable lines out (``feed`` returns them)."""
 
     def __init__(self):
-        from host_tools.replay_text import Timeline
+        from host_tools.replay.text import Timeline
         self.reader = LiveReader()
         self.timeline = Timeline()
         self.phase = None
@@ -88,7 +88,7 @@ class ConsoleView:
 def run(port, out=None, seconds=None):
     """Follow the board's stream until Ctrl-C (or ``seconds``); returns 0."""
     import time
-    from host_tools import board_referee
+    from host_tools.device import referee as board_referee
     out = out or sys.stdout
     ser = board_referee.open_port(port)
     view = ConsoleView()

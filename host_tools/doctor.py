@@ -16,7 +16,7 @@ import sys
 import tempfile
 import time
 
-from host_tools.manifest import FlashError
+from host_tools.device.manifest import FlashError
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOCTOR_SCRIPT = os.path.join(REPO, "firmware", "referee", "doctor.py")
@@ -99,9 +99,9 @@ def result_line(obj):
 def run_doctor(port, report_path, out=None, force=False, steps=STEPS, restart=True, timeout=TIMEOUT_S):
     """Run the checks on the board at ``port``; save the report; restart the referee.
     Returns the ``Report``.  FlashError when the board cannot be reached or a game is on."""
-    from host_tools import board_referee
-    from host_tools.board_logs import resolve_port
-    from host_tools.board_mpremote import run_mpremote
+    from host_tools.device import referee as board_referee
+    from host_tools.device.logs import resolve_port
+    from host_tools.device.mpremote import run_mpremote
     out = out or sys.stdout
     port = resolve_port(port)
     board_referee.guard(port, force, out, restart_prompt=False)

@@ -8,4 +8,4 @@ out=build/mp
 rm -rf "$out"; mkdir -p "$out/spit" "$out/tests"
 for f in firmware/lib/spit/*.py; do "$MPY_CROSS" -o "$out/spit/$(basename "${f%.py}").mpy" "$f"; done
 for f in tests/engine/*.py; do "$MPY_CROSS" -o "$out/tests/$(basename "${f%.py}").mpy" "$f"; done
-"$MPY_CROSS" -o "$out/mp_runner.mpy" tests/mp_runner.py
+"$MPY_CROSS" -o "$out/mp_runner.mpy" tests/micropython/mp_runner.py

@@ -22,7 +22,7 @@ def main():
         for dirpath, _dirs, files in sorted(os.walk(fw)):
             for name in sorted(files):
                 if not name.endswith(".py") or (dirpath == fw and name == "manifest.py"):
-                    continue   # (the manifest is read on the PC: host_tools/manifest.py)
+                    continue   # (the manifest is read on the PC: host_tools/device/manifest.py)
                 src = os.path.join(dirpath, name)
                 dst = os.path.join(out, "%d.mpy" % count)
                 count += 1

@@ -4,7 +4,7 @@
 #      (70k on this 64-bit port stands for the RP2040's 48 KB; the test code is measured and added),
 #      plus the hardware-facing MicroPython checks (IRQ handlers under heap_lock, PN532 driver);
 #   2. mpy-cross -march=armv6m over every file under firmware/;
-#   3. pyright against the RP2040 stubs for firmware/;
+#   3. ruff over the whole tree, and pyright against the RP2040 stubs for firmware/;
 #   4. pytest on CPython (last, so its summary closes the output), then what it skipped and why
 #      (scripts/skip_summary.py: e.g. the emulated-Pico tests without a firmware image).
 set -euo pipefail
@@ -13,7 +13,7 @@ bash scripts/bootstrap.sh
 export PATH="$PWD/.venv/bin:$PATH"
 
 # Heap cap for the engine in its tests on the 64-bit unix port: 48 KB on the 32-bit RP2040 is about
-# 70 KB here; tests/mp_runner.py adds what the test code itself takes (bench/README.md).
+# 70 KB here; tests/micropython/mp_runner.py adds what the test code itself takes (bench/README.md).
 ENGINE_HEAP=${ENGINE_HEAP:-70k}
 echo "== engine tests under MicroPython (.mpy, -X heapsize=$ENGINE_HEAP, one interpreter per file)"
 bash scripts/build_mpy.sh
@@ -21,6 +21,9 @@ MICROPYPATH=".frozen:build/mp:build/mp/tests" micropython -X heapsize=$ENGINE_HE
 
 echo "== mpy-cross -march=armv6m over firmware/"
 python scripts/compile_firmware.py
+
+echo "== ruff (pyproject.toml: MicroPython's idioms written in)"
+ruff check .
 
 echo "== pyright (rp2 stubs) over firmware/"
 pyright -p pyrightconfig.json

@@ -15,7 +15,7 @@ import micropython
 # heap, as it scans every block: a word such as 0x2001e000 (``b.n`` then ``movs r0, #1``, as
 # ``while i < n`` compiled) kept whatever object sat at that address alive for good, and once
 # that was a function of a module dropped after boot, with the whole module behind it (4.4 KB
-# on the emulated Pico: bench/heap_holders.py found it).  tests/test_native_code.py checks
+# on the emulated Pico: bench/heap_holders.py found it).  tests/guards/test_native_code.py checks
 # the compiled code.  The copies run from the last byte down: the ranges must not overlap.
 
 

@@ -52,9 +52,9 @@ if _TYPE_CHECKING:
     from typing import Callable
 
 try:   # the per-byte loops (viper), re-exported for the transports and the reader
-    from drivers.byteloops import copy_into, reverse_into
+    from drivers.byteloops import copy_into, reverse_into  # noqa: F401  (reverse_into: for pn532_spi)
 except ValueError:   # their native code is for another CPU (a unix-port board): plain Python
-    from drivers.byteloops_py import copy_into, reverse_into
+    from drivers.byteloops_py import copy_into, reverse_into  # noqa: F401
 
 _HEADER_SIZE = const(6)   # 00 00 FF LEN LCS + one byte: a whole ACK/NACK, or TFI of a frame
 

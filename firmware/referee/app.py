@@ -23,7 +23,7 @@ debouncer's held edges, ``SessionClock.update()``, ring overflows (``overflow``)
 reader one non-blocking step (cards -> card map -> ``card``, unknown tags -> ``unknown_uid``,
 failing readers -> ``reader_down``), ``referee.advance(now)``; LEDs (only when the intents changed, an animation frame is due or a
 frame waits for the strip) and buzzer.  A card landing allocates nothing in ``poll()``
-(tests/mp_firmware_check.py runs it under heap_lock).  ``pause_work()``: in play, the live
+(tests/micropython/mp_firmware_check.py runs it under heap_lock).  ``pause_work()``: in play, the live
 echo of one log record to the console (formatted into a bytearray: no allocation); at a
 pause (``at_pause()``: between rounds, after the game, the correction menu) one piece of
 log work per step (format, one flash write, a sync, the next session, ``gc.collect()``).
@@ -56,7 +56,7 @@ from referee import loop
 
 # Private copies of spit.verdicts' codes: const() is inlined per module only, so a use costs
 # no global and attribute lookup, and spit.verdicts need not be loaded on the board
-# (tests/test_engine_shared_constants.py checks every copy against it).
+# (tests/guards/test_engine_shared_constants.py checks every copy against it).
 _V_ACCEPT = const(1)
 _V_ILLEGAL = const(2)
 _V_LATE = const(3)
@@ -391,7 +391,7 @@ class App:
         self.corr.on_verdict(code, a, b)
         # The readers' memory follows the engine: a card that leaves a pile (rejected, taken
         # back, handed out, recycled) is forgotten, so it is read if it lands again
-        # (tests/test_firmware_follows_verdicts.py).
+        # (tests/firmware/test_firmware_follows_verdicts.py).
         if code == _V_ILLEGAL or code == _V_LATE or code == _V_EARLY or code == _V_UNDO:
             self._forget_card(a, b)
         elif code == _V_ERROR and a == _E_DUPLICATE:

@@ -8,7 +8,7 @@ This is the only place that constructs ``machine.Pin``/``SPI``/``I2C``/``PWM`` a
 from micropython import const
 
 # The input source ids (their layout: referee/sources.py, which the PC and the tests use; the
-# board needs only these copies, checked by tests/test_engine_shared_constants.py).
+# board needs only these copies, checked by tests/guards/test_engine_shared_constants.py).
 _TOUCH0 = const(0)       # touch sensor of pile p: _TOUCH0 + p
 _READER0 = const(4)      # PN532 IRQ line of pile p: _READER0 + p
 _STUCK0 = const(8)       # STUCK button of player q: _STUCK0 + q

@@ -71,7 +71,7 @@ def load(path, label=None):
 
 
 # How many Ruleset attributes the engine reads: spit.rules ``checked_config`` writes them all as
-# ``values`` (tests/test_boardfile.py checks the count against spit.rules).  The device checks the
+# ``values`` (tests/firmware/test_boardfile.py checks the count against spit.rules).  The device checks the
 # count and that each is an integer; their names are not repeated here (-249 B of .mpy).
 RULESET_VALUE_COUNT = const(23)
 

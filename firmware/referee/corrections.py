@@ -25,7 +25,7 @@ from spit.intents import LedIntents
 
 # Private copies of spit.verdicts' codes: const() is inlined per module only, so a use costs
 # no global and attribute lookup, and spit.verdicts need not be loaded on the board
-# (tests/test_engine_shared_constants.py checks every copy against it).
+# (tests/guards/test_engine_shared_constants.py checks every copy against it).
 _V_ACCEPT = const(1)
 _V_SPIT = const(7)
 _V_ERROR = const(11)

@@ -55,7 +55,7 @@ class Logbook:
     longer than it), ``flushes`` (all writes), ``dropped_lines`` (lines of a failed write, which may
     have partly reached flash, or appended with no file open), ``deleted`` (rotation).
     ``append`` allocates only ``line.encode()``: on MicroPython a fixed-size bytes header that
-    shares the str's data (32 bytes on the 64-bit unix port, tests/mp_logbook_check.py).
+    shares the str's data (32 bytes on the 64-bit unix port, tests/micropython/mp_logbook_check.py).
     ``stall_from_us``/``stall_to_us``: ticks_us around the last write (interrupts masked)."""
 
     def __init__(self, directory="logs", buffer_bytes=_DEFAULT_BUFFER,

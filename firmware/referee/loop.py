@@ -28,7 +28,7 @@ from referee.sessionlog import RECORD_BYTES
 
 # Private copies of spit.verdicts' codes: const() is inlined per module only, so a use costs
 # no global and attribute lookup, and spit.verdicts need not be loaded on the board
-# (tests/test_engine_shared_constants.py checks every copy against it).
+# (tests/guards/test_engine_shared_constants.py checks every copy against it).
 _E_UNKNOWN_UID = const(10)
 _E_OVERFLOW = const(13)
 # Likewise of spit.intake's event kinds and spit.referee's phases.

@@ -53,7 +53,7 @@ from micropython import const
 from referee.logline import LineFormat
 
 # Private copies of spit.intake's event kinds (const() is inlined per module only:
-# tests/test_engine_shared_constants.py checks them against it).
+# tests/guards/test_engine_shared_constants.py checks them against it).
 _EV_TICK = const(9)
 _EV_CARD = const(2)
 _SAT_MS = const(500000)

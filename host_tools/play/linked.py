@@ -11,7 +11,7 @@ players learn its verdicts from the live stream, as `spit console` shows them.
 
 import time
 
-from host_tools.live_stream import LiveReader
+from host_tools.device.live import LiveReader
 from host_tools.sim.firmware import SYNC_US
 from host_tools.sim.rp2 import Rp2Port
 

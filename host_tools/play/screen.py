@@ -6,7 +6,7 @@ Plain lines, the same words as `spit replay`'s timeline; colours only on the LED
 """
 
 from spit.cards import format_card
-from host_tools.replay_text import describe, fmt_time
+from host_tools.replay.text import describe, fmt_time
 from host_tools.play.keys import PLAYER_KEYS, help_lines
 
 CLEAR = "\x1b[H\x1b[2J"

@@ -6,7 +6,7 @@ firmware put on it with `spit flash`)."""
 import os
 import sys
 
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from host_tools import REPO as _REPO
 firmware_path = [os.path.join(_REPO, "firmware", "lib"), os.path.join(_REPO, "firmware")]
 for _p in firmware_path:
     if _p not in sys.path:

@@ -36,7 +36,7 @@ class FlashedPico:
         self.image = flashed_image(board, ruleset, options, firmware, bootrom, progress=progress)
         self.emu = Rp2Emulator(firmware, bootrom, fs_image=self.image)
         self.table = Rp2Table(self.emu, board, emulator)
-        from host_tools.live_stream import LiveReader
+        from host_tools.device.live import LiveReader
         self.live = LiveReader()   # the stream (docs/live-protocol.md): seq gaps, status
         self.console = []
         self.statuses = []       # (emulated us, status line's object)

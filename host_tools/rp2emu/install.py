@@ -51,9 +51,8 @@ def flashed_image(board="pico", ruleset="classic", options=None, firmware=None, 
     h = hashlib.sha256()
     _tree_digest(h, os.path.join(REPO, "firmware"))
     # (spit flash's code too: how it builds the board's files is part of what goes on it)
-    flash_code = [os.path.join(REPO, "host_tools", name)
-                  for name in ("flash.py", "flash_inputs.py", "board_mpremote.py", "manifest.py",
-                               "board_referee.py")]
+    from host_tools.device import flash, flash_inputs, manifest, mpremote, referee
+    flash_code = [m.__file__ for m in (flash, flash_inputs, manifest, mpremote, referee)]
     for path in [board_path, firmware] + flash_code:
         with open(path, "rb") as f:
             h.update(f.read())

@@ -10,14 +10,9 @@
 Same seeds for every column, so each comparison deals the same decks.
 """
 
-import os
 import sys
 
-try:
-    import spit  # noqa: F401
-except ImportError:
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                                    "firmware", "lib"))
+import host_tools  # noqa: F401,E402  (the engine on the path in a checkout)
 
 from host_tools.sim.stats import run_batch
 

@@ -12,7 +12,7 @@ application-level error frame.  MicroPython-compatible.
 """
 
 from . import iso14443a
-from host_tools.pn532_frames import ERROR_FRAME
+from host_tools.vboard.pn532_frames import ERROR_FRAME
 
 _FIRMWARE = b"\x32\x01\x06\x07"  # IC PN532, version 1.6, supports ISO14443A/B + FeliCa
 _THRU_FRAME_US = 400      # a raw exchange with an answering tag
@@ -45,7 +45,7 @@ class Commands:
 
     def _general_status(self, params, now, done):
         tg = bytes([len(self._selected)])
-        for n, tag in enumerate(self._selected):
+        for n in range(len(self._selected)):
             tg += bytes([n + 1, 0, 0, 0])
         self._queue_reply(b"\x05\x00" + bytes([1 if self.ciu.field_on else 0]) + tg + b"\x00", done)
 

@@ -34,7 +34,7 @@ from .pn532_commands import Commands
 from .pn532_listing import ListingModel
 from .pn532_options import DEFAULTS
 from .pn532_wire import WireSide, reverse_bits  # noqa: F401 - reverse_bits is public API
-from host_tools.pn532_frames import ACK_FRAME as ACK, NACK_FRAME as NACK, ERROR_FRAME, build_frame  # noqa: F401
+from host_tools.vboard.pn532_frames import ACK_FRAME as ACK, NACK_FRAME as NACK, ERROR_FRAME, build_frame  # noqa: F401
 
 _TFI_HOST = 0xD4
 _TFI_CHIP = 0xD5

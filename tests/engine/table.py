@@ -1,6 +1,6 @@
 """Test helper: a referee on a table, fed by readable calls, recording verdicts as dicts.
 
-Shared by pytest (CPython) and tests/mp_runner.py (MicroPython): plain Python only.
+Shared by pytest (CPython) and tests/micropython/mp_runner.py (MicroPython): plain Python only.
 """
 
 from spit import notation, words

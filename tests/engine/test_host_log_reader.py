@@ -1,7 +1,7 @@
 """The one log reader (spit.log, issue 25 item 1) on lax JSON, whitespace, duplicate keys, BOMs
 and out-of-bound fields: never an exception, and the verdicts pinned here are what both
-Pythons give (tests/mp_runner.py runs this file under MicroPython with the host heap;
-tests/test_engine_micropython.py compares whole runs; tests/test_log_reader.py runs the same
+Pythons give (tests/micropython/mp_runner.py runs this file under MicroPython with the host heap;
+tests/micropython/test_engine_micropython.py compares whole runs; tests/drivers/test_log_reader.py runs the same
 logs through ``spit replay``)."""
 
 from fuzz import run_lax_logs, fold_verdicts

@@ -1,1 +1,1 @@
-"""Helpers and test doubles shared by test modules (tests/ is on sys.path: conftest.py)."""
+"""Helpers shared by test modules (tests/ is on sys.path: conftest.py)."""

@@ -76,7 +76,7 @@ EV_UNDO = const(6)     # a: pile                 (correction: take back the last
 EV_TOP = const(7)      # a: pile, b: card        (correction: the top card really is ...)
 EV_ANSWER = const(8)   # a: player, b: value     (answer to the referee's question)
 EV_TICK = const(9)     # time passes, nothing happened (log end marker)
-# Internal kinds (spit.referee keeps private copies, tests/test_engine_shared_constants.py
+# Internal kinds (spit.referee keeps private copies, tests/guards/test_engine_shared_constants.py
 # checks them):
 _EV_NO_READ = const(10)  # a touch no card read claimed; a: pile
 _EV_OFF_TABLE = const(11)  # a card read on a pile the table does not have (as EV_CARD)

@@ -42,7 +42,7 @@ PULSE = const(3)      # breathing
 COUNTDOWN = const(4)  # a bar shrinking until until_ms
 
 # Private copies of spit.verdicts' codes (const() is inlined per module only: on_verdict
-# compares without a lookup); tests/test_engine_shared_constants.py checks they agree.
+# compares without a lookup); tests/guards/test_engine_shared_constants.py checks they agree.
 _V_ACCEPT = const(1)
 _V_ILLEGAL = const(2)
 _V_LATE = const(3)

@@ -12,7 +12,7 @@ except ImportError:  # CPython
         return x
 
 # Private copies of the codes ``spit.rules`` defines (const() is inlined per module only; the
-# board has no spit.rules); tests/test_engine_shared_constants.py checks they agree.
+# board has no spit.rules); tests/guards/test_engine_shared_constants.py checks they agree.
 _JOKER = const(0)           # spit.cards.JOKER
 _WRAP_BOTH = const(0)       # R-CARD-2: A links K and 2 both ways
 _WRAP_ACE_ONLY = const(1)   # R-CARD-3: only an Ace goes on a K or a 2, never K/2 onto an Ace

@@ -54,7 +54,7 @@ class Rejudge:
     docs/log-format.md); the referee's raw verdicts are turned into items only when asked for.
     ``device_verdicts`` holds the device's verdict lines ``(line_no, dict)``, ``problems`` a
     ``(line_no, message)`` per bad line.  ``on_input(t, kind, a, b, c)``, if set, sees every
-    input event judged.  :class:`host_tools.replay_stream.StreamJudge` turns the collecting
+    input event judged.  :class:`host_tools.replay.stream.StreamJudge` turns the collecting
     points (``_sink``, ``_bad``, ``_device``) into callbacks.
     """
 

@@ -36,7 +36,7 @@ _RANK_SHIFT = const(9)
 
 # Private copies of other modules' codes, inlined by the compiler (const() is inlined per
 # module only: an imported name is a global lookup per use, and a name in this module's
-# table); tests/test_engine_shared_constants.py checks they agree with spit.verdicts,
+# table); tests/guards/test_engine_shared_constants.py checks they agree with spit.verdicts,
 # spit.intake, spit.rules (the option codes), spit.legal, spit.cards and spit.timebase.
 _V_ACCEPT = const(1)
 _V_ILLEGAL = const(2)

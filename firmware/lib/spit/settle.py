@@ -36,7 +36,7 @@ _R_POINTS = const(3)
 _R_STREAK = const(4)
 _R_NO_CARDS = const(5)
 # Their names, as outcome() gives them (spit.verdicts' REASON_NAMES, copied: spit.verdicts is
-# not installed on the board; tests/test_engine_shared_constants.py checks the copy).
+# not installed on the board; tests/guards/test_engine_shared_constants.py checks the copy).
 _REASON_NAMES = const(("out", "blocked", "timer", "points", "streak", "no_cards"))
 _E_SLAP_EARLY = const(6)
 _E_UNEXPECTED = const(7)

@@ -1,0 +1,1 @@
+"""host_tools/device."""

@@ -1,0 +1,183 @@
+"""The firmware's reader under the strict PN532 model (issue 26 item 2): each test fails
+against the strict model with the driver as it was before its fix.
+
+Fixes: set-up leaves the chip ready for raw exchanges (field, 100 % ASK, initiator); chip mode
+(BitFraming 0, CRC on) is put back before the chip's own commands, the scan's give-up
+included; no REQA to READY / ACTIVE tags; halting works whichever of InRelease / InDeselect
+sends HLTA; RxAlign is never relied on; the collision position comes from CIU_Coll."""
+
+import pytest
+
+from host_tools.vboard import iso14443a
+from host_tools.vboard.pn532_options import all_combinations, combinations, label
+from support.readers import Table, _run_until_cards, uid
+from support.pn532_driver import Rig
+
+COMBOS = pytest.mark.parametrize("chip", combinations(), ids=label)
+
+
+def _scan_all(rig, scan_module, scan):
+    found = []
+    scan.start()
+    for _ in range(400):
+        rig.wait_reply()
+        result = scan.step()
+        if result == scan_module.FOUND:
+            found.append(bytes(scan.uid[:scan.uid_len]))
+        elif result == scan_module.QUIET:
+            return found
+    raise AssertionError("scan did not end")
+
+
+@pytest.mark.parametrize("reset", [False, True], ids=["power-up", "rstpd_n"])
+def test_setup_leaves_the_chip_ready_for_raw_exchanges(reset):
+    # After power-up or an RSTPD_N pulse the field is off and CIU_TxAuto / CIU_Control are at
+    # their reset values: without the set-up's field and modulation steps every REQA times out.
+    from host_tools.vboard.pins import Pin
+    rig = Rig()
+    try:
+        from drivers import tag_scan
+        rig.emulator.place_tag(uid(1))
+        if reset:
+            rig.driver.setup(passive_retries=1)
+            assert rig.list_uid() == uid(1)
+            pin = Pin(9, Pin.OUT, value=0)
+            rig.emulator.reset_gpio = 9
+            rig.emulator.update()
+            pin.value(1)
+            rig.emulator.update()
+            assert rig.emulator.resets == 1
+        rig.driver.setup(passive_retries=1)
+        assert _scan_all(rig, tag_scan, tag_scan.TagScan(rig.driver)) == [uid(1)]
+    finally:
+        rig.close()
+
+
+class _AnswersOnlyReqa(iso14443a.Tag):
+    """A badly coupled tag: it answers REQA, never an anticollision frame (the scan restarts
+    until it gives up)."""
+
+    def hear(self, data, nbits):
+        if nbits == 7 and data[0] & 0x7F in (iso14443a.REQA, iso14443a.WUPA):
+            return iso14443a.bits_of(b"\x44\x00")
+        return None
+
+
+def test_a_scan_that_gives_up_hands_the_chip_back_in_chip_mode():
+    t = Table(piles=1)
+    try:
+        em = t.emulators[0]
+        reader = t.readers[0]
+        em.tags.append(_AnswersOnlyReqa(uid(0x7F), 0, unreadable=True))
+        on_card = reader.on_card
+
+        def first_card(pile, card, stamp):
+            on_card(pile, card, stamp)
+            reader._own_anticoll = True     # the next scan resolves anticollision itself
+        reader.on_card = first_card
+        t.run(20000)
+        em.place_tag(uid(1))
+        _run_until_cards(t, 1)
+        reader.on_card = on_card
+        t.run(100000)                      # the scan restarts _MAX_RESTARTS times, gives up
+        assert reader.scan.lost > 4
+        em.place_tag(uid(2))
+        _run_until_cards(t, 2)
+        assert [c[1] for c in t.cards] == [uid(1), uid(2)]
+    finally:
+        t.close()
+
+
+@pytest.mark.parametrize("chip", all_combinations()[::7], ids=label)
+def test_no_reqa_to_ready_or_active_tags_on_a_growing_pile(chip):
+    t = Table(piles=1, emulator_options=chip)
+    try:
+        em = t.emulators[0]
+        t.run(20000)
+        for n in range(6):
+            em.place_tag(uid(0x30 + 5 * n))
+            t.run(30000)
+        em.place_tag(uid(0x10))
+        em.place_tag(uid(0x70))            # two at once
+        t.run(150000)
+        assert sorted(c[1] for c in t.cards) == sorted([uid(0x30 + 5 * n) for n in range(6)]
+                                                       + [uid(0x10), uid(0x70)])
+        assert [c[1] for c in t.cards[:6]] == [uid(0x30 + 5 * n) for n in range(6)]
+        assert sum(tag.unexpected for tag in em.tags) == 0
+        if not chip["list_uses_wupa"]:     # (a WUPA chip is learned from re-listed tags)
+            assert t.readers[0].rereads == 0
+    finally:
+        t.close()
+
+
+@pytest.mark.parametrize("release,deselect", [(True, True), (False, True), (True, False), (False, False)])
+def test_halting_works_whichever_command_sends_hlta(release, deselect):
+    # The halt is an HLTA of our own: every card is read once and stays halted, and a REQA chip
+    # is never taken for a WUPA chip, whatever InRelease / InDeselect do.
+    t = Table(piles=1, emulator_options={"release_halts": release, "deselect_halts": deselect})
+    try:
+        em = t.emulators[0]
+        t.run(20000)
+        for n in range(5):
+            em.place_tag(uid(n + 1))
+            t.run(40000)
+        assert [c[1] for c in t.cards] == [uid(n + 1) for n in range(5)]
+        assert t.readers[0].rereads == 0 and not t.readers[0].wakes_halted
+        assert {tag.state for tag in em.tags} == {iso14443a.HALT}
+    finally:
+        t.close()
+
+
+@pytest.mark.parametrize("readable", [True, False])
+@pytest.mark.parametrize("rx_align", [True, False])
+def test_collision_position_from_ciu_coll_else_the_bit_walk(readable, rx_align):
+    # A chip whose listing wakes halted tags: the scan resolves two new cards itself.  With
+    # CIU_Coll a collision costs a ReadRegister, not one probe per shared UID bit (>= 17: NTAG
+    # UIDs share 88 04); RxAlign is never relied on (TxLastBits only, the bits shifted here).
+    t = Table(piles=1, emulator_options={"list_uses_wupa": True, "coll_readable": readable,
+                                         "rx_align": rx_align})
+    try:
+        em = t.emulators[0]
+        reader = t.readers[0]
+        t.run(20000)
+        for n in (1, 2, 3):
+            em.place_tag(uid(n))
+            t.run(60000)
+        assert reader.wakes_halted
+        probes = reader.scan.probes
+        pair = [bytes.fromhex("04A1B2C3D4E5F0"), bytes.fromhex("0455B2C3D4E5F3")]
+        for tag in pair:
+            em.place_tag(tag)
+        t.run(300000)
+        assert sorted(c[1] for c in t.cards[3:]) == sorted(pair)
+        assert len({c[2] for c in t.cards[3:]}) == 1           # one activation: a tie
+        used = reader.scan.probes - probes
+        if readable:
+            assert reader.scan.use_coll and used <= 8
+            assert 0x06 in t.emulators[0].commands   # CIU_Coll read (ReadRegister)
+        else:
+            assert not reader.scan.use_coll and used >= 17
+    finally:
+        t.close()
+
+
+@COMBOS
+def test_three_new_tags_sharing_a_prefix_under_every_option(chip):
+    t = Table(piles=1, emulator_options=chip,
+              reader_options={"passive_retries": 0xFF, "reply_timeout_us": 500000})
+    try:
+        t.readers[0].pn532.set_passive_retries(0xFF)
+        for n in (1, 2):
+            t.emulators[0].place_tag(uid(n))
+            t.run(100000)
+        tags = [bytes.fromhex(h) for h in ("04A1B2C3D4E5F0", "04A1B2C3D4E5F1", "04A1B2C3D4E5F3")]
+        for tag in tags:
+            t.emulators[0].place_tag(tag)
+        t.run(400000)
+        assert [c[1] for c in t.cards[:2]] == [uid(1), uid(2)]
+        assert sorted(c[1] for c in t.cards[2:]) == sorted(tags)
+        assert len({c[2] for c in t.cards[2:]}) == 1
+        assert t.readers[0].wakes_halted == chip["list_uses_wupa"]
+        assert sum(tag.unexpected for tag in t.emulators[0].tags) == 0
+    finally:
+        t.close()

@@ -1,0 +1,102 @@
+"""The PC side of the live stream (docs/live-protocol.md): `spit console`'s readable view, and
+how every board command finds out whether the referee runs and is in a game
+(host_tools/device/referee.py), without a board: a virtual board's stream, a scripted port."""
+
+import pytest
+
+from host_tools.device import referee as board_referee
+from host_tools.board_console import ConsoleView
+from host_tools.device.manifest import FlashError
+from host_tools.vboard.runner import VirtualTable
+
+MS = 1000
+
+
+def test_console_view_prints_the_replay_timeline_and_a_status_line():
+    from host_tools.replay.text import Timeline
+    with VirtualTable(console=True, ready=False) as t:
+        t.press_ready()
+        t.land_card(0, "5S", 2600 * MS)
+        t.land_card(1, "9H", 2650 * MS)
+        t.land_card(0, "6S", 3200 * MS)
+        t.run_until(3600 * MS)
+        raw = bytes(t.console).decode().splitlines()
+        objs = t.log_objects()
+    view = ConsoleView()
+    out = []
+    for line in raw:
+        out.extend(view.feed(line))
+    text = "\n".join(out)
+    assert "[waiting] round 0" in text         # the status line after boot
+    assert "[countdown] round 1" in text       # at the session start
+    assert "[play] round 1" in text            # the phase changed with the spit cards
+    assert not any(x.startswith('{"seq"') for x in out)   # no raw JSON
+    # The verdict lines are `spit replay`'s timeline lines, word for word.
+    tl = Timeline()
+    want = [tl.line(list(o.items())) for o in objs if "verdict" in o]
+    got = [x for x in out if x in want]
+    assert got == want
+
+
+class ScriptedPort:
+    """A serial port whose board answers the probe's bytes (``answer(sent) -> bytes``)."""
+
+    def __init__(self, answer):
+        self.answer = answer
+        self.sent = b""
+        self.pending = b""
+
+    def reset_input_buffer(self):
+        self.pending = b""
+
+    def write(self, data):
+        self.sent += data
+        self.pending += self.answer(data)
+
+    def read(self, n):
+        out, self.pending = self.pending[:n], self.pending[n:]
+        return out
+
+    def close(self):
+        pass
+
+
+def referee_in(status, rnd):
+    line = ('{"seq": 7, "dev": 123, "status": "%s", "session": 4, "round": %d, "tops": ["5S", null], '
+            '"cards": [26, 26], "ready": [false, false]}\n' % (status, rnd))
+    return lambda sent: line.encode() if b"?" in sent else b""
+
+
+def test_probe_reads_the_referees_status_and_a_game_in_progress_is_refused(monkeypatch):
+    port = ScriptedPort(referee_in("play", 2))
+    state = board_referee.probe("P", seconds=0.5, ser=port)
+    assert state.what == "running" and state.in_game and state.status["round"] == 2
+    assert b"\x03" not in port.sent             # never Ctrl-C
+    monkeypatch.setattr(board_referee, "open_port", lambda p: ScriptedPort(referee_in("play", 2)))
+    with pytest.raises(FlashError) as e:
+        board_referee.guard("P")
+    assert str(e.value) == "a game is in progress (round 2): run this after the game, or pass --force"
+    assert board_referee.guard("P", force=True).in_game   # --force: allowed
+    for between in ("waiting", "over"):
+        monkeypatch.setattr(board_referee, "open_port", lambda p, s=between: ScriptedPort(referee_in(s, 1)))
+        assert not board_referee.guard("P").in_game
+
+
+def test_a_board_left_at_the_prompt_is_noticed_and_restarted(monkeypatch):
+    booted = []
+
+    def micropython(sent):
+        if sent == b"\x04":   # soft reset: the referee boots
+            booted.append(1)
+            return (b"MPY: soft reboot\r\nspit-referee 0.1.0 board=pico\r\n"
+                    b'{"seq": 0, "dev": 900, "live": 1, "firmware": "0.1.0", "board": "pico", "session": 5}\n')
+        if b"?" in sent:
+            return b"\r\nMicroPython v1.26.1\r\n>>> ?\r\nSyntaxError: invalid syntax\r\n>>> "
+        return b""
+    monkeypatch.setattr(board_referee, "open_port", lambda p: ScriptedPort(micropython))
+    import io
+    out = io.StringIO()
+    state = board_referee.notice("P", out)
+    assert state.what == "prompt" and booted
+    assert "is at the MicroPython prompt" in out.getvalue()
+    assert "the referee is running again (session 5)" in out.getvalue()
