@@ -120,23 +120,12 @@ class FlashedPico:
     def pull_log(self, timeout_s=300, force=True):
         """The board's newest session log (its lines), copied by `spit logs pull` over the pty
         (``force``: even in the middle of a game, which it then ends)."""
-        from host_tools.rp2emu.serial_pty import SerialPty
         from referee.logread import read_log
-        link = SerialPty(self.emu, runner=self.table.run_until_ns)
         dest = tempfile.mkdtemp(prefix="spit-rp2-logs-")
-        try:
-            env = dict(os.environ, SPIT_BOARD_WAIT_S=os.environ.get("SPIT_BOARD_WAIT_S", "8"))
-            proc = subprocess.Popen([sys.executable, "-m", "host_tools", "logs", "pull", "--port", link.path,
-                                     "--dest", dest] + (["--force"] if force else []),
-                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
-            link.serve(stop=lambda: proc.poll() is not None, seconds=timeout_s)
-            if proc.poll() is None:
-                proc.kill()
-            output = proc.communicate()[0].decode(errors="replace")
-        finally:
-            link.close()
+        code, output = self.spit("logs", "pull", "--port", "{port}", "--dest", dest,
+                                 *(["--force"] if force else []), timeout_s=timeout_s)
         names = sorted(n for n in os.listdir(dest) if n.endswith(".spitlog"))
-        if proc.returncode != 0 or not names:
+        if code != 0 or not names:
             raise RuntimeError("spit logs pull failed on the emulated Pico: %s" % output.strip()[-500:])
         return read_log(os.path.join(dest, names[-1]))[0]
 
