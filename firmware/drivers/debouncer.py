@@ -102,6 +102,18 @@ class Debouncer:
         """True while an edge of ``source`` waits for its level to prove stable."""
         return self._candidate[source & _SOURCE_MASK] >= 0
 
+    def held_first(self):
+        """The first-edge stamp of the oldest edge still held for its level, or -1 (none):
+        the loop does not advance the engine past it (referee/loop.py ``advance_now``)."""
+        t = -1
+        if self._pending:
+            i = 0
+            while i < self.n_sources:
+                if self._candidate[i] >= 0 and (t < 0 or ticks_diff(self._first[i], t) < 0):
+                    t = self._first[i]
+                i += 1
+        return t
+
     def pop_due(self, now_ticks):
         """The next held event whose level stayed stable long enough (its first edge time in
         ``self.ticks``), or -1.  Glitches are dropped on the way."""

@@ -48,6 +48,7 @@ _DRAIN_MAX = const(8)      # events taken from the ring per step (the rest next 
 # rest wait for the next step (a PN532 scan step takes ~2 ms of SPI and Python on the chip).
 _READERS_US = const(700)
 _DRAW_BEFORE_US = const(3000)   # a step this long leaves drawing the LEDs to the next step
+_HOLD_BACK_US = const(100000)   # an unfed edge older than this no longer holds the engine back
 # A card read this far into a step is judged in the next (judging and drawing it take ~2 ms more).
 _JUDGE_NOW_BEFORE_US = const(2000)
 _CARDS_IN = const(4)        # cards one reader step can deliver before they are fed (a group)
@@ -310,18 +311,32 @@ def judge_cards(self):
         self.referee.quiet(p)   # (after its cards: see App._on_quiet)
     clock = self.clock
     clock.update()
-    ms = clock.ms
-    us = clock.us
-    self.referee.advance(ms, us)
-    self.slog.advanced(ms, us)
-    self._render(ms)
+    advance_now(self)
+    self._render(clock.ms)
 
 
 def advance_now(self):
-    """The engine's verdicts due by the clock's time, into the session log (``run_locked``)."""
+    """The engine's verdicts due by the clock's time, into the session log (``run_locked``);
+    never past an input edge stamped before it and not fed yet (one left in the ring, or held
+    by the debouncer for its level: it is fed in a later step, and judging past it would make
+    it ``late_event``: two STUCK releases 60 us apart were, one a step on the emulated Pico),
+    unless that edge has waited ``_HOLD_BACK_US`` (a chattering line does not stop the game)."""
     clock = self.clock
-    self.referee.advance(clock.ms, clock.us)
-    self.slog.advanced(clock.ms, clock.us)
+    ms = clock.ms
+    us = clock.us
+    t = self.deb.held_first()
+    ring = self.ring
+    if ring.head != ring.tail:
+        s = ring.stamps[ring.tail]
+        if t < 0 or time.ticks_diff(s, t) < 0:
+            t = s
+    if t >= 0 and time.ticks_diff(time.ticks_us(), t) < _HOLD_BACK_US:
+        clock.convert(t)
+        if clock.ev_ms < ms or (clock.ev_ms == ms and clock.ev_us < us):
+            ms = clock.ev_ms
+            us = clock.ev_us
+    self.referee.advance(ms, us)
+    self.slog.advanced(ms, us)
 
 
 def run_locked(self, fn):

@@ -163,3 +163,28 @@ def test_r_stall_stuck_edges_handled_late_mid_bounce_still_count():
         assert t.app.deb.glitches == 0
     finally:
         t.close()
+
+
+def test_r_stall_both_stuck_released_together_on_a_slow_loop_are_not_late():
+    """Both players release STUCK 60 us apart while each loop step takes 7 ms (the emulated
+    Pico's pace; R-SPIT-1 needs both presses).  The debouncer hands out one settled edge a
+    step, so the second is fed a step after the first: the engine must not have been
+    advanced past it meanwhile (the device said ``late_event`` and the game never got its
+    spit call on the emulated Pico).  The log re-judges to the device's verdicts."""
+    from host_tools.vboard.runner import VirtualTable
+    from host_tools import replay
+
+    t = VirtualTable(loop_us=7000)
+    try:
+        t.land_card(0, "5S", 2_100_000)
+        t.land_card(1, "9H", 2_150_000)
+        t.press(0, "stuck", 3_000_000, hold_us=99_000)
+        t.press(1, "stuck", 3_000_000, hold_us=99_060)
+        t.run_until(3_600_000)
+        verdicts = [o for o in t.log_objects() if "verdict" in o]
+        assert [o for o in verdicts if o.get("reason") == "late_event"] == []
+        assert [o["verdict"] for o in verdicts][-4:] == ["stuck", "stuck", "spit_call", "countdown"]
+        rep = replay.rejudge_lines(t.log_lines())
+        assert rep.n_mismatches == 0, rep.mismatches[:3]
+    finally:
+        t.close()
