@@ -331,7 +331,7 @@ class App:
         (one reader reports per step, so one pile waits at most)."""
         if self._cards_in:
             self._quiet_pile = pile
-        elif self.referee.quiet(pile):
+        elif loop.quiet_pile(self, pile):
             self._judge = True
 
     def _forget_card(self, pile, card):

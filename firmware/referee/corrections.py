@@ -72,7 +72,6 @@ class Corrections:
         self.count = 0                 # pad presses towards an answer
         self._stack = bytearray(_STACK)  # piles of the cards that landed, newest last
         self._n = 0
-        self.opened = 0
         self.intents = LedIntents()    # what the strip shows while the menu is open
 
     def attach(self, referee):
@@ -203,7 +202,6 @@ class Corrections:
                     self.close()
                 else:   # open the menu
                     self.menu = True
-                    self.opened += 1
                     self.menu_input_ms = ms
                     self.resync = -1
                     self._show_menu()

@@ -84,7 +84,6 @@ class Logbook:
         self.forced_flushes = 0
         self.flushes = 0          # writes to the file system (requested + forced)
         self.bytes_written = 0    # to the current session file
-        self.lines_written = 0
         self.deleted = 0          # session files removed by rotation
         self.last_error = None
         self.stall_from_us = 0    # ticks_us at the start and end of the last write
@@ -172,9 +171,7 @@ class Logbook:
             self._flush(False)           # no rotation (file deletions) in the middle of play
             if k >= self._cap:               # longer than the whole buffer: write it through
                 # (rare; the copy keeps it to one write call)
-                if self._write(data + b"\n", k + 1):
-                    self.lines_written += 1
-                else:
+                if not self._write(data + b"\n", k + 1):
                     self.dropped_lines += 1
                 return
             end = k
@@ -198,9 +195,7 @@ class Logbook:
         self._n = 0
         self._lines = 0
         ok = self._write(self._mv[:n], n, sync)
-        if ok:
-            self.lines_written += lines
-        else:
+        if not ok:
             self.dropped_lines += lines
         if may_rotate and self._others_bytes and self._others_bytes + self.bytes_written >= self.max_total_bytes:
             self.rotate()

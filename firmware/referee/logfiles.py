@@ -77,7 +77,6 @@ def start(book, header_line):
     book.number = top + 1
     book.path = _join(book.directory, session_name(book.number))
     book.bytes_written = 0
-    book.lines_written = 0
     book._torn = False
     rotate(book)
     try:

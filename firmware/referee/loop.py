@@ -34,6 +34,7 @@ _E_OVERFLOW = const(13)
 # Likewise of spit.intake's event kinds and spit.referee's phases.
 _EV_CARD = const(2)
 _EV_TOP = const(7)
+_EV_QUIET = const(10)
 _PH_BETWEEN = const(4)
 _PH_OVER = const(5)
 # Likewise of spit.intake's read evidence (EVID_*).
@@ -308,11 +309,24 @@ def judge_cards(self):
     p = self._quiet_pile
     if p >= 0:
         self._quiet_pile = -1
-        self.referee.quiet(p)   # (after its cards: see App._on_quiet)
+        quiet_pile(self, p)   # (after its cards: see App._on_quiet)
     clock = self.clock
     clock.update()
     advance_now(self)
     self._render(clock.ms)
+
+
+def quiet_pile(self, pile):
+    """``referee.quiet(pile)`` (the pile's reader found no other tag of its last activation),
+    logged as a ``quiet`` line at the horizon when it ended a hold (only a read that shared its
+    activation holds: spit.intake): it changes when the engine judges, and with that a tied
+    card's landing time, so a re-judge must see it where the device did.  True: events wait
+    to be judged."""
+    r = self.referee.quiet(pile)
+    if r:
+        slog = self.slog
+        slog.event(_EV_QUIET, slog.h_ms, slog.h_us, pile, 0, 0)
+    return r > 1
 
 
 def advance_now(self):

@@ -91,3 +91,36 @@ def test_r_play_5_act_is_bounded_else_the_line_is_malformed():
         assert ("error", "malformed") in got and ("accept", "8H") not in got, bad
     # A long activation is kept to its bound, not refused.
     assert judged([touch(3000000), card(3006000, "8H", [900000, 1])]) == [("accept", "8H")]
+
+
+def _judged_times(events):
+    lines = [json.dumps(HEADER)] + [json.dumps(o) for o in SPITS + events]
+    r = rejudge(lines)
+    return [dict(items) for _, items in r.verdicts if dict(items).get("verdict") in ("accept", "tie", "late")]
+
+
+def test_r_play_5_a_read_that_answered_alone_holds_no_other_pile_back():
+    # 8H on pile 0 answered its activation alone: no other tag of it can follow, so QS on pile 1
+    # (touch + read 10 ms later) is judged as soon as its own read is in, not relist_us later.
+    events = [touch(3000000), card(3002000, "8H", [2000, 1]),
+              touch(3010000, 1), card(3012000, "QS", [2000, 1], pile=1),
+              {"t": 3020000, "ev": "tick"}]
+    assert [(v["verdict"], v["card"]) for v in _judged_times(events)] == [("accept", "8H"), ("accept", "QS")]
+
+
+def test_r_play_5_quiet_line_ends_a_shared_reads_hold_as_on_the_device():
+    # Pile 0's 8H answered an activation with another tag (tags 2): later events wait until its
+    # reader says it found no other tag (the device's ``quiet`` line) or relist_us passes.  QD
+    # and AC then answer one activation on pile 1.  Whether QD is judged before AC (the second
+    # tag of its activation) arrives decides AC's landing time (its own read's, or QD's while QD
+    # waits): the tie's dt_us.  With the quiet line the re-judge does what the device did.
+    first = [touch(3000000), card(3003000, "8H", [2600, 2]),
+             touch(3010000, 1), card(3013000, "QD", [2600, 2], pile=1)]
+    later = [card(3013000, "AC", [2600, 2], pile=1), {"t": 3100000, "ev": "tick"}]
+    with_quiet = first + [{"t": 3014000, "ev": "quiet", "pile": 0}, {"t": 3019000, "ev": "tick"}] + later
+    without = first + [{"t": 3019000, "ev": "tick"}] + later
+    tie_q = [v for v in _judged_times(with_quiet) if v["verdict"] == "tie"]
+    tie_n = [v for v in _judged_times(without) if v["verdict"] == "tie"]
+    assert [v["card"] for v in tie_q] == [v["card"] for v in tie_n] == ["AC"]
+    assert tie_n[0]["dt_us"] == 0                 # QD held: AC shares its landing
+    assert tie_q[0]["dt_us"] == 3000              # QD judged: AC lands at its read, 3 ms after QD's touch

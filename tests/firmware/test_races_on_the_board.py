@@ -95,3 +95,30 @@ def test_r_play_5_act_a_missed_touch_edge_50_ms_later_is_no_tie():
         assert replay_matches(t)
     finally:
         t.close()
+
+
+def test_r_play_5_shared_activations_on_both_piles_rejudge_as_the_device_judged():
+    """Two tags answer one activation on pile 0, then two on pile 1 26 ms later, on a loop of
+    4 ms steps.  Pile 0's read holds later events back until its reader lists again and finds
+    nothing (the engine's ``quiet``); when that comes decides whether pile 1's first card is
+    judged before its activation's second tag arrives, and with that the tie's ``dt_us``.  The
+    device writes it as a ``quiet`` line, and the re-judge of its log gives its verdicts; the
+    same log without those lines would not (so the line is what carries it)."""
+    from host_tools.vboard.runner import VirtualTable
+    from host_tools import replay
+
+    t = VirtualTable(ruleset="speed", loop_us=4000)
+    try:
+        t.land_card(0, "5S", 2_100_000)
+        t.land_card(1, "9H", 2_150_000)
+        t.land_card(0, "6D", 2_600_000)
+        t.land_card(0, "4C", 2_600_200, touch=False)
+        t.land_card(1, "10S", 2_626_000)
+        t.land_card(1, "10C", 2_626_300, touch=False)
+        t.run_until(3_000_000)
+        lines = t.log_lines()
+    finally:
+        t.close()
+    assert any('"ev": "quiet"' in line for line in lines)
+    assert replay.rejudge_lines(lines).n_mismatches == 0
+    assert replay.rejudge_lines([ln for ln in lines if '"quiet"' not in ln]).n_mismatches > 0

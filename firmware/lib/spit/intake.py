@@ -76,11 +76,12 @@ EV_UNDO = const(6)     # a: pile                 (correction: take back the last
 EV_TOP = const(7)      # a: pile, b: card        (correction: the top card really is ...)
 EV_ANSWER = const(8)   # a: player, b: value     (answer to the referee's question)
 EV_TICK = const(9)     # time passes, nothing happened (log end marker)
+EV_QUIET = const(10)   # a: pile  (its reader found no other tag of its last activation: ``quiet``)
 # Internal kinds (spit.referee keeps private copies, tests/guards/test_engine_shared_constants.py
 # checks them):
-_EV_NO_READ = const(10)  # a touch no card read claimed; a: pile
-_EV_OFF_TABLE = const(11)  # a card read on a pile the table does not have (as EV_CARD)
-EVENT_NAMES = ("", "touch", "card", "stuck", "slap", "ready", "undo", "top", "answer", "tick", "no_read")
+_EV_NO_READ = const(11)  # a touch no card read claimed; a: pile
+_EV_OFF_TABLE = const(12)  # a card read on a pile the table does not have (as EV_CARD)
+EVENT_NAMES = ("", "touch", "card", "stuck", "slap", "ready", "undo", "top", "answer", "tick", "quiet", "no_read")
 
 _CAP = const(32)         # buffered events (a few hundred ms of the fastest play)
 _MASK = const(31)        # slot index modulo _CAP
@@ -195,13 +196,19 @@ class EventQueue:
                     flags = self._pair(a, t, e)
                     tt = self._land_t[a]
                 self._read_t[a] = t
-                self._hold_t[a] = t
-                # The relist hold (advance) of this read can apply from t + reorder_us to
-                # t + relist_us: _relist_from is the earliest start of a hold still running.
-                if self._relist_end <= h:   # the usual case: no other hold running
+                if e & EVID_ALONE:
+                    # Its tag answered the activation alone: no other tag of it can be reported
+                    # later with its time, so this read holds nothing back (and the pile's
+                    # earlier activation is over: a later one found this tag).
+                    self._hold_t[a] = _FLOOR
+                elif self._relist_end <= h:   # the usual case: no other hold running
+                    # The relist hold (advance) of this read can apply from t + reorder_us to
+                    # t + relist_us: _relist_from is the earliest start of a hold still running.
+                    self._hold_t[a] = t
                     self._relist_from = t + reorder
                     self._relist_end = t + self.relist_us
                 else:
+                    self._hold_t[a] = t
                     w = t + reorder
                     if w < self._relist_from:
                         self._relist_from = w
@@ -313,10 +320,13 @@ class EventQueue:
         """The pile's reader reports that every tag of its last activation has been fed (it
         listed again and found nothing new): no read with an earlier time can follow on that
         pile, so its last read stops holding later events back (the relist hold in
-        ``advance``).  Returns True if events wait to be judged (call ``advance``)."""
-        if 0 <= pile < self.npiles:
+        ``advance``).  Returns 0 if the pile held nothing back (nothing changed), else 1, or 2
+        when events wait to be judged (call ``advance``).  (The device logs it when not 0: a
+        ``quiet`` line, docs/log-format.md.)"""
+        if 0 <= pile < self.npiles and self._hold_t[pile] != _FLOOR:
             self._hold_t[pile] = _FLOOR
-        return self._qn > 0
+            return 2 if self._qn > 0 else 1
+        return 0
 
     def advance(self, ms, us):
         """Time has reached (ms, us): judge what is due (the device loop calls it every step)."""

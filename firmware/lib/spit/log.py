@@ -21,7 +21,7 @@ from spit import verdicts as V
 from spit.notation import header_line, ERROR_NAMES, LOG_VERSION, EVENT_FIELDS  # noqa: F401
 from spit.words import verdict_items, event_items  # noqa: F401
 from spit.cards import CardError
-from spit.intake import EV_TICK, EV_CARD
+from spit.intake import EV_TICK, EV_CARD, EV_QUIET
 from spit.logjson import loads, JSONError
 from spit.logfields import (LogError, parse_header, parse_event, read_evidence, line_t,  # noqa: F401
                             _MAX_FIELD, _T_END)
@@ -201,10 +201,12 @@ class Rejudge:
                         max_t = t
                     if on_input is not None:
                         on_input(t, kind, a, b, c)
-                    if kind == tick:
+                    if kind < tick:
+                        feed(kind, t // 1000, t % 1000, a, b, c, e)
+                    elif kind == tick:
                         advance(t // 1000, t % 1000)
                     else:
-                        feed(kind, t // 1000, t % 1000, a, b, c, e)
+                        self._quiet(t, a)
                     if n >= check:
                         self.max_t = max_t
                         if matched:
@@ -306,8 +308,17 @@ class Rejudge:
             return   # (never: lines wait for the referee)
         if kind == EV_TICK:
             ref.advance(ms, us)
+        elif kind == EV_QUIET:
+            self._quiet(t, a)
         else:
             ref.feed(kind, ms, us, a, b, c, e)
+
+    def _quiet(self, t, pile):
+        """A ``quiet`` line: the device told its engine that the pile's reader found no other tag
+        of its last activation (that read stops holding later events back), then advanced it."""
+        ref = self.referee
+        if ref is not None and ref.quiet(pile) > 1:
+            ref.advance(t // 1000, t % 1000)
 
     def _remember(self, tail, value):
         if len(tail) > _MEMO_TAIL:

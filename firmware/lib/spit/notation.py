@@ -11,7 +11,7 @@ and their JSON text are ``spit.words`` (host side, like reading and re-judging l
 import json
 
 from spit.intake import (EV_TOUCH, EV_CARD, EV_STUCK, EV_SLAP, EV_READY, EV_UNDO, EV_TOP,
-                         EV_ANSWER, EV_TICK)
+                         EV_ANSWER, EV_TICK, EV_QUIET)
 from spit.verdicts import E_UNKNOWN_CARD, E_BAD_ANSWER, E_UNKNOWN_UID, E_READER, E_OVERFLOW, E_MALFORMED
 
 # Error reasons whose "value" is never a card (a count, a raw code, ...).
@@ -67,6 +67,7 @@ EVENT_FIELDS = {
     "top": (EV_TOP, "pile", "card", None),
     "answer": (EV_ANSWER, "player", "value", None),
     "tick": (EV_TICK, None, None, None),
+    "quiet": (EV_QUIET, "pile", None, None),
 }
 
 
