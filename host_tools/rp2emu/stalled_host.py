@@ -20,23 +20,22 @@ COLOUR = {"accept": "green", "illegal": "red", "late": "orange", "tie": "purple"
 
 
 def _runs():
-    """Two legal runs from the spit cards 5S (pile 0) and 9H (pile 1): each card once."""
+    """Two legal runs from the spit cards 5S (pile 0) and 9H (pile 1), each card once: every
+    card one rank above the last, in the first of the run's two suits not used yet (a run that
+    skipped a used card would break its chain: every card after it illegal)."""
     ranks = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 
-    def run(start_rank, suits):
+    def run(start, suits, used):
         out = []
-        i = ranks.index(start_rank)
-        for s in suits:
-            for _ in range(13):
-                i = (i + 1) % 13
-                card = ranks[i] + s
-                out.append(card)
-        return out
-    used = {"5S", "9H"}
-    a = [c for c in run("5", "SD") if c not in used]
-    used.update(a)
-    b = [c for c in run("9", "HC") if c not in used]
-    return a, b
+        i = ranks.index(start[:-1])
+        while True:
+            i = (i + 1) % 13
+            card = next((ranks[i] + s for s in suits if ranks[i] + s not in used), None)
+            if card is None:
+                return out
+            used.add(card)
+            out.append(card)
+    return run("5S", "SD", {"5S"}), run("9H", "HC", {"9H"})
 
 
 def stalled_host_game(board_file, stall_s=60, gap_ms=600, emulator=None, loop_pin=0, progress=None):
