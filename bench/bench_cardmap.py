@@ -1,14 +1,19 @@
 """The card map's lookup (``spit.cardmap``: one per card read) on the emulated RP2040, and its size.
 
-    .venv/bin/python bench/bench_cardmap.py            # about 1 min: boots the flashed referee
+    .venv/bin/python -m bench.bench_cardmap            # about 1 min: boots the flashed referee
 
 The script below runs on the chip by `mpremote run` (host_tools/rp2emu/board.py ``run_script``,
 the firmware's modules from the flashed board): a map of two 52-card decks with 7-byte UIDs (packed
 on the PC as ``spit flash --cards`` packs it, loaded as the boot loads ``cards.bin``), then
 100 lookups each of the first and last card entered, one in the middle and an unknown tag, as the
 firmware calls it (a memoryview of the read UID), and the heap allocated by 104 lookups.
-Under the unix port or CPython it runs the same way: ``python bench/bench_cardmap.py --here``.
+Under CPython it runs the same way: ``python -m bench.bench_cardmap --here``.
 """
+
+try:
+    from bench import _paths  # noqa: F401  (python -m bench.NAME)
+except ImportError:
+    import _paths  # noqa: F401  (python bench/NAME.py: bench/ is on sys.path, the checkout's root not yet)
 
 import os
 import sys
@@ -45,12 +50,9 @@ print("allocated %d" % ((gc.mem_alloc() if hasattr(gc, "mem_alloc") else 0) - a0
 print("map_bytes %d" % (len(cm._uids) + len(cm._values) + len(cm._index)))
 '''
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
 
 def chip_script():
     """CHIP_SCRIPT after the map it looks up: two decks, packed here as spit flash packs cards.json."""
-    sys.path[:0] = [os.path.join(REPO, "firmware", "lib"), os.path.join(REPO, "firmware")]
     from spit.cardfile import load_cardmap, pack
     ranks = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
     cards = {}
@@ -66,7 +68,6 @@ def main(argv):
     if "--here" in argv:
         exec(chip_script(), {})
         return 0
-    sys.path.insert(0, REPO)
     import tempfile
     from host_tools.rp2emu.emulator import why_unavailable
     from host_tools.rp2emu.board import run_script

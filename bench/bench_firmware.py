@@ -1,6 +1,7 @@
-"""Firmware loop benchmark: prints tables (never asserts timings).
+"""Firmware loop benchmark: prints tables (never asserts timings), each figure that has a target
+beside it (bench/targets.json), met or MISSED.
 
-    .venv/bin/python bench/bench_firmware.py [--trials N]
+    .venv/bin/python -m bench.bench_firmware [--trials N]
 
 1. Landing -> LED verdict latency on the device (board pico: its reorder_us, touch sensors).
    Measured: the virtual board's pipeline (PN532 timing model, loop period, the engine's hold)
@@ -8,35 +9,40 @@
    path (reader + driver, engine, session log, LED render, loop), with the virtual board's fakes
    (bus + PN532 emulator, pins, time proxy, strip write) timed and subtracted.  Modelled: x80 for
    the RP2040, the C calls the fakes stand in for, SPI wire time (bytes x 8 / baud), the WS2812
-   write.  Target <= 10 ms.
+   write.  Target: ``landing_to_led_p50_ms``.
 2. Race-order accuracy against the landing gap dt, as the referee's verdicts (right winner /
    declared tie / wrong winner) for touch-sensor timestamps, PN532-IRQ-only timestamps and naive
    poll order, same pile and two piles: landings on emulated PN532s (real driver + NfcReader),
-   fed to the engine.  Target >= 99.9 % not wrong for dt >= 1 ms with touch sensors.
+   fed to the engine.  Target: ``race_not_wrong_touch_pct`` (touch sensors, dt >= 1 ms).
 2c. Races on one pile through the whole firmware on the virtual board (its reads, their evidence
     and its log, re-judged as `spit replay` does), per landing gap, reader time, missed touch
-    edges and touch sensor delay (host_tools/vboard/touch_sensor.py).  Targets (issue 25): wrong 0
-    at every gap; tie <= 10 % at 5 ms, <= 2 % at 10 ms, 0 from 20 ms; with 5 % missed touch
-    edges, ties at 50 ms <= 0.5 %.
-3. .mpy size of what `spit flash` puts on each board (firmware/manifest.py).  Target <= 64 KiB (host_tools/device/manifest.py MPY_LIMIT_BYTES).
+    edges and touch sensor delay (host_tools/vboard/touch_sensor.py).  Targets: ``race_wrong``,
+    ``race_tie_*`` (issue 25).
+3. .mpy size of what `spit flash` puts on each board (firmware/manifest.py).  Target:
+   ``mpy_bytes_per_board``.
 4. Heap of the firmware loop during a simulated game on the unix port.
 
 The unix-port part runs this file under .venv/bin/micropython with ``--mp`` and reads JSON.
 
 This file is the entry point; the parts live beside it: firmware_unix_port.py (the unix-port
 part, with firmware_profiler.py), firmware_latency_budget.py (1), firmware_races.py (2, 2b),
-firmware_mpy_size.py (3); firmware_bench_setup.py has what they share (sys.path, board files).
+firmware_mpy_size.py (3); firmware_bench_setup.py has what they share (the root, board files).
 """
+
+try:
+    from bench import _paths  # noqa: F401  (python -m bench.NAME)
+except ImportError:
+    import _paths  # noqa: F401  (python bench/NAME.py: bench/ is on sys.path, the checkout's root not yet)
 
 import json
 import os
 import sys
 
-from firmware_bench_setup import ROOT
-from firmware_latency_budget import print_latency_budget
-from firmware_mpy_size import print_mpy_sizes
-from firmware_races import print_firmware_races, print_race_order, print_read_time_sweep
-from firmware_unix_port import print_figures_as_json
+from bench.firmware_bench_setup import ROOT
+from bench.firmware_latency_budget import print_latency_budget
+from bench.firmware_mpy_size import print_mpy_sizes
+from bench.firmware_races import print_firmware_races, print_race_order, print_read_time_sweep
+from bench.firmware_unix_port import print_figures_as_json
 
 RUNTIME_NOTE = ("bench_firmware: about 2.5 minutes with the default 1000 race trials on a 2-core PC "
                 "(--trials 100: well under a minute), plus the read-time/touch-delay sweep of section 2b "

@@ -1,7 +1,7 @@
 """Session log store: flush sizes and counts per simulated game, and the cost of append.
 
-    .venv/bin/python bench/bench_logbook.py
-    MICROPYPATH=.frozen:firmware:firmware/lib .venv/bin/micropython bench/bench_logbook.py
+    .venv/bin/python -m bench.bench_logbook
+    .venv/bin/micropython bench/bench_logbook.py
 
 A simulated game is 400 log lines (events and verdicts, 40-80 bytes each) with a pause (spit
 call / round end, where the firmware calls flush) every 25-35 lines.  The file system is an
@@ -11,19 +11,14 @@ the number of flushes, and forced flushes in the middle of play, is what matters
 Prints a table; never asserts on timings.
 """
 
+try:
+    from bench import _paths  # noqa: F401  (python -m bench.NAME)
+except ImportError:
+    import _paths  # noqa: F401  (python bench/NAME.py: bench/ is on sys.path, the checkout's root not yet)
+
 import sys
 
-try:
-    _here = __file__
-except NameError:
-    _here = "bench/bench_logbook.py"
-_parts = _here.split("/")
-_root = "/".join(_parts[:-2]) or "."
-for _p in (_root + "/firmware", _root + "/firmware/lib"):
-    if _p not in sys.path:
-        sys.path.append(_p)
-
-from referee.logbook import Logbook  # noqa: E402
+from referee.logbook import Logbook
 
 try:
     from time import ticks_us, ticks_diff
@@ -63,6 +58,12 @@ class NullFile:
     def close(self):
         pass
 
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
 
 class NullFs:
     """Counts write sizes; stores nothing."""
@@ -71,6 +72,8 @@ class NullFs:
         self.sizes = []
 
     def open(self, path, mode):
+        if "r" in mode:
+            raise OSError(2)   # (ENOENT: no file to read, pulled.txt included)
         return NullFile(self)
 
     def listdir(self, path):
@@ -194,4 +197,5 @@ def _fmt(us):
     return "%.1f" % us
 
 
-main()
+if __name__ == "__main__":
+    main()

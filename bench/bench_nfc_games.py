@@ -8,20 +8,22 @@ disagree about a pile, a count or a card), reader-caused referee errors (``reade
 ``unknown_uid``, ``duplicate_card``) and the other errors by name (those the players cause:
 early slaps, bad answers ...), wall seconds.
 
-    python bench/bench_nfc_games.py                 # 5 presets x the 9 combinations
-    python bench/bench_nfc_games.py --full          # x the 192 (hours)
-    python bench/bench_nfc_games.py --presets classic --combos 0,3
+    .venv/bin/python -m bench.bench_nfc_games                 # 5 presets x the 9 combinations
+    .venv/bin/python -m bench.bench_nfc_games --full          # x the 192 (hours)
+    .venv/bin/python -m bench.bench_nfc_games --presets classic --combos 0,3
 """
+
+try:
+    from bench import _paths  # noqa: F401  (python -m bench.NAME)
+except ImportError:
+    import _paths  # noqa: F401  (python bench/NAME.py: bench/ is on sys.path, the checkout's root not yet)
 
 import argparse
 import os
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-for _p in (os.path.join(ROOT, "firmware", "lib"), ROOT, os.path.join(ROOT, "firmware")):
-    if _p not in sys.path:
-        sys.path.insert(0, _p)
+from bench import report
 
 READER_ERRORS = ("no_read", "reader_down", "unknown_uid", "duplicate_card")
 
@@ -58,7 +60,7 @@ def main(argv=None):
         combos = [combos[int(i)] for i in args.combos.split(",")]
     print("%-9s %-70s %4s %5s %4s %5s %6s %s" % ("preset", "PN532 options", "end", "plays", "lost",
                                                   "wrong", "rdrerr", "other errors (players')"))
-    bad = 0
+    bad = lost = disagreements = reader_errors = unfinished = 0
     for combo in combos:
         for preset in args.presets.split(","):
             with open(os.devnull, "w") as quiet:
@@ -70,6 +72,10 @@ def main(argv=None):
                     sys.stdout = saved
             wrong = len(r["disagreements"])
             bad += r["lost"] + wrong + r["reader_errors"] + (not r["finished"])
+            lost += r["lost"]
+            disagreements += wrong
+            reader_errors += r["reader_errors"]
+            unfinished += not r["finished"]
             print("%-9s %-70s %4s %5d %4d %5d %6d %s  (%.0f s)" % (
                 preset, label(combo), "yes" if r["finished"] else "NO", r["plays"], r["lost"], wrong,
                 r["reader_errors"], ", ".join("%s %d" % kv for kv in sorted(r["other_errors"].items())) or "-",
@@ -78,6 +84,10 @@ def main(argv=None):
                 print("    " + note)
             sys.stdout.flush()
     print("games with lost cards, wrong winners, reader errors or no end: %d" % bad)
+    report.check("lost_cards", lost)
+    report.check("table_disagreements", disagreements)
+    report.check("reader_errors", reader_errors)
+    report.check("unfinished_games", unfinished)
     return 1 if bad else 0
 
 

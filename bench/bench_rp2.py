@@ -46,21 +46,25 @@ this machine, so a whole classic game takes minutes of wall time.
 
 This file is the entry point; the parts live beside it: rp2_games.py (whole games played and
 analysed), rp2_races.py (races on one pile), rp2_engine_on_chip.py (the engine alone),
-rp2_report.py (the figures, their tables and the issue-8 targets); rp2_bench_setup.py has what
-they share (sys.path, the bench board, the PN532 reads); the .mpy sizes are firmware_mpy_size's.
+rp2_report.py (the figures, their tables and the targets, bench/targets.json); rp2_bench_setup.py
+has what they share (the bench board, the PN532 reads); the .mpy sizes are firmware_mpy_size's.
 """
+
+try:
+    from bench import _paths  # noqa: F401  (python -m bench.NAME)
+except ImportError:
+    import _paths  # noqa: F401  (python bench/NAME.py: bench/ is on sys.path, the checkout's root not yet)
 
 import argparse
 import json
 import sys
 
-# READ_MS, bench_board, pn532_model, LOOP_PIN, play and analyse are imported from here by
-# heap_holders.py, rp2_session_heap.py and trace_landing.py.
-from rp2_bench_setup import READ_MS
-from rp2_engine_on_chip import engine_on_chip
-from rp2_games import play
-from rp2_races import races
-from rp2_report import gather_figures, print_measurements, print_targets
+from bench import report
+from bench.rp2_bench_setup import READ_MS
+from bench.rp2_engine_on_chip import engine_on_chip
+from bench.rp2_games import play
+from bench.rp2_races import races
+from bench.rp2_report import gather_figures, print_measurements, print_targets
 
 PRESETS = ("classic", "tableau", "family", "own_deck", "speed")
 
@@ -68,7 +72,7 @@ PRESETS = ("classic", "tableau", "family", "own_deck", "speed")
 def mpy_sizes():
     """Bytes per board of what `spit flash` installs, compiled as it compiles (bench_firmware's
     section 3 shows them per directory)."""
-    from firmware_mpy_size import mpy_sizes as per_directory
+    from bench.firmware_mpy_size import mpy_sizes as per_directory
     return {name: sum(per_directory(name)[0].values()) for name in ("pico", "pico_3pile", "pico_i2c")}
 
 
@@ -132,7 +136,7 @@ def main(argv=None):
 
 def stalled_host(seconds, say, read_ms):
     """The stalled-host game's figures (host_tools/rp2emu/stalled_host.py)."""
-    from rp2_bench_setup import LOOP_PIN, bench_board, pn532_model
+    from bench.rp2_bench_setup import LOOP_PIN, bench_board, pn532_model
     from host_tools.rp2emu.stalled_host import stalled_host_game
     say("a game with the USB host stalled for %.0f s (it NAKs IN transfers)" % seconds)
     return stalled_host_game(bench_board(2), stall_s=seconds, emulator=pn532_model(read_ms),
@@ -140,15 +144,14 @@ def stalled_host(seconds, say, read_ms):
 
 
 def print_stalled_host(f):
-    """The stalled host's table (issue 28: step max in play <= 5 ms, LEDs on time, every verdict
-    in the log, the stream resuming with the dropped count)."""
+    """The stalled host's table (issue 28: the loop's steps short, LEDs on time, every verdict in
+    the log, the stream resuming with the dropped count), its targets after it."""
     led = f["led_ms"]
     print()
     print("USB host stalled %.0f s mid-game (holds the port open, NAKs IN), classic, %d landings meanwhile"
           % (f["stall_s"], f["landings"]))
     print("  %-44s %s" % ("loop steps while stalled", f["steps"]))
-    print("  %-44s %.2f ms (p99 %.2f ms; target <= 5 ms)" % ("step max while stalled", f["step_max_ms"] or 0,
-                                                                f["step_p99_ms"] or 0))
+    print("  %-44s %.2f ms (p99 %.2f ms)" % ("step max while stalled", f["step_max_ms"] or 0, f["step_p99_ms"] or 0))
     print("  %-44s %s" % ("landing -> LED while stalled (p50 / max)", "%.2f / %.2f ms" % (
         sorted(led)[len(led) // 2], max(led)) if led else "-"))
     print("  %-44s %s" % ("landings without their LED frame", len(f["missing"])))
@@ -158,6 +161,10 @@ def print_stalled_host(f):
     print("  %-44s %d dropped (counted on the stream), %d missed" % ("stream lines", f["dropped"], f["missed"]))
     print("  %-44s %d of %d landings; stream's verdicts all in the log: %s" % (
         "session log on flash", f["landings_in_log"], f["landings"], "yes" if f["log_has_stream"] else "NO"))
+    report.header("bench_rp2, the stalled host")
+    report.check("stalled_host_step_max_ms", f["step_max_ms"])
+    report.check("stalled_host_landings_without_led", len(f["missing"]))
+    report.check("stalled_host_landings_missing_from_log", f["landings"] - f["landings_in_log"])
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Benchmark: simulated games per second (fast mode) per preset, and replay throughput.
 
-    .venv/bin/python bench/bench_sim.py [GAMES_PER_PRESET] [--long 1000000]   (defaults 100, 100000)
+    .venv/bin/python -m bench.bench_sim [GAMES_PER_PRESET] [--long 1000000]   (defaults 100, 100000)
 
 Prints tables, asserts nothing.
 
@@ -13,20 +13,22 @@ Prints tables, asserts nothing.
   included), in input events per second; verdict lines are parsed but not counted as events.
 """
 
+try:
+    from bench import _paths  # noqa: F401  (python -m bench.NAME)
+except ImportError:
+    import _paths  # noqa: F401  (python bench/NAME.py: bench/ is on sys.path, the checkout's root not yet)
+
 import os
 import subprocess
 import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-for p in (os.path.join(ROOT, "firmware", "lib"), ROOT, os.path.join(ROOT, "bench")):
-    if p not in sys.path:
-        sys.path.insert(0, p)
-
-from spit.log import rejudge  # noqa: E402
-from host_tools.sim.run import run_game  # noqa: E402
-from long_session import write_long_session  # noqa: E402
+from spit.log import rejudge
+from host_tools.sim.run import run_game
+from bench import report
+from bench._paths import ROOT
+from bench.long_session import write_long_session
 
 PRESETS = ("classic", "tableau", "family", "own_deck", "speed")
 
@@ -104,6 +106,7 @@ def bench_replay_command(sizes, runs=3):
     print("%10s %10s %10s %7s %7s %6s %8s %8s %14s %9s %5s" % (
         "events", "lines", "MB on disk", "rounds", "errors", "early", "wall s", "CPU s", "events/CPU s",
         "peak MB", "exit"))
+    rates, peaks = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for events in sizes:
             path = os.path.join(tmp, "long-%d.spitlog" % events)
@@ -120,6 +123,10 @@ def bench_replay_command(sizes, runs=3):
             print("%10d %10d %10.1f %7d %7d %6d %8.2f %8.2f %14.0f %9.1f %5d" % (
                 n, lines, os.path.getsize(path) / 1e6, _count(summary, "rounds"), _count(summary, "errors"),
                 _count(summary, "early"), wall, cpu, n / cpu, rss, code))
+            rates.append(round(n / cpu))
+            peaks.append(rss)
+    report.check_all("replay_events_per_cpu_s", rates)
+    report.check_all("replay_peak_mb", peaks)
 
 
 def main(argv=None):

@@ -1,6 +1,6 @@
 """Firmware-mode sweep: the real firmware on the virtual board refereeing simulated games.
 
-    .venv/bin/python bench/bench_sim_sweep.py [--seeds N] [--misread PERMILLE]
+    .venv/bin/python -m bench.bench_sim_sweep [--seeds N] [--misread PERMILLE]
 
 Every preset x 2 and 3 center piles (3 piles only where the ruleset allows them) x N seeds
 (default 20) through ``spit sim --mode firmware``'s machinery, with no faults injected: the
@@ -11,14 +11,13 @@ referee error must then be the ``no_read`` of an injected misread.
 tests/host/test_sim_sweep.py runs a short part of this in CI.
 """
 
-import os
+try:
+    from bench import _paths  # noqa: F401  (python -m bench.NAME)
+except ImportError:
+    import _paths  # noqa: F401  (python bench/NAME.py: bench/ is on sys.path, the checkout's root not yet)
+
 import sys
 import time
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-for _p in (ROOT, os.path.join(ROOT, "firmware", "lib"), os.path.join(ROOT, "firmware")):
-    if _p not in sys.path:
-        sys.path.insert(0, _p)
 
 
 def combos():
@@ -64,6 +63,7 @@ def main():
     print("| preset | piles | games | referee errors | errors not injected | disagreements | unfinished | s/game |")
     print("|---|---|---|---|---|---|---|---|")
     bad = []
+    total_other = total_notes = total_unfinished = 0
     for name, piles in combos():
         t0 = time.time()
         errors = other = notes = unfinished = 0
@@ -77,12 +77,18 @@ def main():
             unfinished += 0 if finished else 1
             if not_injected or dis or not finished:
                 bad.append((name, piles, seed, errs, injected, dis[:2]))
+        total_other += other
+        total_notes += notes
+        total_unfinished += unfinished
         print("| %s | %d | %d | %d | %d | %d | %d | %.2f |" % (name, piles, seeds, errors, other, notes, unfinished,
                                                                (time.time() - t0) / seeds))
-    print("(errors not injected = referee errors other than the no_read of a misread the sweep injected;"
-          " target 0, and 0 disagreements)")
+    print("(errors not injected = referee errors other than the no_read of a misread the sweep injected)")
     for item in bad:
         print("  %s piles=%d seed=%d: errors %s, injected %d, disagreements %s" % item)
+    from bench import report
+    report.check("referee_errors_not_injected", total_other)
+    report.check("table_disagreements", total_notes)
+    report.check("unfinished_games", total_unfinished)
 
 
 if __name__ == "__main__":

@@ -1,23 +1,13 @@
-"""What the parts of bench/bench_firmware.py share: the repo root (on CPython it puts the repo,
-firmware/ and firmware/lib on sys.path), the board files, the classic rules, and the PN532
-emulator's default read timing.
+"""What the parts of bench/bench_firmware.py share: the checkout's root (bench._paths's), the board
+files, the classic rules, and the PN532 emulator's default read timing.
 
 Importable under CPython and the MicroPython unix port (which has no os.path: there the bench
-runs from the repo root and MICROPYPATH gives the paths).
+runs from the repo root, "." on MICROPYPATH).
 """
 
 import json
-import os
-import sys
 
-if sys.implementation.name == "micropython":
-    ROOT = "."
-else:
-    ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    sys.path.insert(0, ROOT)
-    for _p in (os.path.join(ROOT, "firmware"), os.path.join(ROOT, "firmware", "lib")):
-        if _p not in sys.path:
-            sys.path.insert(1, _p)
+from bench._paths import ROOT
 
 ATTEMPT_US = 2000            # PN532Emulator defaults (host_tools/vboard/pn532_emulator.py)
 ANTICOLLISION_US = 2500
@@ -30,5 +20,5 @@ def classic_rules():
 
 def board_settings(name):
     """The board file boards/<name>.json, as a dict."""
-    with open(os.path.join(ROOT, "boards", name + ".json")) as f:
+    with open(ROOT + "/boards/" + name + ".json") as f:
         return json.load(f)

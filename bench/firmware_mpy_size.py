@@ -4,7 +4,7 @@
 
 import os
 
-from firmware_bench_setup import ROOT, board_settings
+from bench.firmware_bench_setup import ROOT, board_settings
 
 
 def mpy_sizes(board_name):
@@ -42,5 +42,6 @@ def print_mpy_sizes():
         "**%d B = %.1f KB**" % (sum(sizes.values()), sum(sizes.values()) / 1024.0) for sizes, _ in per))
     print("| left off the board | %s |" % " | ".join(
         ", ".join(sorted(r.rsplit("/", 1)[-1] for r in skipped)) for _, skipped in per))
-    from host_tools.device.manifest import MPY_LIMIT_BYTES
-    print("(target <= %d B = %d KiB, compiled with -s: no checkout path inside)" % (MPY_LIMIT_BYTES, MPY_LIMIT_BYTES // 1024))
+    print("(compiled with -s: no checkout path inside)")
+    from bench import report
+    report.check_all("mpy_bytes_per_board", [sum(sizes.values()) for sizes, _ in per])

@@ -9,7 +9,7 @@ virtual board's fakes timed and subtracted (section 1), and prints them as one J
 
 import json
 
-from firmware_profiler import Profiler
+from bench.firmware_profiler import Profiler
 
 
 def scripted_game(table):

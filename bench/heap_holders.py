@@ -16,6 +16,11 @@ the second dump and not in the first, grouped by the root word that keeps them (
 whether it lies in the stack or in the static data).
 """
 
+try:
+    from bench import _paths  # noqa: F401  (python -m bench.NAME)
+except ImportError:
+    import _paths  # noqa: F401  (python bench/NAME.py: bench/ is on sys.path, the checkout's root not yet)
+
 import argparse
 import collections
 import os
@@ -23,10 +28,7 @@ import struct
 import sys
 import tempfile
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO)
-sys.path.insert(0, os.path.join(REPO, "bench"))
-import host_tools.rp2emu  # noqa: E402,F401 (firmware/ on sys.path)
+import host_tools.rp2emu  # noqa: F401  (the emulated Pico)
 
 RAM = 0x20000000
 BLOCK = 16
@@ -62,7 +64,7 @@ def type_names(firmware=None, bootrom=None):
 
 def dump_at(seconds, path, preset="classic", progress=None):
     """Boot the firmware as bench_rp2 does, run ``seconds`` of session time, write the SRAM."""
-    from rp2_bench_setup import READ_MS, bench_board, pn532_model
+    from bench.rp2_bench_setup import READ_MS, bench_board, pn532_model
     from host_tools.rp2emu.board import FlashedPico
     from spit.rules import make_ruleset
     rules = make_ruleset(preset)

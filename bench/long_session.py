@@ -1,6 +1,6 @@
 """A long session log for replay benchmarks: one classic session of many rounds.
 
-    .venv/bin/python bench/long_session.py EVENTS OUT.spitlog
+    .venv/bin/python -m bench.long_session EVENTS OUT.spitlog
 
 Simulated games end after a few rounds, so a log of a million events cannot come from one of
 them.  This writes one valid session instead: every round, two players play fitting cards from
@@ -10,24 +10,23 @@ for the next round.  The device's verdict lines come from the rules engine itsel
 the event that caused them as the firmware does, so the replay finds no mismatch.
 """
 
+try:
+    from bench import _paths  # noqa: F401  (python -m bench.NAME)
+except ImportError:
+    import _paths  # noqa: F401  (python bench/NAME.py: bench/ is on sys.path, the checkout's root not yet)
+
 import json
-import os
 import random
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-for _p in (os.path.join(ROOT, "firmware", "lib"), ROOT):
-    if _p not in sys.path:
-        sys.path.insert(0, _p)
-
-from spit import verdicts as V  # noqa: E402
-from spit.cards import format_card, parse_card  # noqa: E402
-from spit.log import parse_event  # noqa: E402
-from spit.intake import EV_TICK  # noqa: E402
-from spit.notation import header_line  # noqa: E402
-from spit.words import verdict_items, items_json  # noqa: E402
-from spit.referee import Referee, PH_OVER  # noqa: E402
-from spit.rules import make_ruleset  # noqa: E402
+from spit import verdicts as V
+from spit.cards import format_card, parse_card
+from spit.log import parse_event
+from spit.intake import EV_TICK
+from spit.notation import header_line
+from spit.words import verdict_items, items_json
+from spit.referee import Referee, PH_OVER
+from spit.rules import make_ruleset
 
 RANKS = "A 2 3 4 5 6 7 8 9 10 J Q K".split()
 MS = 1000

@@ -1,6 +1,6 @@
 """Peak live heap of the referee over a whole game (run under the micropython unix port).
 
-    micropython -X heapsize=48k bench/mp_game_heap.py EVENTS_FILE
+    micropython -X heapsize=48k bench/mp_game_heap.py EVENTS_FILE     (bench_engine runs it)
 
 EVENTS_FILE holds one pre-parsed event per line: ``kind ms us a b c [ruleset header on line 1]``,
 written by bench_engine.py.  After every event the heap is collected and measured, so the number
@@ -14,7 +14,7 @@ import gc
 import sys
 
 gc.collect()
-BASE = gc.mem_alloc()
+BASE = gc.mem_alloc() if sys.implementation.name == "micropython" else 0   # (CPython imports it, never runs it)
 
 
 
@@ -72,4 +72,5 @@ def main(path):
     print("peak %d events %d verdicts %d over %s" % (peak, n, sink.n, "yes" if ref.phase == 5 else "no"))
 
 
-main(sys.argv[1])
+if __name__ == "__main__":
+    main(sys.argv[1])

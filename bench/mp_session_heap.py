@@ -1,7 +1,6 @@
 """Hours of play on one boot: the firmware's heap over a long session, on the real MicroPython.
 
-    MICROPYPATH=.frozen:firmware:firmware/lib:. .venv/bin/micropython -X heapsize=8m \\
-        bench/mp_session_heap.py [HOURS] [PRESET]          (default: 4 hours of classic)
+    .venv/bin/micropython -X heapsize=8m bench/mp_session_heap.py [HOURS] [PRESET]   (default: 4 hours of classic)
 
 The emulated Pico (bench_rp2) runs 3-6x slower than real time, so a 4-hour session there takes
 a day.  This runs the same firmware on the MicroPython unix port instead, on the virtual board
@@ -18,6 +17,11 @@ the absolute figure is not the chip's (bench_rp2 measures that).  What it shows 
 heap after the last games against the first, per hour.  Prints a table per hour, then
 ``growth: N B per hour``.
 """
+
+try:
+    from bench import _paths  # noqa: F401  (python -m bench.NAME)
+except ImportError:
+    import _paths  # noqa: F401  (python bench/NAME.py: bench/ is on sys.path, the checkout's root not yet)
 
 import gc
 import sys
@@ -160,6 +164,8 @@ def main(argv):
           "%d B, in the last quarter %d B (%.2f h later)" % (WARM_UP, lo_first, lo_last, span_h))
     growth = (lo_last - lo_first) / span_h if span_h > 0 else 0.0
     print("growth: %+.0f B per hour" % growth)
+    from bench import report   # (after the measurement: its targets are the bench's heap)
+    report.check("heap_growth_bytes_per_hour", round(growth))
     return 0
 
 

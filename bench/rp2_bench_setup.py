@@ -1,15 +1,13 @@
-"""What the parts of bench/bench_rp2.py share: the repo root (importing this puts the repo, and
-through host_tools.rp2emu firmware/ and firmware/lib, on sys.path), the bench's board file with
-its loop probe, the PN532 reads issue 8 measures under, and percentiles.
+"""What the parts of bench/bench_rp2.py share: the checkout (``REPO``, host_tools's: trace_landing's
+instrumented copy when it runs), the bench's board file with its loop probe, the PN532 reads issue 8
+measures under, and percentiles.
 """
 
 import json
 import os
-import sys
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO)
-import host_tools.rp2emu  # noqa: E402,F401 (firmware/ on sys.path)
+import host_tools.rp2emu  # noqa: F401  (the emulated Pico; its checkout's firmware/ importable)
+from host_tools import REPO
 
 MS = 1000
 LOOP_PIN = 0

@@ -5,7 +5,7 @@ unlocked.
 
 import os
 
-from rp2_bench_setup import REPO
+from bench.rp2_bench_setup import REPO
 
 
 def engine_on_chip(say):

@@ -9,7 +9,7 @@ interrupts masked, heap), with ``round_breaks`` (where no input races another) a
 import json
 import time
 
-from rp2_bench_setup import LOOP_PIN, READ_MS, bench_board, pct, pn532_model
+from bench.rp2_bench_setup import LOOP_PIN, READ_MS, bench_board, pct, pn532_model
 
 COLOUR = {"accept": "green", "illegal": "red", "late": "orange", "tie": "purple", "early": "blue",
           "spit": "white"}

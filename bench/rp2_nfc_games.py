@@ -2,18 +2,17 @@
 (issue 26): the firmware image on rp2040js, the strict PN532 model under the piles, the
 simulated players.  CPU-heavy (3-6x slower than real time): a few combinations, short games.
 
-    python bench/rp2_nfc_games.py --preset classic --seconds 20 --combos 0,2
+    .venv/bin/python -m bench.rp2_nfc_games --preset classic --seconds 20 --combos 0,2
 """
 
+try:
+    from bench import _paths  # noqa: F401  (python -m bench.NAME)
+except ImportError:
+    import _paths  # noqa: F401  (python bench/NAME.py: bench/ is on sys.path, the checkout's root not yet)
+
 import argparse
-import os
 import sys
 import time
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-for _p in (os.path.join(ROOT, "firmware", "lib"), ROOT, os.path.join(ROOT, "firmware")):
-    if _p not in sys.path:
-        sys.path.insert(0, _p)
 
 READER_ERRORS = ("no_read", "reader_down", "unknown_uid", "duplicate_card")
 
@@ -32,6 +31,7 @@ def main(argv=None):
     if reason:
         print("emulated Pico unavailable: %s" % reason)
         return 0
+    lost = disagreements = reader_errors = 0
     for i in args.combos.split(","):
         combo = combinations()[int(i)]
         wall = time.monotonic()
@@ -48,6 +48,13 @@ def main(argv=None):
         for note in notes[:3]:
             print("    " + note)
         sys.stdout.flush()
+        lost += errors.get("no_read", 0)
+        disagreements += len(notes)
+        reader_errors += sum(errors.get(k, 0) for k in READER_ERRORS)
+    from bench import report
+    report.check("lost_cards", lost)
+    report.check("table_disagreements", disagreements)
+    report.check("reader_errors", reader_errors)
     return 0
 
 

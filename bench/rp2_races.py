@@ -6,10 +6,15 @@ a ``TouchSensor`` model says (host_tools/vboard/touch_sensor.py: a delay, missed
 
 Alone, for a short run of the races only (the emulator is slow: keep it short)::
 
-    .venv/bin/python bench/rp2_races.py --per-dt 2 [--delay-ms 0-8] [--miss 0.05] [--read-ms 5-10]
+    .venv/bin/python -m bench.rp2_races --per-dt 2 [--delay-ms 0-8] [--miss 0.05] [--read-ms 5-10]
 """
 
-from rp2_bench_setup import MS, READ_MS, pn532_model
+try:
+    from bench import _paths  # noqa: F401  (python -m bench.NAME)
+except ImportError:
+    import _paths  # noqa: F401  (python bench/NAME.py: bench/ is on sys.path, the checkout's root not yet)
+
+from bench.rp2_bench_setup import MS, READ_MS, pn532_model
 
 RACE_DTS_MS = (1, 2, 3, 5, 10, 20, 50)
 
@@ -127,6 +132,8 @@ def main():
         r = out[dt]
         print("| %d | %d | %d | %d |" % (dt, r["right"], r["tie"], r["wrong"]))
     print(json.dumps({dt: [out[dt]["right"], out[dt]["tie"], out[dt]["wrong"]] for dt in RACE_DTS_MS}))
+    from bench import report
+    report.check("race_wrong", sum(out[dt]["wrong"] for dt in RACE_DTS_MS))
 
 
 if __name__ == "__main__":

@@ -1,15 +1,14 @@
 """The report of bench/bench_rp2.py: the figures of the games, the races, the engine alone and the
 .mpy sizes gathered into one dict (``gather_figures``: what ``--json`` prints), the tables of
-measurements (``print_measurements``) and the issue-8 targets, met or not (``print_targets``).
+measurements (``print_measurements``) and the targets of bench/targets.json, met or MISSED (``print_targets``).
 """
 
-from rp2_bench_setup import triple
-from rp2_races import RACE_DTS_MS
-from host_tools.device.manifest import MPY_LIMIT_BYTES
+from bench import report
+from bench.rp2_bench_setup import triple
+from bench.rp2_races import RACE_DTS_MS
 
 
-def fmt(x, unit=""):
-    return "-" if x is None else ("%.2f%s" % (x, unit) if isinstance(x, float) else "%s%s" % (x, unit))
+fmt = report.fmt
 
 
 def gather_figures(games, race, engine, sizes, read_ms):
@@ -79,7 +78,7 @@ def print_measurements(figures, games, race):
     rm = figures["read_ms"]["p50"]
     if rm is not None:
         # A landing at a random time is read at the median of the model's range; landings that
-        # keep falling at one point of the chip's activation cycle move it (bench/README.md).
+        # keep falling at one point of the chip's activation cycle move it (docs/bench-history.md, session 10).
         print("the reads' median: %.2f ms (a landing at a random time: %.2f ms); landing -> LED p50 moves "
               "with it" % (rm, (read_ms[0] + read_ms[1]) / 2.0))
     print("loop steps writing the log to flash: %d, %d of them in play (flash erase/program masks interrupts)"
@@ -122,37 +121,35 @@ def print_measurements(figures, games, race):
 
 
 def print_targets(figures, games, race):
-    """Issue 8's targets, each with its figure and met or NOT met."""
+    """Each figure beside its target (bench/targets.json), met or MISSED."""
     flash_in_play, flash_steps = figures["flash_step_ms"]["in_play"], figures["flash_step_ms"]["count"]
     sizes = figures["mpy_bytes"]
-    engine_ms = figures["engine_ms_per_landing"]
-    print()
-    print("issue 8 targets")
-    lm, lp, hs = figures["landing_to_led_ms"], figures["loop_ms"], figures["step_ms"]
-    peak = max(figures["peak_heap_bytes"].values()) if games else None
-    alloc = max(figures["alloc_per_landing_bytes"].values()) if games else None
-    rows = (("landing -> LED p50 / p99 / max (ms)", "%s / %s / %s" % (fmt(lm["p50"]), fmt(lm["p99"]), fmt(lm["max"])),
-             "<= 10 / 20 / 30", lm["p50"] is not None and lm["p50"] <= 10 and lm["p99"] <= 20 and lm["max"] <= 30),
-            ("loop period p99 (ms)", fmt(lp["p99"]), "<= 5", lp["p99"] is not None and lp["p99"] <= 5),
-            ("loop step max in play (ms)", fmt(hs["max"]), "<= 5", hs["max"] is not None and hs["max"] <= 5),
-            # A flash erase blocks ~45 ms whatever the firmware does, and the pause's gc.collect()
-            # 6-17 ms (marking a ~105 KB heap): both only where no card can land.
-            ("steps writing flash while cards can land", "%d (of %d)" % (flash_in_play, flash_steps), "0",
-             flash_in_play == 0),
-            ("engine per landing on the chip (ms)", fmt(engine_ms), "<= 0.5", engine_ms is not None and engine_ms <= 0.5),
-            ("heap allocated per landing, loop keeps (B)", fmt(alloc), "0", alloc == 0),
-            ("heap in use at its peak (B)", fmt(peak), "<= 114688", peak is not None and peak <= 112 * 1024),
-            ("interrupts masked per LED write (ms)", "%.3f" % figures["irq_masked_ms"]["leds"], "<= 0.1",
-             figures["irq_masked_ms"]["leds"] <= 0.1),
-            (".mpy per board (B)", fmt(max(sizes.values())), "<= %d" % MPY_LIMIT_BYTES,
-             max(sizes.values()) <= MPY_LIMIT_BYTES))
-    # A race's second card is a landing too: its late verdict needs its own read, after the
-    # first card's (the reader lists the pile again once the first tag is halted).
-    losers = [x for d in race for x in race[d]["loser_ms"]] if race else []
-    if losers:
-        rows += (("landing -> LED, race losers, max (ms)", fmt(max(losers)), "<= 30", max(losers) <= 30),)
-    for label, value, target, ok in rows:
-        print("%-46s %-22s %-16s %s" % (label, value, target, "met" if ok else "NOT met"))
+    report.header("bench_rp2")
+    lm = figures["landing_to_led_ms"]
+    report.check("landing_to_led_p50_ms", lm["p50"])
+    report.check("landing_to_led_p99_ms", lm["p99"])
+    report.check("landing_to_led_max_ms", lm["max"])
+    report.check("loop_period_p99_ms", figures["loop_ms"]["p99"])
+    report.check("loop_step_in_play_max_ms", figures["step_ms"]["max"])
+    # A flash erase blocks ~45 ms whatever the firmware does, and the pause's gc.collect()
+    # 6-17 ms (marking a ~105 KB heap): both only where no card can land.
+    report.check("flash_steps_in_play", flash_in_play, "%d (of %d)" % (flash_in_play, flash_steps))
+    report.check("engine_per_landing_on_chip_ms", figures["engine_ms_per_landing"])
+    report.check("engine_alloc_per_landing_bytes", figures["engine_alloc_per_landing_bytes"])
+    report.check_all("heap_kept_per_landing_bytes", figures["alloc_per_landing_bytes"].values())
+    report.check_all("heap_peak_bytes", figures["peak_heap_bytes"].values())
+    report.check("irq_masked_per_led_write_ms", figures["irq_masked_ms"]["leds"],
+                 "%.3f" % figures["irq_masked_ms"]["leds"])
+    report.check_all("mpy_bytes_per_board", sizes.values())
+    report.check_all("table_disagreements", [g["disagreements"] for g in figures["games"].values()])
+    # (a game cut by --seconds is not unfinished: one that stopped before, "DID NOT END", is)
+    report.check("unfinished_games", sum(1 for g in figures["games"].values() if g["stalled"]))
+    if race:
+        # A race's second card is a landing too: its late verdict needs its own read, after the
+        # first card's (the reader lists the pile again once the first tag is halted).
+        losers = [x for d in race for x in race[d]["loser_ms"]]
+        report.check("race_loser_landing_to_led_max_ms", max(losers) if losers else None)
+        report.check("race_wrong", sum(race[d]["wrong"] for d in race))
     bs = figures["break_step_ms"]
     print("(between rounds, where no card can land, the loop writes the log to flash and runs gc.collect(): "
           "steps up to %s ms, flash writes apart; writing flash: up to %s ms)" % (fmt(bs["max"]), fmt(figures["flash_step_ms"]["max"])))

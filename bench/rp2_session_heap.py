@@ -16,15 +16,17 @@ The emulator runs 3-6x slower than a Pico, so a 4-hour session would take a day 
 is 64-bit); this shows the same on the chip's own heap, over fewer games.
 """
 
+try:
+    from bench import _paths  # noqa: F401  (python -m bench.NAME)
+except ImportError:
+    import _paths  # noqa: F401  (python bench/NAME.py: bench/ is on sys.path, the checkout's root not yet)
+
 import argparse
 import os
 import sys
 import time
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO)
-sys.path.insert(0, os.path.join(REPO, "bench"))
-import host_tools.rp2emu  # noqa: E402,F401 (firmware/ on sys.path)
+import host_tools.rp2emu  # noqa: F401  (the emulated Pico)
 
 MS = 1000
 HOUR_US = 3600 * 1000 * MS
@@ -90,7 +92,7 @@ def main(argv=None):
     ap.add_argument("--dump-dir", help="keep the chip's SRAM at each game's start+2 s here (game-N.ram: "
                     "bench/heap_holders.py --load game-2.ram --against game-5.ram shows what a later game holds)")
     args = ap.parse_args(argv)
-    from rp2_bench_setup import READ_MS, bench_board, pn532_model
+    from bench.rp2_bench_setup import READ_MS, bench_board, pn532_model
     from host_tools.rp2emu.board import FlashedPico
     from host_tools.rp2emu.emulator import why_unavailable
     from host_tools.rp2emu.heap import locate
@@ -151,8 +153,10 @@ def main(argv=None):
     span_h = (sum(r[1] for r in rest[-half:]) - sum(r[1] for r in rest[:half])) / half * 1e6 / HOUR_US
     print("lowest heap in use in any second: games %d-%d %d B, games %d-%d %d B; highest peak %d B" % (
         rest[0][0], rest[half - 1][0], lo_first, rest[-half][0], rest[-1][0], lo_last, max(r[5] for r in rows)))
-    print("growth: %+.0f B per hour of table time (%d B over %.2f h)" % (
-        (lo_last - lo_first) / span_h if span_h else 0.0, lo_last - lo_first, span_h))
+    growth = (lo_last - lo_first) / span_h if span_h else 0.0
+    print("growth: %+.0f B per hour of table time (%d B over %.2f h)" % (growth, lo_last - lo_first, span_h))
+    from bench import report
+    report.check("heap_growth_bytes_per_hour", round(growth))
     return 0
 
 

@@ -18,6 +18,11 @@ landing path of referee/loop.py.  Marker ``ANCHOR`` must be the listing reply's 
 reply is an IRQ edge that one follows.
 """
 
+try:
+    from bench import _paths  # noqa: F401  (python -m bench.NAME)
+except ImportError:
+    import _paths  # noqa: F401  (python bench/NAME.py: bench/ is on sys.path, the checkout's root not yet)
+
 import argparse
 import bisect
 import json
@@ -130,9 +135,11 @@ def main(argv=None):
     dest = os.path.join(REPO, "build", "trace")
     copy_repo(dest)
     labels = instrument(os.path.join(dest, "firmware"), marks)
-    sys.path[:0] = [os.path.join(dest, "bench"), dest]
-    import rp2_bench_setup
-    import rp2_games
+    # The copy's host_tools (its REPO: the instrumented firmware is what spit flash installs)
+    # and firmware; bench's own modules play it as bench_rp2 plays.
+    from bench._paths import use_checkout
+    use_checkout(dest)
+    from bench import rp2_bench_setup, rp2_games
     from host_tools.rp2emu.emulator import why_unavailable
     from host_tools.rp2emu import table as emu_table
     from host_tools.sim import rp2 as sim_rp2

@@ -1,5 +1,5 @@
 """What every test module shares: the one place sys.path is set (the engine and the device code
-as the board has them, tests/ for ``support`` and ``fakes``, bench/ for the bench tests), the
+as the board has them, tests/ for ``support`` and ``fakes``, the root for ``bench.*``), the
 markers, and the fixtures ``run_mp`` (a script under the MicroPython unix port) and ``vb`` (the
 virtual board).
 
@@ -14,7 +14,7 @@ import sys
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-for p in (os.path.join(ROOT, "bench"), os.path.join(ROOT, "tests"), os.path.join(ROOT, "firmware", "lib"),
+for p in (os.path.join(ROOT, "tests"), os.path.join(ROOT, "firmware", "lib"),
           os.path.join(ROOT, "firmware"), os.path.join(ROOT, "tests", "engine"), ROOT):
     if p not in sys.path:
         sys.path.insert(0, p)

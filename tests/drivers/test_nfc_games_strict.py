@@ -20,7 +20,7 @@ GAMES = [(PRESETS[i % len(PRESETS)], combo) for i, combo in enumerate(combinatio
 @pytest.mark.parametrize("preset,combo", GAMES, ids=["%s-%s" % (p, label(c)) for p, c in GAMES])
 def test_whole_game_under_the_chip_options(preset, combo):
     pytest.importorskip("host_tools.vboard.runner")
-    from bench_nfc_games import play
+    from bench.bench_nfc_games import play
     r = play(preset, combo)
     assert r["finished"], r
     assert r["lost"] == 0 and r["disagreements"] == [] and r["reader_errors"] == 0, r

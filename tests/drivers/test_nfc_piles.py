@@ -141,10 +141,7 @@ def test_three_new_tags_with_one_shared_uid_prefix_are_all_read_with_one_time(ch
 @BOTH_CHIPS
 def test_forty_card_pile_with_stacked_tag_faults_is_read_whole_and_in_order(chip):
     # Item 6: the emulator's stacked-tag model on (misses and brown-outs that forget HALT).
-    import os
-    import sys
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "bench"))
-    from bench_nfc_pile import pile_run
+    from bench.bench_nfc_pile import pile_run
 
     run = pile_run(cards=40, gap_us=300000, stacked=True, seed=3, chip=chip)
     assert run["dropouts"] > 0            # the fault model was exercised

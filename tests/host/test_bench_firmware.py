@@ -7,8 +7,8 @@ import os
 import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-races = pytest.importorskip("firmware_races")
-profiler = pytest.importorskip("firmware_profiler")
+races = pytest.importorskip("bench.firmware_races")
+profiler = pytest.importorskip("bench.firmware_profiler")
 
 from spit.intake import EV_CARD, EV_TOUCH  # noqa: E402
 

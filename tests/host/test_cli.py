@@ -178,7 +178,7 @@ def test_bench_readme_exists_and_explains_the_heap_cap():
 
 def test_bench_firmware_says_how_long_it_takes_before_starting(monkeypatch, capsys):
     import subprocess
-    import bench_firmware
+    from bench import bench_firmware
 
     def stop(*_a, **_k):
         raise KeyboardInterrupt

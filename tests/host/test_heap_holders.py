@@ -5,7 +5,7 @@ dump: no emulator needed)."""
 import os
 import struct
 
-import heap_holders as hh
+from bench import heap_holders as hh
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

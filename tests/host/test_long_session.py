@@ -5,7 +5,7 @@ measured on logs whose re-judge is a game of hundreds of rounds, with no error a
 import io
 import os
 
-from long_session import write_long_session
+from bench.long_session import write_long_session
 from host_tools.replay import replay_lines
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -390,8 +390,7 @@ def test_a_race_delta_t_one_microsecond_off_is_a_mismatch(tmp_path):
 def test_long_logs_replay_in_constant_memory(tmp_path):
     """The replay keeps no per-line state: memory is bounded caches (parsed event texts, verdict texts)
     plus a few hundred bytes per round, far from the log's size (30k events: 2.7 MB of log)."""
-    sys.path.insert(0, os.path.join(ROOT, "bench"))
-    from long_session import write_long_session
+    from bench.long_session import write_long_session
     import tracemalloc
     peaks = []
     for events in (3000, 30000):

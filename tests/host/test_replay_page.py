@@ -12,7 +12,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 
 import pytest
 
@@ -198,8 +197,7 @@ def test_stats_skips_what_is_not_a_log(tmp_path):
 @pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="chromium not installed (CI installs Debian chromium)")
 def test_a_long_session_page_is_evidence_too(tmp_path):
     """Fifty rounds and thousands of marks (bench/long_session.py): still every label shown, none overlapping."""
-    sys.path.insert(0, os.path.join(ROOT, "bench"))
-    from long_session import write_long_session
+    from bench.long_session import write_long_session
     log = str(tmp_path / "long.spitlog")
     with open(log, "w", encoding="utf-8") as f:
         write_long_session(f, 5000)

@@ -11,7 +11,7 @@ import os
 import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sweep = pytest.importorskip("bench_sim_sweep")
+sweep = pytest.importorskip("bench.bench_sim_sweep")
 
 
 def _cases():

@@ -17,9 +17,7 @@ STALL_S = float(os.environ.get("SPIT_STALL_S", "60"))
 
 
 def test_a_host_that_stops_reading_costs_the_referee_nothing():
-    import sys
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "bench"))
-    from rp2_bench_setup import LOOP_PIN, READ_MS, bench_board, pn532_model
+    from bench.rp2_bench_setup import LOOP_PIN, READ_MS, bench_board, pn532_model
     from host_tools.rp2emu.stalled_host import stalled_host_game
     f = stalled_host_game(bench_board(2), stall_s=STALL_S, emulator=pn532_model(READ_MS), loop_pin=LOOP_PIN)
     assert f["landings"] >= 10 and f["steps"] > 0
