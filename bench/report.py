@@ -85,7 +85,7 @@ def check_all(name, values, label=None):
 
 def header(title):
     print()
-    print("%s: targets (bench/targets.json)" % title)
+    print("== targets of %s (bench/targets.json), met or MISSED" % title)
 
 
 def markdown():
