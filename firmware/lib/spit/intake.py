@@ -26,10 +26,11 @@ the touch edge that marks the true landing, and readers are serviced one after t
   both tags) shares that read's landing time;
 * keeps events in a small buffer sorted by time and releases one only when the newest time
   seen (the *horizon*) is ``reorder_us`` past it AND no touch earlier than it still waits for
-  its read AND, for ``relist_us`` after a pile's last read, it is earlier than that read (a
-  second tag of the same activation may still be reported with the activation's time; the
-  device's reader ends that hold early with ``quiet(pile)`` once it found no other tag), so
-  that a later-arriving read of an earlier landing is still judged in order.
+  its read AND, for ``relist_us`` after a pile's last read that did not answer its activation
+  alone (evidence ``EVID_SHARED``, or none), it is earlier than that read (a second tag of the
+  same activation may still be reported with the activation's time; the device's reader ends
+  that hold early with ``quiet(pile)`` once it found no other tag, and logs it as a ``quiet``
+  line), so that a later-arriving read of an earlier landing is still judged in order.
   With touch sensors the pending touches do the waiting, so ``reorder_us`` only has to cover
   the servicing skew of the inputs (a few ms) and a verdict follows the read at once;
 * turns a touch that no read claimed within ``touch_match_us`` into a ``no_read`` event.
