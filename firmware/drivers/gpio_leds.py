@@ -18,13 +18,15 @@ from micropython import const
 from drivers.led_patterns import IntentTracker, pattern_level
 
 # led_patterns' ids and limits, as private consts (compiled in, no module lookups per render)
-_C_OFF = const(0)          # led_patterns.C_OFF
-_N_ZONES = const(7)        # led_patterns.N_ZONES
-_P_SOLID = const(0)        # led_patterns.P_SOLID
-_P_FAST = const(2)         # led_patterns.P_FAST
-_P_COUNTDOWN = const(4)    # led_patterns.P_COUNTDOWN
-_FRAME_MS = const(10)      # led_patterns.FRAME_MS
-_NEVER_MS = const(0x3FFFFFFF)   # led_patterns.NEVER_MS
+# generated from spit.intents, drivers.led_patterns by scripts/gen_consts.py: do not edit
+_N_ZONES = const(7)
+_C_OFF = const(0)              # spit.intents OFF
+_P_SOLID = const(0)            # spit.intents SOLID
+_P_FAST = const(2)             # spit.intents FAST: 8 Hz
+_P_COUNTDOWN = const(4)        # spit.intents COUNTDOWN: a bar shrinking until until_ms
+_FRAME_MS = const(10)          # animation frame period of PULSE and COUNTDOWN
+_NEVER_MS = const(0x3FFFFFFF)  # "no change due": the largest small int on the chip (never add to it)
+# end generated
 
 ANY = const(-1)
 

@@ -1,6 +1,6 @@
 """LED colours, patterns and zones shared by the renderers (``led_strip``, ``gpio_leds``).
 
-The ids mirror ``spit/intents.py`` (drivers never import the engine; a test checks they agree).
+The ids are ``spit/intents.py``'s (drivers never import the engine: scripts/gen_consts.py copies them).
 ``pattern_level`` and ``countdown_lit`` compute a pattern from elapsed milliseconds,
 ``pattern_next`` when it can change next, and
 ``IntentTracker`` notices which zones' intents changed, so a pattern's phase starts then.
@@ -10,36 +10,34 @@ The ids mirror ``spit/intents.py`` (drivers never import the engine; a test chec
 from micropython import const
 from array import array
 
-# Colour ids (mirror of spit/intents.py)
-C_OFF = const(0)
-C_GREEN = const(1)  # accept
-C_RED = const(2)  # illegal
-C_ORANGE = const(3)  # late
-C_PURPLE = const(4)  # tie
-C_BLUE = const(5)  # early
-C_WHITE = const(6)  # spit / spit call
-C_YELLOW = const(7)  # stuck / question to players
-C_CYAN = const(8)  # countdown
-C_MAGENTA = const(9)  # error / flag
-N_COLORS = const(10)
-
-# Pattern ids
-P_SOLID = const(0)
-P_BLINK = const(1)  # 2 Hz
-P_FAST = const(2)  # 8 Hz
-P_PULSE = const(3)  # breathing
-P_COUNTDOWN = const(4)  # bar shrinking until until_ms
-
-# Zone ids
-Z_PILE0 = const(0)
-Z_PILE1 = const(1)
-Z_PILE2 = const(2)
-Z_SPIT = const(3)
-Z_PLAYER0 = const(4)
-Z_PLAYER1 = const(5)
-Z_RESULT = const(6)
+# Zone, colour and pattern ids: spit.intents' ones, under the drivers' names.
+# generated from spit.intents by scripts/gen_consts.py: do not edit
+Z_PILE0 = const(0)       # spit.intents ZONE_PILE0
+Z_PILE1 = const(1)       # spit.intents ZONE_PILE1
+Z_PILE2 = const(2)       # spit.intents ZONE_PILE2
+Z_SPIT = const(3)        # spit.intents ZONE_SPIT
+Z_PLAYER0 = const(4)     # spit.intents ZONE_PLAYER0
+Z_PLAYER1 = const(5)     # spit.intents ZONE_PLAYER1
+Z_RESULT = const(6)      # spit.intents ZONE_RESULT
 N_ZONES = const(7)
-ALL_ZONES = const(0x7F)   # bit mask of every zone
+ALL_ZONES = const(0x7F)  # a bit per zone
+C_OFF = const(0)         # spit.intents OFF
+C_GREEN = const(1)       # spit.intents GREEN: accept
+C_RED = const(2)         # spit.intents RED: illegal
+C_ORANGE = const(3)      # spit.intents ORANGE: late
+C_PURPLE = const(4)      # spit.intents PURPLE: tie
+C_BLUE = const(5)        # spit.intents BLUE: early
+C_WHITE = const(6)       # spit.intents WHITE: spit / spit call
+C_YELLOW = const(7)      # spit.intents YELLOW: stuck, or a question to the players
+C_CYAN = const(8)        # spit.intents CYAN: countdown
+C_MAGENTA = const(9)     # spit.intents MAGENTA: error / flag
+P_SOLID = const(0)       # spit.intents SOLID
+P_BLINK = const(1)       # spit.intents BLINK: 2 Hz
+P_FAST = const(2)        # spit.intents FAST: 8 Hz
+P_PULSE = const(3)       # spit.intents PULSE: breathing
+P_COUNTDOWN = const(4)   # spit.intents COUNTDOWN: a bar shrinking until until_ms
+# end generated
+N_COLORS = const(10)
 
 
 FRAME_MS = const(10)        # animation frame period of PULSE and COUNTDOWN

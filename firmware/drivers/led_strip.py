@@ -27,13 +27,15 @@ from micropython import const
 from drivers.led_patterns import DEFAULT_PALETTE, IntentTracker, countdown_lit, pattern_level, pattern_next
 
 # led_patterns' ids and limits, as private consts (compiled in, no module lookups per render)
-_C_OFF = const(0)          # led_patterns.C_OFF
-_N_COLORS = const(10)      # led_patterns.N_COLORS
-_N_ZONES = const(7)        # led_patterns.N_ZONES
-_ALL_ZONES = const(0x7F)   # led_patterns.ALL_ZONES
-_P_SOLID = const(0)        # led_patterns.P_SOLID
-_P_COUNTDOWN = const(4)    # led_patterns.P_COUNTDOWN
-_NEVER_MS = const(0x3FFFFFFF)   # led_patterns.NEVER_MS
+# generated from spit.intents, drivers.led_patterns by scripts/gen_consts.py: do not edit
+_N_ZONES = const(7)
+_ALL_ZONES = const(0x7F)       # a bit per zone
+_C_OFF = const(0)              # spit.intents OFF
+_P_SOLID = const(0)            # spit.intents SOLID
+_P_COUNTDOWN = const(4)        # spit.intents COUNTDOWN: a bar shrinking until until_ms
+_N_COLORS = const(10)
+_NEVER_MS = const(0x3FFFFFFF)  # "no change due": the largest small int on the chip (never add to it)
+# end generated
 
 
 class LedStrip:

@@ -74,10 +74,12 @@ _DETECT_NEXT = const(10)   # its pile reported quiet: list (or poll) again in th
 _RESTORE = const(11)    # chip mode put back (WriteRegister) before a listing
 _PARK = const(12)       # HLTA to the READY tags of a handed-over REQA: IDLE for the listing
 
-_MAX_UID_LEN = const(10)   # pn532.MAX_UID_LEN
-_BUSY = const(0)    # tag_scan.BUSY / QUIET / ANSWERED: what TagScan.step() returns (else FOUND)
+# generated from drivers.pn532, drivers.tag_scan by scripts/gen_consts.py: do not edit
+_MAX_UID_LEN = const(10)
+_BUSY = const(0)
 _QUIET = const(2)
 _ANSWERED = const(3)
+# end generated
 _RETRY_FOREVER = const(0xFF)   # MxRtyPassiveActivation: the chip itself waits for a card
 _MAX_SHIFT = const(12)
 _RELISTS_FOR_WUPA = const(2)

@@ -27,8 +27,10 @@ import time
 from drivers.pn532 import (PN532, PN532BusError, PN532Error, PN532Timeout, RX, TX, copy_into, frame_size,
                            prefix_views)
 
-_HEADER_SIZE = const(6)   # pn532's: 00 00 FF LEN LCS and one byte (an ACK, or a frame's TFI)
-_RX_SIZE = const(64)      # pn532's RX: the longest frame read
+# generated from drivers.pn532 by scripts/gen_consts.py: do not edit
+_HEADER_SIZE = const(6)  # 00 00 FF LEN LCS + one byte: a whole ACK/NACK, or TFI of a frame
+_RX_SIZE = const(64)
+# end generated
 _DEFAULT_ADDR = const(0x24)
 _WAKE_MS = const(2)
 _RESEND_TIMEOUT_US = const(2000)   # the chip re-sends a frame from its buffer at once

@@ -18,7 +18,9 @@ import time
 
 from drivers.pn532 import PN532Timeout
 
-_SETUP_STEPS = const(7)   # pn532: start_setup_step / finish_setup_step 0..6
+# generated from drivers.pn532 by scripts/gen_consts.py: do not edit
+_SETUP_STEPS = const(7)  # start_setup_step / finish_setup_step 0..6
+# end generated
 _RESET_LOW = const(1)
 _RESET_BOOT = const(2)
 _WAKE_SETTLE = const(3)

@@ -29,7 +29,9 @@ import time
 
 from drivers.pn532 import PN532, RX, TX, prefix_views, reverse_into
 
-_HEADER_SIZE = const(6)   # pn532's: 00 00 FF LEN LCS and one byte (an ACK, or a frame's TFI)
+# generated from drivers.pn532 by scripts/gen_consts.py: do not edit
+_HEADER_SIZE = const(6)  # 00 00 FF LEN LCS + one byte: a whole ACK/NACK, or TFI of a frame
+# end generated
 _WAKE_MS = const(2)
 _REV_OP_DATA_WRITE = const(0x80)   # 0x01 bit-reversed
 _REV_READY = const(0x80)   # the status byte's bit 0 (ready), as it arrives MSB-first

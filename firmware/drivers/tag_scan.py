@@ -48,7 +48,9 @@ FOUND = const(1)
 QUIET = const(2)
 ANSWERED = const(3)
 
-_MAX_UID_LEN = const(10)   # pn532.MAX_UID_LEN
+# generated from drivers.pn532 by scripts/gen_consts.py: do not edit
+_MAX_UID_LEN = const(10)
+# end generated
 # InCommunicateThru status (pn532's thru_status): the tag answered / stayed silent.
 _THRU_OK = const(0x00)
 _THRU_TIMEOUT = const(0x01)

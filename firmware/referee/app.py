@@ -54,9 +54,11 @@ from referee.live import Live
 from referee import waiting
 from referee import loop
 
-# Private copies of spit.verdicts' codes: const() is inlined per module only, so a use costs
-# no global and attribute lookup, and spit.verdicts need not be loaded on the board
-# (tests/guards/test_engine_shared_constants.py checks every copy against it).
+# Copies of other modules' codes: const() is inlined per module only, so a use costs no global
+# and attribute lookup (and spit.verdicts, for one, need not be on the board).
+# The input source layout is referee/sources.py's (only the PC and the tests use it).
+# generated from spit.verdicts, spit.intake, spit.referee, spit.intents, drivers.edge_input, referee.sources
+#   by scripts/gen_consts.py: do not edit
 _V_ACCEPT = const(1)
 _V_ILLEGAL = const(2)
 _V_LATE = const(3)
@@ -68,22 +70,19 @@ _V_ERROR = const(11)
 _V_ROUND_START = const(15)
 _V_RECYCLE = const(16)
 _V_UNDO = const(18)
-_E_DUPLICATE = const(5)
-_E_READER = const(11)
-# Likewise of spit.intake's event kinds, spit.referee's phase and spit.intents' zone mask.
-_EV_TOUCH = const(1)
-_EV_STUCK = const(3)
-_EV_SLAP = const(4)
+_E_DUPLICATE = const(5)   # a second copy of a card already in the center this round
+_E_READER = const(11)     # firmware: an NFC reader stopped answering
+_EV_TOUCH = const(1)      # a: pile
+_EV_STUCK = const(3)      # a: player
+_EV_SLAP = const(4)       # a: player, b: pile
 _PH_OVER = const(5)
-_ALL_ZONES = const(0x7F)
-
-# Private copies of the input source id layout of referee/sources.py (which only the PC and
-# the tests use: the board's builders keep copies too; the shared-constants test checks them).
-_READER0 = const(4)      # touch sensors 0..3, reader IRQ lines 4..7
-_STUCK0 = const(8)       # STUCK buttons 8..9
-_SLAP0 = const(16)       # slap pads 16 + 4 * player + pile
-_SLAP_END = const(24)
-_RELEASE = const(0x8000)
+_ALL_ZONES = const(0x7F)  # a bit per zone
+_RELEASE = const(0x8000)  # flag OR-ed into the source id for release edges (the id: source & 0x7FFF)
+_READER0 = const(4)       # PN532 IRQ line of pile p: _READER0 + p
+_STUCK0 = const(8)        # STUCK button of player q: _STUCK0 + q
+_SLAP0 = const(16)        # referee.sources _SLAP_BASE: slap pad of player q on pile p: _SLAP_BASE + 4 * q + p
+_SLAP_END = const(24)     # referee.sources N_SOURCES: size for per-source tables (Debouncer)
+# end generated
 
 _REREPORT_MS = const(10000)
 

@@ -8,12 +8,14 @@ This is the only place that constructs ``machine.Pin``/``SPI``/``I2C``/``PWM`` a
 from micropython import const
 
 # The input source ids (their layout: referee/sources.py, which the PC and the tests use; the
-# board needs only these copies, checked by tests/guards/test_engine_shared_constants.py).
-_TOUCH0 = const(0)       # touch sensor of pile p: _TOUCH0 + p
-_READER0 = const(4)      # PN532 IRQ line of pile p: _READER0 + p
-_STUCK0 = const(8)       # STUCK button of player q: _STUCK0 + q
-_SLAP0 = const(16)       # slap pad of player q on pile p: _SLAP0 + 4 * q + p
-_N_SOURCES = const(24)
+# board needs only these copies).
+# generated from referee.sources by scripts/gen_consts.py: do not edit
+_TOUCH0 = const(0)      # touch sensor of pile p: _TOUCH0 + p
+_READER0 = const(4)     # PN532 IRQ line of pile p: _READER0 + p
+_STUCK0 = const(8)      # STUCK button of player q: _STUCK0 + q
+_SLAP0 = const(16)      # referee.sources _SLAP_BASE: slap pad of player q on pile p: _SLAP_BASE + 4 * q + p
+_N_SOURCES = const(24)  # size for per-source tables (Debouncer)
+# end generated
 
 _SPI_POLARITY = const(0)  # PN532: SPI mode 0
 _SPI_PHASE = const(0)

@@ -108,8 +108,10 @@ def load_ruleset(path, name="ruleset.json"):
                      "flash it with `spit flash --ruleset NAME`" % name, ERR_RULESET)
 
 
-_TABLES_MAGIC = const(b"spit log tables 1\n")   # (spit.logtables writes the file: TABLES_MAGIC)
+# generated from spit.logtables by scripts/gen_consts.py: do not edit
+_TABLES_MAGIC = const(b"spit log tables 1\n")
 _TABLES_SECTIONS = const(14)
+# end generated
 
 
 def load_log_tables(path, version, header_values, name="logtables.bin"):

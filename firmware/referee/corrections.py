@@ -23,27 +23,26 @@ from micropython import const
 
 from spit.intents import LedIntents
 
-# Private copies of spit.verdicts' codes: const() is inlined per module only, so a use costs
-# no global and attribute lookup, and spit.verdicts need not be loaded on the board
-# (tests/guards/test_engine_shared_constants.py checks every copy against it).
+# Copies of other modules' codes: const() is inlined per module only, so a use costs no global
+# and attribute lookup (and spit.verdicts, for one, need not be on the board).
+# generated from spit.verdicts, spit.intake, spit.referee, spit.intents by scripts/gen_consts.py: do not edit
 _V_ACCEPT = const(1)
 _V_SPIT = const(7)
 _V_ERROR = const(11)
-_E_UNDO_LIMIT = const(14)
 _V_QUESTION = const(13)
 _V_ROUND_START = const(15)
 _V_RECYCLE = const(16)
 _V_RESYNC = const(19)
-# Likewise of spit.intake's event kinds, spit.referee's phase and spit.intents' colours,
-# patterns and zone count.
-_EV_UNDO = const(6)
-_EV_ANSWER = const(8)
-_PH_QUESTION = const(3)
-_YELLOW = const(7)
-_CYAN = const(8)
-_BLINK = const(1)
-_PULSE = const(3)
+_E_UNDO_LIMIT = const(14)  # an undo past the cards the referee remembers on that pile
+_EV_UNDO = const(6)        # a: pile                 (correction: take back the last card)
+_EV_ANSWER = const(8)      # a: player, b: value     (answer to the referee's question)
+_PH_QUESTION = const(3)    # waiting for the players' answer
 _N_ZONES = const(7)
+_YELLOW = const(7)         # stuck, or a question to the players
+_CYAN = const(8)           # countdown
+_BLINK = const(1)          # 2 Hz
+_PULSE = const(3)          # breathing
+# end generated
 
 _HOLD_MS = const(2000)
 # A button seen up with no release edge yet: its edge may still wait in the input ring (it

@@ -23,18 +23,20 @@ try:   # a piece's bytes copied into the line (viper: ~0.2 us a byte on the RP20
 except (ValueError, SyntaxError):   # native code for another CPU (a unix-port board), or
     from drivers.byteloops_py import copy_into   # a PC's micropython package (no viper)
 
-_JOKER = const(0)   # (spit.cards' JOKER, copied: spit.cards need not be loaded on the board)
+# generated from spit.intake, spit.cards, spit.logtables by scripts/gen_consts.py: do not edit
+_EV_CARD = const(2)    # a: pile, b: card, c: player (-1 unknown); e: the read's evidence (below)
+_JOKER = const(0)
+_INT = const(0)        # spit.logtables _LINE_INT
+_CARD = const(1)       # spit.logtables _LINE_CARD
+_NAME = const(2)       # spit.logtables _LINE_NAME: an index into a name table (its first piece given)
+_ERR_VALUE = const(3)  # spit.logtables _LINE_ERR_VALUE: an error's value: a card unless the error never carries one
+_KEEP = const(8)       # spit.logtables _LINE_KEEP: flag: -1 is written (a game_over winner: a draw)
+_OPTIONAL = const(16)  # spit.logtables _LINE_OPTIONAL: flag: a negative value is left out (an event's "player?")
+# end generated
 MAX_LINE = const(200)   # longest line (an error verdict with a card and a 10-byte UID: ~150)
 
-_INT = const(0)        # field kinds (the low 3 bits; spit.logtables writes them)
-_CARD = const(1)
-_NAME = const(2)       # an index into a name table (``_vbase``: its first piece)
-_ERR_VALUE = const(3)  # an error's value: a card unless the error never carries one
-_KEEP = const(8)       # flag: -1 is written (a game_over winner: a draw)
-_OPTIONAL = const(16)  # flag: a negative value is left out (an event's "player?")
 _QUOTE = const(34)
 _NL = const(10)
-_EV_CARD = const(2)    # (spit.intake's EV_CARD)
 # A card event's read evidence (spit.intake EVID_*: tags in the low 2 bits, then the us from
 # the activation's start in units of 100), packed above the owner by the loop
 # (referee/loop.py card_taken: a value of 4 or more), written as ``"act": [us, tags]``.

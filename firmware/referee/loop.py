@@ -26,23 +26,22 @@ from micropython import const
 from spit.cardmap import uid_hex
 from referee.sessionlog import RECORD_BYTES
 
-# Private copies of spit.verdicts' codes: const() is inlined per module only, so a use costs
-# no global and attribute lookup, and spit.verdicts need not be loaded on the board
-# (tests/guards/test_engine_shared_constants.py checks every copy against it).
-_E_UNKNOWN_UID = const(10)
-_E_OVERFLOW = const(13)
-# Likewise of spit.intake's event kinds and spit.referee's phases.
-_EV_CARD = const(2)
-_EV_TOP = const(7)
-_EV_QUIET = const(10)
-_PH_BETWEEN = const(4)
-_PH_OVER = const(5)
-# Likewise of spit.intake's read evidence (EVID_*).
+# Copies of other modules' codes: const() is inlined per module only, so a use costs no global
+# and attribute lookup (and spit.verdicts, for one, need not be on the board).
+# generated from spit.verdicts, spit.intake, spit.referee by scripts/gen_consts.py: do not edit
+_E_UNKNOWN_UID = const(10)  # firmware: a tag UID missing from the card map
+_E_OVERFLOW = const(13)     # firmware: input or event buffer overflowed
+_EV_CARD = const(2)         # a: pile, b: card, c: player (-1 unknown); e: the read's evidence (below)
+_EV_TOP = const(7)          # a: pile, b: card        (correction: the top card really is ...)
+_EV_QUIET = const(10)       # a: pile  (its reader found no other tag of its last activation: ``quiet``)
 _EVID_ALONE = const(1)
 _EVID_SHARED = const(2)
 _EVID_SHIFT = const(2)
 _EVID_UNIT = const(100)
 _EVID_UNITS_MAX = const(2047)
+_PH_BETWEEN = const(4)      # between rounds: waiting for both READY
+_PH_OVER = const(5)
+# end generated
 
 _DRAIN_MAX = const(8)      # events taken from the ring per step (the rest next step: ~80 us each)
 # Reader bus work per step: once the readers served in a step have used this much, the

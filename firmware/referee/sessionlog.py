@@ -52,11 +52,12 @@ from micropython import const
 
 from referee.logline import LineFormat
 
-# Private copies of spit.intake's event kinds (const() is inlined per module only:
-# tests/guards/test_engine_shared_constants.py checks them against it).
-_EV_TICK = const(9)
-_EV_CARD = const(2)
+# Copies of spit.intake's event kinds (const() is inlined per module only).
+# generated from spit.intake, spit.timebase by scripts/gen_consts.py: do not edit
+_EV_CARD = const(2)  # a: pile, b: card, c: player (-1 unknown); e: the read's evidence (below)
+_EV_TICK = const(9)  # time passes, nothing happened (log end marker)
 _SAT_MS = const(500000)
+# end generated
 _RECORDS = const(512)
 _SPILL_MAX = const(4)   # records formatted by a spill (about 1 ms each on the chip)
 _VERDICT = const(0x80)   # kind byte of a verdict record: 0x80 | code

@@ -10,13 +10,15 @@ Layout (room for up to 4 piles and 2 players):
 from micropython import const
 
 # The first id of each kind (private consts: inlined, no module global on the board).
-_TOUCH0 = const(0)
-_READER0 = const(4)
-_STUCK0 = const(8)
-_SLAP_BASE = const(16)
+_TOUCH0 = const(0)       # touch sensor of pile p: _TOUCH0 + p
+_READER0 = const(4)      # PN532 IRQ line of pile p: _READER0 + p
+_STUCK0 = const(8)       # STUCK button of player q: _STUCK0 + q
+_SLAP_BASE = const(16)   # slap pad of player q on pile p: _SLAP_BASE + 4 * q + p
 N_SOURCES = const(24)  # size for per-source tables (Debouncer)
 
-RELEASE = const(0x8000)  # same bit as drivers/edge_input.RELEASE
+# generated from drivers.edge_input by scripts/gen_consts.py: do not edit
+RELEASE = const(0x8000)  # flag OR-ed into the source id for release edges (the id: source & 0x7FFF)
+# end generated
 
 KIND_TOUCH = const(0)
 KIND_READER = const(1)

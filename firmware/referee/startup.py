@@ -36,7 +36,9 @@ class BootError(Exception):
 
 _PASSIVE_RETRIES = const(0xFF)   # PN532 MxRtyPassiveActivation: wait for a card
 _RING = const(64)
-_STUCK0 = const(8)   # the source id of player 0's STUCK button (referee/sources.py stuck(0))
+# generated from referee.sources by scripts/gen_consts.py: do not edit
+_STUCK0 = const(8)  # STUCK button of player q: _STUCK0 + q
+# end generated
 
 
 # What a BoardError's blink code is about, by code (referee/boardfile.py's ERR_ constants).

@@ -12,11 +12,13 @@ from micropython import const
 
 from spit.intents import LedIntents
 
+# generated from spit.referee, spit.intents by scripts/gen_consts.py: do not edit
 _PH_OVER = const(5)
 _ZONE_PLAYER0 = const(4)
-_YELLOW = const(7)
+_YELLOW = const(7)  # stuck, or a question to the players
 _SOLID = const(0)
-_BLINK = const(1)
+_BLINK = const(1)   # 2 Hz
+# end generated
 
 
 class Waiting:

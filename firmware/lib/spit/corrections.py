@@ -16,21 +16,24 @@ _TYPE_CHECKING = const(False)   # (mpy-cross drops the block below: pyright read
 if _TYPE_CHECKING:
     from typing import Any
 
-_HIST = const(32)        # cards remembered per pile (as in referee.py)
-_UNDO_MAX = const(16)     # an undo takes back at most the pile's last 16 cards (docs/log-format.md)
-_SPIT_BIT = const(64)     # a history entry's spit-card flag (as in referee.py)
-_RANK_SHIFT = const(9)    # ... and where its rank starts (as in referee.py)
-_PH_PLAY = const(1)
-_JOKER = const(0)   # (spit.cards' JOKER: spit.cards need not be loaded on the board)
-# Private copies of other modules' codes (const() is inlined per module only); tests/
-# test_engine_shared_constants.py checks they agree with spit.verdicts and spit.legal.
+# Copies of other modules' codes: const() is inlined per module only, so a use costs no global
+# and attribute lookup (and spit.verdicts, for one, need not be on the board).
+# generated from spit.verdicts, spit.intake, spit.referee, spit.rules, spit.cards by scripts/gen_consts.py: do
+#   not edit
 _V_ERROR = const(11)
 _V_UNDO = const(18)
 _V_RESYNC = const(19)
-_E_UNEXPECTED = const(7)
-_E_UNDO_LIMIT = const(14)
-_MODE_SPEED = const(2)
-_NEVER_T = const(-0x20000000)   # land_t: no landing to race against (as in referee.py)
+_E_UNEXPECTED = const(7)       # an event that has no meaning in the current phase
+_E_UNDO_LIMIT = const(14)      # an undo past the cards the referee remembers on that pile
+_NEVER_T = const(-0x20000000)  # spit.intake _FLOOR: times further back are clamped here: "long ago" (and "never")
+_PH_PLAY = const(1)            # spit cards, then free play
+_HIST = const(32)              # cards remembered per pile (for undo and "late": docs/log-format.md)
+_SPIT_BIT = const(64)
+_RANK_SHIFT = const(9)
+_MODE_SPEED = const(2)         # R-SPEED-1: hands of five, side piles (002 names it)
+_JOKER = const(0)
+# end generated
+_UNDO_MAX = const(16)     # an undo takes back at most the pile's last 16 cards (docs/log-format.md)
 
 
 class Corrections:

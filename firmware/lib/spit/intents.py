@@ -41,8 +41,9 @@ FAST = const(2)       # 8 Hz
 PULSE = const(3)      # breathing
 COUNTDOWN = const(4)  # a bar shrinking until until_ms
 
-# Private copies of spit.verdicts' codes (const() is inlined per module only: on_verdict
-# compares without a lookup); tests/guards/test_engine_shared_constants.py checks they agree.
+# Copies of spit.verdicts' codes (const() is inlined per module only: on_verdict compares
+# without a lookup).
+# generated from spit.verdicts by scripts/gen_consts.py: do not edit
 _V_ACCEPT = const(1)
 _V_ILLEGAL = const(2)
 _V_LATE = const(3)
@@ -58,6 +59,7 @@ _V_STUCK = const(12)
 _V_QUESTION = const(13)
 _V_COUNTDOWN = const(14)
 _V_ROUND_START = const(15)
+# end generated
 
 _FLASH_MS = const(600)     # how long a per-card verdict stays lit
 _ALERT_MS = const(2000)

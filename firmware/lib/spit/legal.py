@@ -11,12 +11,14 @@ except ImportError:  # CPython
     def const(x):
         return x
 
-# Private copies of the codes ``spit.rules`` defines (const() is inlined per module only; the
-# board has no spit.rules); tests/guards/test_engine_shared_constants.py checks they agree.
-_JOKER = const(0)           # spit.cards.JOKER
-_WRAP_BOTH = const(0)       # R-CARD-2: A links K and 2 both ways
-_WRAP_ACE_ONLY = const(1)   # R-CARD-3: only an Ace goes on a K or a 2, never K/2 onto an Ace
-_MODE_SPEED = const(2)      # R-SPEED-1
+# Copies of the codes ``spit.rules`` defines (const() is inlined per module only; the board
+# has no spit.rules).
+# generated from spit.rules, spit.cards by scripts/gen_consts.py: do not edit
+_WRAP_BOTH = const(0)      # R-CARD-2: A links K and 2 both ways
+_WRAP_ACE_ONLY = const(1)  # R-CARD-3: only an Ace goes on a K or a 2, never K/2 onto an Ace
+_MODE_SPEED = const(2)     # R-SPEED-1: hands of five, side piles (002 names it)
+_JOKER = const(0)
+# end generated
 
 # A top that counts as a whole card (``top_rank`` | AS_CARD: that card's rank and colour): a
 # joker under ``joker_next = as_below`` with ``colours = alternate`` keeps the card it covers

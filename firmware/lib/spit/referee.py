@@ -34,10 +34,13 @@ _HIST_MASK = const(31)
 _SPIT_BIT = const(64)
 _RANK_SHIFT = const(9)
 
-# Private copies of other modules' codes, inlined by the compiler (const() is inlined per
-# module only: an imported name is a global lookup per use, and a name in this module's
-# table); tests/guards/test_engine_shared_constants.py checks they agree with spit.verdicts,
-# spit.intake, spit.rules (the option codes), spit.legal, spit.cards and spit.timebase.
+# Copies of other modules' codes, inlined by the compiler (const() is inlined per module
+# only: an imported name is a global lookup per use, and a name in this module's table).
+# _NEVER_T: land_t of a pile with no landing to race against (round start, undo, top):
+# intake._FLOOR, further back than any judged time (a real landing is kept above it,
+# _rebase), so that a difference from it is over 500 s and still a small int.
+# generated from spit.verdicts, spit.intake, spit.legal, spit.rules, spit.cards, spit.timebase by
+#   scripts/gen_consts.py: do not edit
 _V_ACCEPT = const(1)
 _V_ILLEGAL = const(2)
 _V_LATE = const(3)
@@ -50,39 +53,37 @@ _V_STUCK = const(12)
 _V_COUNTDOWN = const(14)
 _V_ROUND_START = const(15)
 _V_RECYCLE = const(16)
-_R_NO_CARDS = const(5)
-_E_UNKNOWN_CARD = const(0)
-_E_BAD_PILE = const(1)
+_R_NO_CARDS = const(5)            # R-GAME-1/2/3: the player who went out has no cards left
+_E_UNKNOWN_CARD = const(0)        # a card code / tag that names no card
+_E_BAD_PILE = const(1)            # a pile number the table does not have
 _E_BAD_PLAYER = const(2)
-_E_NO_READ = const(4)
-_E_DUPLICATE = const(5)
-_E_UNEXPECTED = const(7)
-_E_LATE_EVENT = const(9)
-_E_NO_OWNER = const(12)
-_EV_TOUCH = const(1)
-_EV_CARD = const(2)
-_EV_STUCK = const(3)
-_EV_SLAP = const(4)
-_EV_READY = const(5)
-_EV_UNDO = const(6)
-_EV_TOP = const(7)
-_EV_ANSWER = const(8)
-_EV_NO_READ = const(11)
-_EV_OFF_TABLE = const(12)
-_F_LATE = const(1)
-_F_TIED = const(2)
-_F_ORDERED = const(4)
-_MODE_TABLEAU = const(0)
-_MODE_OWN_DECK = const(1)
-_MODE_SPEED = const(2)
-_JOKER_ANY = const(0)
-_JOKER = const(0)
+_E_NO_READ = const(4)             # a touch on a pile with no card read after it (misread?)
+_E_DUPLICATE = const(5)           # a second copy of a card already in the center this round
+_E_UNEXPECTED = const(7)          # an event that has no meaning in the current phase
+_E_LATE_EVENT = const(9)          # an event that arrived after later ones were already judged
+_E_NO_OWNER = const(12)           # own-deck game: a card event without its player
+_EV_TOUCH = const(1)              # a: pile
+_EV_CARD = const(2)               # a: pile, b: card, c: player (-1 unknown); e: the read's evidence (below)
+_EV_STUCK = const(3)              # a: player
+_EV_SLAP = const(4)               # a: player, b: pile
+_EV_READY = const(5)              # a: player
+_EV_UNDO = const(6)               # a: pile                 (correction: take back the last card)
+_EV_TOP = const(7)                # a: pile, b: card        (correction: the top card really is ...)
+_EV_ANSWER = const(8)             # a: player, b: value     (answer to the referee's question)
+_EV_NO_READ = const(11)           # a touch no card read claimed; a: pile
+_EV_OFF_TABLE = const(12)         # a card read on a pile the table does not have (as EV_CARD)
+_NEVER_T = const(-0x20000000)     # spit.intake _FLOOR: times further back are clamped here: "long ago" (and "never")
+_F_LATE = const(1)                # _process flag: arrived after later events were judged
+_F_TIED = const(2)                # _process flag: cannot be ordered against the previous landing on its pile
+_F_ORDERED = const(4)             # a card read the evidence orders after the previous landing on its pile
 _AS_CARD = const(64)
-_SATURATED_US = const(500000000)
-# land_t of a pile with no landing to race against (round start, undo, top): intake._FLOOR,
-# further back than any judged time (a real landing is kept above it, _rebase), so that a
-# difference from it is over 500 s and still a small int.
-_NEVER_T = const(-0x20000000)
+_MODE_OWN_DECK = const(1)
+_MODE_TABLEAU = const(0)          # one shared deck, stocks + spit pile (000, 001, 002)
+_MODE_SPEED = const(2)            # R-SPEED-1: hands of five, side piles (002 names it)
+_JOKER_ANY = const(0)             # anything may be played on a joker
+_JOKER = const(0)
+_SATURATED_US = const(500000000)  # 500 s: |differences| are clamped here
+# end generated
 
 
 class Referee(EventQueue, Settlement, Corrections):

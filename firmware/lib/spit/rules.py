@@ -13,7 +13,7 @@ short check (``referee/boardfile.py`` ``load_ruleset``).
 from spit.legal import Ruleset, fits, MODE_OWN_DECK  # noqa: F401
 
 # A Ruleset's option codes: each is its choice's index in _CHOICES below.  The engine modules
-# on the board keep private const copies (tests/guards/test_engine_shared_constants.py).
+# on the board keep private const copies (written by scripts/gen_consts.py).
 WRAP_BOTH = 0      # R-CARD-2: A links K and 2 both ways
 WRAP_ACE_ONLY = 1  # R-CARD-3: only an Ace goes on a K or a 2, never K/2 onto an Ace
 WRAP_NONE = 2      # no linkage at all (A is low only)

@@ -21,39 +21,37 @@ _AFTER_BLOCKED = const(1)    # the stock split after a blocked round
 _AFTER_TIMER = const(2)      # the stock split when the 10-minute timer ran out
 _AFTER_WENT_OUT = const(3)   # who went out, when both slapped and either could have
 
-# Private copies of other modules' codes (const() is inlined per module only); tests/
-# test_engine_shared_constants.py checks they agree with spit.verdicts and spit.legal.
+# Copies of other modules' codes (const() is inlined per module only; spit.verdicts is not
+# installed on the board, and importing spit.referee for its phases would be circular).
+# generated from spit.verdicts, spit.referee, spit.legal, spit.rules by scripts/gen_consts.py: do not edit
 _V_ROUND_END = const(8)
 _V_PILE_WON = const(9)
 _V_GAME_OVER = const(10)
 _V_ERROR = const(11)
 _V_QUESTION = const(13)
 _V_SCORE = const(17)
-_R_OUT = const(0)
-_R_BLOCKED = const(1)
-_R_TIMER = const(2)
-_R_POINTS = const(3)
-_R_STREAK = const(4)
-_R_NO_CARDS = const(5)
-# Their names, as outcome() gives them (spit.verdicts' REASON_NAMES, copied: spit.verdicts is
-# not installed on the board; tests/guards/test_engine_shared_constants.py checks the copy).
+_R_OUT = const(0)                # a player went out (emptied what the ruleset requires)
+_R_BLOCKED = const(1)            # nobody can play and no spit cards are left
+_R_TIMER = const(2)              # R-GAME-6: the 10-minute timer ran out
+_R_POINTS = const(3)             # R-GAME-4: a score reached the target
+_R_STREAK = const(4)             # R-GAME-5: rounds won in a row
+_R_NO_CARDS = const(5)           # R-GAME-1/2/3: the player who went out has no cards left
 _REASON_NAMES = const(("out", "blocked", "timer", "points", "streak", "no_cards"))
-_E_SLAP_EARLY = const(6)
-_E_UNEXPECTED = const(7)
-_E_BAD_ANSWER = const(8)
-_Q_STOCK_LEFT = const(0)
-_Q_WENT_OUT = const(1)
-_MODE_TABLEAU = const(0)
-_MODE_OWN_DECK = const(1)
-_MODE_SPEED = const(2)
-_SLAP_BOTH = const(0)
-_END_STOCKS_AND_SPIT = const(1)
-
-# Phases (same values as in referee.py; kept here to avoid a circular import).
-_PH_SLAP = const(2)
-_PH_QUESTION = const(3)
-_PH_BETWEEN = const(4)
+_E_SLAP_EARLY = const(6)         # a slap although that player cannot have gone out yet
+_E_UNEXPECTED = const(7)         # an event that has no meaning in the current phase
+_E_BAD_ANSWER = const(8)         # an answer out of range, or with no question asked
+_Q_STOCK_LEFT = const(0)         # how many stock cards does this player still hold?
+_Q_WENT_OUT = const(1)           # did this player go out (1) or the opponent (0)?
+_PH_SLAP = const(2)              # R-ROUND-3/4: a player went out, piles are being claimed
+_PH_QUESTION = const(3)          # waiting for the players' answer
+_PH_BETWEEN = const(4)           # between rounds: waiting for both READY
 _PH_OVER = const(5)
+_MODE_OWN_DECK = const(1)
+_MODE_TABLEAU = const(0)         # one shared deck, stocks + spit pile (000, 001, 002)
+_MODE_SPEED = const(2)           # R-SPEED-1: hands of five, side piles (002 names it)
+_SLAP_BOTH = const(0)            # R-ROUND-3 (000, 002): both slap
+_END_STOCKS_AND_SPIT = const(1)  # R-ROUND-2: ... and their spit pile too
+# end generated
 
 
 _TYPE_CHECKING = const(False)   # (mpy-cross drops the block below: pyright reads it)
