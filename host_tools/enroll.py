@@ -35,12 +35,9 @@ import sys
 import threading
 import time
 
-RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
-SUITS = ["C", "D", "H", "S"]
+from spit.cards import card_name, format_card, full_deck
+
 JOKER = "JK"
-RANK_NAMES = {"A": "Ace", "J": "Jack", "Q": "Queen", "K": "King", "2": "Two", "3": "Three", "4": "Four",
-              "5": "Five", "6": "Six", "7": "Seven", "8": "Eight", "9": "Nine", "10": "Ten"}
-SUIT_NAMES = {"C": "Clubs", "D": "Diamonds", "H": "Hearts", "S": "Spades"}
 TAG_MAGIC = b"SPIT"
 TAG_FORMAT_VERSION = 1
 TAG_FIRST_PAGE = 4
@@ -57,17 +54,7 @@ class EnrollQuit(Exception):
 
 def card_order(jokers=False):
     """The 52 (or 54 with two jokers) card codes in prompting order."""
-    codes = [rank + suit for suit in SUITS for rank in RANKS]
-    if jokers:
-        codes += [JOKER, JOKER]
-    return codes
-
-
-def card_name(code, nth_joker=1):
-    """Human name of a card code: "QH" -> "Queen of Hearts", "JK" -> "first Joker"."""
-    if code == JOKER:
-        return "%s Joker" % ("first" if nth_joker == 1 else "second")
-    return "%s of %s" % (RANK_NAMES[code[:-1]], SUIT_NAMES[code[-1]])
+    return [format_card(card) for card in full_deck(2 if jokers else 0)]
 
 
 def encode_tag_payload(code):

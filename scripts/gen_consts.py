@@ -113,23 +113,23 @@ def module_name(path):
 
 
 class Fact:
-    __slots__ = ("module", "name", "text", "value", "comment")
+    __slots__ = ("module", "name", "text", "value", "comment", "node")
 
-    def __init__(self, module, name, text, value, comment):
+    def __init__(self, module, name, text, value, comment, node=None):
         self.module, self.name, self.text, self.value, self.comment = module, name, text, value, comment
+        self.node = node
 
 
 def _top_level_definitions(lines):
-    """{name: (value text, comment, line index, value node)} of the top-level ``NAME = const(v)``
-    and ``NAME = literal`` one-liners of a module (a continued line is not a definition here)."""
+    """{name: (value text, comment, first line, last line, value node)} of the top-level
+    ``NAME = const(v)`` and ``NAME = literal`` definitions in ``lines`` (indexes into them)."""
+    text = "\n".join(lines)
     out = {}
-    for i, line in enumerate(lines):
-        if not line[:1].isalpha() and line[:1] != "_":
-            continue
-        try:
-            node = ast.parse(line).body[0]
-        except SyntaxError:
-            continue
+    comments = {}
+    for tok in tokenize.generate_tokens(io.StringIO(text + "\n").readline):
+        if tok.type == tokenize.COMMENT:
+            comments[tok.start[0] - 1] = tok.string
+    for node in ast.parse(text).body:
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
             continue
         value = node.value
@@ -139,12 +139,12 @@ def _top_level_definitions(lines):
             value = value.args[0]
         elif not isinstance(value, (ast.Constant, ast.Tuple, ast.UnaryOp, ast.BinOp)):
             continue
-        text = ast.get_source_segment(line, value)
-        comment = ""
-        for tok in tokenize.generate_tokens(io.StringIO(line + "\n").readline):
-            if tok.type == tokenize.COMMENT:
-                comment = tok.string
-        out[node.targets[0].id] = (text, comment, i, value)
+        first, last = node.lineno - 1, node.end_lineno - 1
+        segment = ast.get_source_segment(text, value)
+        if "\n" in segment and isinstance(value, ast.Tuple):   # one line: its items' own text
+            segment = "(%s%s)" % (", ".join(ast.get_source_segment(text, e) for e in value.elts),
+                                  "," if len(value.elts) == 1 else "")
+        out[node.targets[0].id] = (segment, comments.get(last, ""), first, last, value)
     return out
 
 
@@ -167,12 +167,12 @@ def read_sources():
         known, mod = {}, {}
         with open(module_path(module)) as f:
             lines = f.read().split("\n")
-        for name, (text, comment, _, node) in _top_level_definitions(lines).items():
+        for name, (text, comment, _, _, node) in _top_level_definitions(lines).items():
             value = _evaluate(node, known)
             if value is None or not isinstance(value, (int, str, bytes, tuple)):
                 continue
             known[name] = value
-            mod[name] = Fact(module, name, text, value, comment)
+            mod[name] = Fact(module, name, text, value, comment, node)
         facts[module] = mod
     return facts
 
@@ -202,13 +202,18 @@ def resolve(facts, module, name):
 
 def _find_block(path, lines):
     """(begin, end) line indexes of the generated block (end: the END line), or None."""
+    found = None
     for i, line in enumerate(lines):
         if line.startswith("# generated from "):
+            if found is not None:
+                raise SystemExit("%s: a second generated block at line %d (one per module)" % (path, i + 1))
             for j in range(i + 1, len(lines)):
                 if lines[j] == END:
-                    return i, j
-            raise SystemExit("%s: no %r after line %d" % (path, END, i + 1))
-    return None
+                    found = i, j
+                    break
+            else:
+                raise SystemExit("%s: no %r after line %d" % (path, END, i + 1))
+    return found
 
 
 def _header(sources):
@@ -235,11 +240,24 @@ def _used_names(text):
 
 
 def _line(name, fact):
+    """(code lines, comment) of one copy: ``name = const(<the source's text>)``, a long tuple
+    wrapped at _WIDTH after its items."""
     comment = fact.comment
     if fact.name.lstrip("_") != name.lstrip("_"):
         where = "%s %s" % (fact.module, fact.name)
         comment = "# %s%s" % (where, (": " + comment[1:].strip()) if comment else "")
-    code = "%s = const(%s)" % (name, fact.text)
+    code = ["%s = const(%s)" % (name, fact.text)]
+    if len(code[0]) > _WIDTH and isinstance(fact.node, ast.Tuple) and fact.text.startswith("("):
+        items = [ast.unparse(e) if not isinstance(e, ast.Constant) or not isinstance(e.value, str)
+                 else '"%s"' % e.value for e in fact.node.elts]
+        head = "%s = const((" % name
+        code = [head]
+        for k, item in enumerate(items):
+            piece = item + (", " if k < len(items) - 1 else "))")
+            if len(code[-1]) + len(piece.rstrip()) > _WIDTH:
+                code[-1] = code[-1].rstrip()
+                code.append(" " * len(head))
+            code[-1] += piece
     return code, comment
 
 
@@ -255,11 +273,11 @@ def render_block(names, facts, module):
         if fact.module not in used_sources:
             used_sources.append(fact.module)
     rows = [_line(name, fact) for name, fact in chosen]
-    width = max([len(code) for code, comment in rows if comment] or [0])
-    width = min(width, 40)
+    width = min(max([len(code[-1]) for code, comment in rows if comment] or [0]), 40)
     out = _header(used_sources)
     for code, comment in rows:
-        out.append(code + (" " * max(2, width - len(code) + 2) + comment if comment else ""))
+        out.extend(code[:-1])
+        out.append(code[-1] + (" " * max(2, width - len(code[-1]) + 2) + comment if comment else ""))
     out.append(END)
     return out
 
@@ -283,10 +301,11 @@ def plan_text(module, text, facts):
     # Hand-kept copies: top-level one-line definitions outside the block of a name that resolves.
     defs = _top_level_definitions(body_lines)
     hand_kept = {}
-    for name, (_, _, i, _) in defs.items():
+    for name, (_, _, first, last, _) in defs.items():
         if resolve(facts, module, name) is not None:
-            hand_kept[name] = i
-    used = _used_names("\n".join(line for k, line in enumerate(body_lines) if k not in hand_kept.values()))
+            hand_kept[name] = (first, last)
+    drop = set(k for first, last in hand_kept.values() for k in range(first, last + 1))
+    used = _used_names("\n".join(line for k, line in enumerate(body_lines) if k not in drop))
     wanted = set()
     for name in used:
         if name.startswith("_") and resolve(facts, module, name) is not None:
@@ -311,13 +330,12 @@ def plan_text(module, text, facts):
         problems.append("stale generated block")
         at = block[0]
     elif hand_kept:
-        at = min(hand_kept.values())
+        at = min(first for first, _ in hand_kept.values())
     else:
         problems.append("uses %s but has no generated block (add the %r and %r lines where it goes)"
                         % (", ".join(sorted(wanted)), BEGIN % "...", END))
         return text, problems
     # Drop the hand-kept lines, then put the block at the first of them (or where the old one was).
-    drop = set(hand_kept.values())
     out = []
     for k, line in enumerate(body_lines):
         if k == at:

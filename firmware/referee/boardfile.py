@@ -33,13 +33,14 @@ except ImportError:  # CPython: spit flash checks board files on the PC
     def const(x):
         return x
 
-# Blink codes (number of blinks, repeated) for boot errors.
+# Blink codes (number of blinks, repeated) for boot errors, and the firmware's own (referee/boot.py).
 ERR_MISSING = const(2)  # board.json missing or unreadable
 ERR_JSON = const(3)  # not valid JSON
 ERR_INVALID = const(4)  # valid JSON, wrong content
 ERR_HARDWARE = const(5)  # board valid but a device failed at init (set by the caller)
 ERR_RULESET = const(6)  # ruleset.json missing or invalid
 ERR_CARDS = const(7)  # cards.bin missing or damaged
+ERR_FIRMWARE = const(8)  # a firmware bug: an error at boot, or loop errors that keep coming
 ERR_LOG_TABLES = const(9)  # logtables.bin missing, or not the one of this firmware
 
 _AGAIN = const(" (run `spit flash` again)")   # the end of a message about a file spit flash writes
@@ -108,7 +109,9 @@ def load_ruleset(path, name="ruleset.json"):
                      "flash it with `spit flash --ruleset NAME`" % name, ERR_RULESET)
 
 
-# generated from spit.logtables by scripts/gen_consts.py: do not edit
+# generated from spit.intents, spit.logtables by scripts/gen_consts.py: do not edit
+_OFF = const(0)
+_MAGENTA = const(9)  # error / flag
 _TABLES_MAGIC = const(b"spit log tables 1\n")
 _TABLES_SECTIONS = const(14)
 # end generated
@@ -231,7 +234,7 @@ def blink_code(led, code, repeats=1, sleep_ms=None):
                 if led is None:
                     pass
                 elif hasattr(led, "fill"):
-                    led.fill(9 if on else 0)  # MAGENTA
+                    led.fill(_MAGENTA if on else _OFF)
                 else:
                     led.value(1 if on else 0)
                 sleep_ms(250)

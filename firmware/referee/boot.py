@@ -24,6 +24,9 @@ LOG_BUFFER_BYTES = const(1024)   # the Logbook's RAM buffer (referee/startup.py 
 # a new game (the game state may be the cause), twice as many stop the referee (blink code 8).
 _ERRORS_TO_RESTART = const(3)
 _ERROR_WINDOW_MS = const(10000)
+# generated from referee.boardfile by scripts/gen_consts.py: do not edit
+_ERR_FIRMWARE = const(8)  # a firmware bug: an error at boot, or loop errors that keep coming
+# end generated
 
 
 def start(root="", echo=None):
@@ -74,7 +77,7 @@ def run(root="", error_cycles=-1, echo=True):
             return _blink(getattr(e, "led"), getattr(e, "code"), error_cycles)
         print("spit-referee: firmware error at boot (blink code 8): %s: %s" % (type(e).__name__, e))
         _print_exception(e)
-        return _blink(None, 8, error_cycles)
+        return _blink(None, _ERR_FIRMWARE, error_cycles)
     errors = 0       # loop errors, each within _ERROR_WINDOW_MS of the one before
     last_ms = 0
     while True:
@@ -103,4 +106,4 @@ def run(root="", error_cycles=-1, echo=True):
                 _print_exception(e2)
                 stop = True
             if stop:
-                return _blink(app.status, 8, error_cycles)
+                return _blink(app.status, _ERR_FIRMWARE, error_cycles)

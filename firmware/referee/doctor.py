@@ -16,12 +16,20 @@ its contact bounce counted), every LED zone lit white in turn and confirmed, the
 import json
 import time
 
+from micropython import const
+
 from machine import Pin
 
 from drivers.pn532 import PARAMS, RX
 from referee import board_hw
 from referee.boardfile import load as load_board
 
+# generated from spit.intents by scripts/gen_consts.py: do not edit
+_N_ZONES = const(7)
+_OFF = const(0)
+_WHITE = const(6)  # spit / spit call
+_SOLID = const(0)
+# end generated
 _ZONES = ("PILE0", "PILE1", "PILE2", "SPIT", "PLAYER0", "PLAYER1", "RESULT")
 _WIRING = "docs/hardware.md, Wiring of the default board"
 _ANSWER_MS = 20000      # how long a person has to act on a prompt
@@ -265,16 +273,16 @@ def check_leds(board, inputs):
         return
 
     class One:
-        color = [0] * 7
-        pattern = [0] * 7
-        until_ms = [-1] * 7
+        color = [_OFF] * _N_ZONES
+        pattern = [_SOLID] * _N_ZONES
+        until_ms = [-1] * _N_ZONES
         changes = 0
 
     answers = []
-    for z in range(7):
+    for z in range(_N_ZONES):
         if board["leds"]["type"] == "neopixel" and not board["leds"]["zones"][z]:
             continue
-        One.color = [6 if k == z else 0 for k in range(7)]
+        One.color = [_WHITE if k == z else _OFF for k in range(_N_ZONES)]
         One.changes += 1
         leds.render(One, 0)
         yes = ask(inputs, "is zone %s lit white, and nothing else?" % _ZONES[z])
@@ -293,7 +301,7 @@ def check_leds(board, inputs):
             else:
                 say("leds", "fail", "zone %s" % zone, "not seen lit",
                     "the zone's pixels in the board file (leds.zones) or a broken strip segment before them")
-    One.color = [0] * 7
+    One.color = [_OFF] * _N_ZONES
     One.changes += 1
     leds.render(One, 0)
 

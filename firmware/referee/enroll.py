@@ -26,19 +26,22 @@ from micropython import const
 
 from spit.intents import LedIntents, ZONE_PILE0, ZONE_RESULT, GREEN, RED, CYAN, BLINK, SOLID, FAST, PULSE
 
-_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-_RANK_NAMES = ("Ace", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten",
-               "Jack", "Queen", "King")
-_SUITS = ("C", "D", "H", "S")
-_SUIT_NAMES = ("Clubs", "Diamonds", "Hearts", "Spades")
+# spit.cards' tables (spit.cards is not on the board; its card_name is the one this mirrors).
+# generated from spit.cards by scripts/gen_consts.py: do not edit
+_RANK_CODES = const(("", "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"))
+_SUIT_CODES = const("CDHS")
+_RANK_NAMES = const(("", "Ace", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten",
+                     "Jack", "Queen", "King"))
+_SUIT_NAMES = const(("Clubs", "Diamonds", "Hearts", "Spades"))
+# end generated
 _POLL_MS = const(20)
 
 
 def card_order(jokers=False):
     codes = []
-    for s in _SUITS:
-        for r in _RANKS:
-            codes.append(r + s)
+    for s in _SUIT_CODES:
+        for r in range(1, 14):
+            codes.append(_RANK_CODES[r] + s)
     if jokers:
         codes.append("JK")
         codes.append("JK")
@@ -48,7 +51,7 @@ def card_order(jokers=False):
 def card_name(code, nth_joker=1):
     if code == "JK":
         return "first Joker" if nth_joker == 1 else "second Joker"
-    return "%s of %s" % (_RANK_NAMES[_RANKS.index(code[:-1])], _SUIT_NAMES[_SUITS.index(code[-1])])
+    return "%s of %s" % (_RANK_NAMES[_RANK_CODES.index(code[:-1])], _SUIT_NAMES[_SUIT_CODES.index(code[-1])])
 
 
 def _split(value):

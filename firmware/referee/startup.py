@@ -14,8 +14,7 @@ from spit.clock import SessionClock
 from spit.legal import MODE_OWN_DECK
 from drivers.input_ring import InputRing
 from referee import board_hw
-from referee.boardfile import (load as load_board, load_ruleset, load_cards, load_log_tables, BoardError,
-                               ERR_HARDWARE, ERR_RULESET)
+from referee.boardfile import load as load_board, load_ruleset, load_cards, load_log_tables, BoardError
 from referee.boot import LOG_BUFFER_BYTES
 from referee.corrections import Corrections
 from referee.rejected import RejectedUids
@@ -36,8 +35,14 @@ class BootError(Exception):
 
 _PASSIVE_RETRIES = const(0xFF)   # PN532 MxRtyPassiveActivation: wait for a card
 _RING = const(64)
-# generated from referee.sources by scripts/gen_consts.py: do not edit
-_STUCK0 = const(8)  # STUCK button of player q: _STUCK0 + q
+# generated from spit.intents, referee.boardfile, referee.sources by scripts/gen_consts.py: do not edit
+_GREEN = const(1)         # accept
+_RED = const(2)           # illegal
+_BLUE = const(5)          # early
+_WHITE = const(6)         # spit / spit call
+_ERR_HARDWARE = const(5)  # board valid but a device failed at init (set by the caller)
+_ERR_RULESET = const(6)   # ruleset.json missing or invalid
+_STUCK0 = const(8)        # STUCK button of player q: _STUCK0 + q
 # end generated
 
 
@@ -54,7 +59,7 @@ def load_configs(app):
         app.rules = load_ruleset(root + "ruleset.json")
         if app.rules.piles != app.board["piles"]:
             raise BoardError("ruleset.json: the ruleset plays on %d piles, board %s has %d"
-                             % (app.rules.piles, app.board["name"], app.board["piles"]), ERR_RULESET)
+                             % (app.rules.piles, app.board["name"], app.board["piles"]), _ERR_RULESET)
         app.cards = load_cards(root + "cards.bin")   # (cards.json checked and packed by spit flash)
         app.counts = app.rules.default_counts()
         app.own_deck = app.rules.mode == MODE_OWN_DECK
@@ -110,7 +115,7 @@ def build(app):
         app.buzzer = board_hw.build_buzzer(board)
     except (ValueError, TypeError, OSError, AttributeError) as e:
         raise BootError("board", "board.json: a device failed to initialise: %s" % e,
-                        ERR_HARDWARE, app.status)
+                        _ERR_HARDWARE, app.status)
     app.corr = Corrections(app.feed, app._stuck_held, app._short_stuck, app._beep)
     from referee.logbook import Logbook
     # The log's buffer: allocated first thing at boot (referee/boot.py start; else made here).
@@ -137,7 +142,7 @@ def selftest(app):
                      "switches, the wiring and 3.3 V; retrying while the other piles play"
                      % (p, getattr(e, "kind", type(e).__name__), where))
     if app.leds is not None:
-        for c in (1, 2, 5, 6):   # green, red, blue, white
+        for c in (_GREEN, _RED, _BLUE, _WHITE):   # the self-test's colours
             app.leds.fill(c)
             time.sleep_ms(80)
         app.leds.off()

@@ -115,3 +115,20 @@ def test_every_alias_names_a_fact_of_its_source(facts):
     for name, alias in gen_consts.ALIASES.items():
         assert alias[0] in gen_consts.SOURCES, name
         assert alias[1] in facts[alias[0]], (name, alias)
+
+
+def test_one_card_name_and_order_spit_cards_and_the_boards_enrollment_script_agree(vb):
+    # spit.cards names the cards (spit enroll on the PC uses it); the board's enrollment script
+    # (referee/enroll.py, sent by mpremote run: spit.cards is not on the board) reads the same
+    # tables, generated from spit.cards.
+    from spit import cards
+    from host_tools import enroll as host
+    import referee.enroll as board
+    assert host.card_name is cards.card_name
+    order = board.card_order(jokers=True)
+    assert order == host.card_order(jokers=True) == [cards.format_card(c) for c in cards.full_deck(2)]
+    for k, code in enumerate(order):
+        nth = order[:k + 1].count("JK")
+        assert board.card_name(code, nth) == cards.card_name(code, nth), code
+    assert (cards.card_name("QH"), cards.card_name("10D"), cards.card_name("JK", 2)) == (
+        "Queen of Hearts", "Ten of Diamonds", "second Joker")

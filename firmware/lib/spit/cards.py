@@ -12,8 +12,13 @@ except ImportError:  # CPython
         return x
 
 JOKER = const(0)
-_RANK_CODES = ("", "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-_SUIT_CODES = "CDHS"
+# By rank (1 Ace .. 13 King) and suit (0..3); the board's enrollment script keeps generated copies
+# (referee/enroll.py: scripts/gen_consts.py).
+RANK_CODES = ("", "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+SUIT_CODES = "CDHS"
+RANK_NAMES = ("", "Ace", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Jack",
+              "Queen", "King")
+SUIT_NAMES = ("Clubs", "Diamonds", "Hearts", "Spades")
 
 class CardError(ValueError):
     """A card code that names no card."""
@@ -41,12 +46,12 @@ def parse_card(code):
     if len(c) < 2 or len(c) > 3:
         raise CardError("unknown card code %r" % code)
     rank_code = c[:-1]
-    suit = _SUIT_CODES.find(c[-1])
+    suit = SUIT_CODES.find(c[-1])
     if rank_code == "T":
         rank_code = "10"
     rank = -1
     for i in range(1, 14):
-        if _RANK_CODES[i] == rank_code:
+        if RANK_CODES[i] == rank_code:
             rank = i
             break
     if rank < 0 or suit < 0:
@@ -59,7 +64,16 @@ def format_card(card):
         return "JK"
     if not is_card(card):
         raise CardError("not a card: %r" % (card,))
-    return _RANK_CODES[card & 15] + _SUIT_CODES[card >> 4]
+    return RANK_CODES[card & 15] + SUIT_CODES[card >> 4]
+
+
+def card_name(code, nth_joker=1):
+    """A card code's name for people: ``"QH"`` -> ``"Queen of Hearts"``, ``"JK"`` -> ``"first Joker"``
+    (``nth_joker`` 2: ``"second Joker"``)."""
+    card = parse_card(code)
+    if card == JOKER:
+        return "first Joker" if nth_joker == 1 else "second Joker"
+    return "%s of %s" % (RANK_NAMES[card & 15], SUIT_NAMES[card >> 4])
 
 
 def full_deck(jokers=0):
