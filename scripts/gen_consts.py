@@ -90,6 +90,7 @@ ALIASES = {
     "SLAP_END": ("referee.sources", "N_SOURCES"),
     # the PN532 frame sizes and setup steps its transports and setup share
     "HEADER_SIZE": ("drivers.pn532", "_HEADER_SIZE"), "RX_SIZE": ("drivers.pn532", "_RX_SIZE"),
+    "TX_SIZE": ("drivers.pn532", "_TX_SIZE"), "MAX_UID": ("drivers.pn532", "MAX_UID_LEN", ("drivers.uid_memory",)),
     "SETUP_STEPS": ("drivers.pn532", "_SETUP_STEPS"),
 }
 

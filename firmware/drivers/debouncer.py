@@ -39,10 +39,10 @@ from time import ticks_diff
 
 from micropython import const
 
-_SOURCE_MASK = const(0x7FFF)
 # generated from drivers.edge_input by scripts/gen_consts.py: do not edit
 _RELEASE = const(0x8000)  # flag OR-ed into the source id for release edges (the id: source & 0x7FFF)
 # end generated
+_SOURCE_MASK = const(_RELEASE - 1)   # a source id without its release flag
 _EXPIRE_US = const(1 << 27)  # ~134 s; well inside the valid ticks_diff range
 
 

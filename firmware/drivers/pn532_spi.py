@@ -31,12 +31,14 @@ from drivers.pn532 import PN532, RX, TX, prefix_views, reverse_into
 
 # generated from drivers.pn532 by scripts/gen_consts.py: do not edit
 _HEADER_SIZE = const(6)  # 00 00 FF LEN LCS + one byte: a whole ACK/NACK, or TFI of a frame
+_TX_SIZE = const(24)     # largest command frame: WriteRegister with 5 registers (24 bytes)
+_RX_SIZE = const(64)
 # end generated
 _WAKE_MS = const(2)
 _REV_OP_DATA_WRITE = const(0x80)   # 0x01 bit-reversed
 _REV_READY = const(0x80)   # the status byte's bit 0 (ready), as it arrives MSB-first
-_WIRE_SIZE = const(25)   # 1 + pn532 TX_SIZE: an op byte and the largest command frame (a view per length)
-_RX_REST = const(58)     # pn532 RX_SIZE - HEADER_SIZE: the rest of the largest frame we accept
+_WIRE_SIZE = const(1 + _TX_SIZE)   # an op byte and the largest command frame (a view per length)
+_RX_REST = const(_RX_SIZE - _HEADER_SIZE)   # the rest of the largest frame we accept
 # Status read (0x02) and its answer's clock, and the data read's op byte (0x03), reversed.
 _STATUS_READ = const(b"\x40\x00")
 _DATA_READ = const(b"\xc0")

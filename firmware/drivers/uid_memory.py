@@ -16,8 +16,10 @@ from micropython import const
 
 from drivers.pn532 import copy_into
 
-_SLOT = const(11)  # one UID: length byte + up to 10 bytes
-_MAX_UID = const(10)
+# generated from drivers.pn532 by scripts/gen_consts.py: do not edit
+_MAX_UID = const(10)  # drivers.pn532 MAX_UID_LEN
+# end generated
+_SLOT = const(1 + _MAX_UID)  # one UID: length byte + up to 10 bytes
 
 # Lookup scratch shared by every memory (a lookup is done within one call): the sum looked
 # for, and copy_into's destination (only the sum it returns counts).

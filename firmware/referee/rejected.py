@@ -20,7 +20,10 @@ to the reader (which only compares it), so forgetting allocates nothing.
 from micropython import const
 
 _SLOTS = const(8)
-_SLOT = const(12)      # card, UID length (0 = empty), UID (up to 10 bytes)
+# generated from drivers.pn532 by scripts/gen_consts.py: do not edit
+_MAX_UID_LEN = const(10)
+# end generated
+_SLOT = const(2 + _MAX_UID_LEN)   # card, UID length (0 = empty), UID (up to 10 bytes)
 
 
 class RejectedUids:
