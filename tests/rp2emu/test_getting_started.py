@@ -166,7 +166,6 @@ def test_every_command_of_the_page_in_order(tmp_path):
                SPIT_BOARD_WAIT_S="5", PYTHONPATH=ROOT)
     term = None
     ran = []
-    known = None
     try:
         for kind, command in page_steps():
             if kind == "game":
@@ -192,10 +191,6 @@ def test_every_command_of_the_page_in_order(tmp_path):
             cwd = ROOT if command.startswith("bash scripts/") else str(tmp_path)
             r = subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True,
                                timeout=1200)
-            if command.startswith("spit replay") and r.returncode == 3 and "MISMATCH" in r.stdout:
-                known = r.stdout     # (the replay ran and wrote its page; the verdicts differ: see below)
-                assert os.path.getsize(tmp_path / "first-game.html") > 1000
-                continue
             assert r.returncode == 0, "%s\n%s\n%s" % (command, r.stdout[-3000:], r.stderr[-3000:])
             if command.startswith("spit replay"):
                 assert "0 mismatches" in r.stdout and "winner" in r.stdout, r.stdout
@@ -207,21 +202,3 @@ def test_every_command_of_the_page_in_order(tmp_path):
                 f.write(text)
             print("terminal 1's output: %s" % (tmp_path / "terminal1.txt"))
     assert ran[-1].startswith("spit replay") and "GAME" in ran
-    if known is not None:
-        # Every step of the page ran; the emulated Pico's log of a game played by keys does not yet
-        # re-judge cleanly (a firmware/replay disagreement, not this page's: a STUCK press fed after a
-        # later tick gets the device's late_event error that the re-judge places elsewhere; cards landed
-        # in a burst on one pile are judged tie/illegal differently).  Said, not hidden: remove this
-        # when the device and the re-judge agree.
-        pytest.xfail("the first game's log re-judges with mismatches (known firmware/replay disagreement):\n"
-                     + "\n".join(ln for ln in known.splitlines() if ln.startswith("MISMATCH"))[:4000])
-
-
-def only_late_event_mismatches(text):
-    """True when every MISMATCH of `spit replay`'s output is a device ``late_event`` error or a verdict
-    of the STUCK press it came with (stuck, spit_call, countdown) that the re-judge placed elsewhere."""
-    lines = [ln for ln in text.splitlines() if ln.startswith("MISMATCH")]
-    if not lines or "late_event" not in text:
-        return False
-    allowed = ("error reason=late_event", "stuck player=", "spit_call piles=", "countdown ms=")
-    return all(any(a in ln for a in allowed) for ln in lines)
