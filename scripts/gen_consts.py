@@ -173,6 +173,10 @@ def read_sources():
             if value is None or not isinstance(value, (int, str, bytes, tuple)):
                 continue
             known[name] = value
+            try:
+                ast.literal_eval(node)
+            except ValueError:   # an expression of the source's other names: its value
+                text, node = repr(value), ast.parse(repr(value), mode="eval").body
             mod[name] = Fact(module, name, text, value, comment, node)
         facts[module] = mod
     return facts
@@ -302,9 +306,21 @@ def plan_text(module, text, facts):
     # Hand-kept copies: top-level one-line definitions outside the block of a name that resolves.
     defs = _top_level_definitions(body_lines)
     hand_kept = {}
-    for name, (_, _, first, last, _) in defs.items():
-        if resolve(facts, module, name) is not None:
+    conflicts = []
+    for name, (_, _, first, last, node) in defs.items():
+        fact = resolve(facts, module, name)
+        if fact is not None:
             hand_kept[name] = (first, last)
+            try:
+                value = ast.literal_eval(node)
+            except ValueError:
+                continue   # (an expression of other names: the block's value replaces it)
+            if value != fact.value:
+                conflicts.append("%s = %r is not %s %s = %r" % (name, value, fact.module, fact.name, fact.value))
+    if conflicts:
+        # Not a copy after all, or a stale one: a person decides (rename it, or take the source's value).
+        return text, ["a name of another module's constant with another value (rename it, or use the "
+                      "source's value): " + "; ".join(sorted(conflicts))]
     drop = set(k for first, last in hand_kept.values() for k in range(first, last + 1))
     used = _used_names("\n".join(line for k, line in enumerate(body_lines) if k not in drop))
     wanted = set()

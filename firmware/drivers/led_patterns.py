@@ -37,7 +37,7 @@ P_FAST = const(2)        # spit.intents FAST: 8 Hz
 P_PULSE = const(3)       # spit.intents PULSE: breathing
 P_COUNTDOWN = const(4)   # spit.intents COUNTDOWN: a bar shrinking until until_ms
 # end generated
-N_COLORS = const(10)
+N_COLORS = const(C_MAGENTA + 1)   # colour ids 0 .. N_COLORS - 1 (DEFAULT_PALETTE, by id)
 
 
 FRAME_MS = const(10)        # animation frame period of PULSE and COUNTDOWN

@@ -33,7 +33,7 @@ _ALL_ZONES = const(0x7F)       # a bit per zone
 _C_OFF = const(0)              # spit.intents OFF
 _P_SOLID = const(0)            # spit.intents SOLID
 _P_COUNTDOWN = const(4)        # spit.intents COUNTDOWN: a bar shrinking until until_ms
-_N_COLORS = const(10)
+_N_COLORS = const(10)          # colour ids 0 .. N_COLORS - 1 (DEFAULT_PALETTE, by id)
 _NEVER_MS = const(0x3FFFFFFF)  # "no change due": the largest small int on the chip (never add to it)
 # end generated
 

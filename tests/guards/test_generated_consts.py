@@ -67,6 +67,16 @@ def accepted(v):
 """
 
 
+def test_an_own_constant_named_like_a_source_s_is_not_overwritten(facts):
+    # A module's own _BUSY = 5 is not drivers.tag_scan's BUSY (0): reported, the text left alone.
+    own = _SMALL.replace("\n\n\ndef accepted", "\n_BUSY = const(5)\n\n\ndef accepted").replace(
+        "== _V_ACCEPT", "== _V_ACCEPT or v == _BUSY")
+    new, problems = gen_consts.plan_text("referee.app", own, facts)
+    assert new == own and problems == [
+        "a name of another module's constant with another value (rename it, or use the source's value): "
+        "_BUSY = 5 is not drivers.tag_scan BUSY = 0"]
+
+
 def test_a_copy_no_longer_used_leaves_the_block_and_the_block_is_sorted_by_source(facts):
     new, problems = gen_consts.plan_text("referee.app", _SMALL, facts)
     assert problems == ["stale generated block"]
