@@ -15,6 +15,7 @@ firmware up to ``t`` (the terminal follows the wall clock).
 
 import heapq
 
+from spit import verdicts as V
 from spit.intake import EV_STUCK, EV_SLAP, EV_READY
 from spit.rules import fits, make_ruleset, MODE_TABLEAU, MODE_OWN_DECK, MODE_SPEED
 from spit.words import verdict_dict
@@ -25,6 +26,7 @@ MS = 1000
 SEC = 1000000
 PRESS_US = 60 * MS       # a button press, as the simulation's (host_tools/sim/firmware.py)
 HAND_US = 150 * MS       # the fastest a hand lands one card after another
+ANSWER_JUDGED_US = 2 * PRESS_US + 130 * MS   # a STUCK press -> its release judged (debounce, reorder)
 
 
 class Hands(Bot):
@@ -63,6 +65,18 @@ class PlaySim(Sim):
 
     def _answer(self, t, arg):
         pass            # people answer with the pads and STUCK
+
+    def feed(self, t, ev):
+        Sim.feed(self, t, ev)
+        if ev[0] == EV_STUCK and self.phase == "question" and self.end_reason == V.R_BLOCKED:
+            # A STUCK press ends an answer (docs/hardware.md).  Once the referee has it, a blocked
+            # round's slaps open (R-ROUND-2, -3) without a word of its own: only a bad_answer
+            # error says it was refused.  Look again once the press is judged.
+            self.at(t + ANSWER_JUDGED_US, self._answered, self.errors.get("bad_answer", 0))
+
+    def _answered(self, t, refused_before):
+        if self.phase == "question" and self.errors.get("bad_answer", 0) == refused_before:
+            self.phase = "slap"
 
     def _round_over(self, t, _arg):
         Sim._round_over(self, t, _arg)
@@ -275,10 +289,13 @@ class PlayTable:
         return self.sim.phase
 
     def question(self):
-        """The open question (player, fields) if the referee's last word was one, else None."""
+        """The open question's fields while the referee waits for its answer, else None (a card
+        judged meanwhile, an early one say, does not close it; the answer does)."""
+        if self.sim.phase != "question":
+            return None
         for _t, name, f in reversed(self.said):
             if name == "question":
                 return f
-            if name != "error":
+            if name in ("pile_won", "round_start", "game_over"):
                 return None
         return None

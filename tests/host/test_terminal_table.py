@@ -37,6 +37,8 @@ def _play_whole_game(tmp_path, ruleset, options):
             phases.append(s["phase"])
     try:
         last, screen = play_game(fd, Players(ruleset, options), limit_s=240, on_frame=seen)
+        if not parse_screen(last)["over"]:
+            os.write(fd, b"Q")   # (quit: the log is kept, and the test shows where it stopped)
         rc = finish(proc, screen, 120)
     finally:
         if proc.poll() is None:
@@ -45,13 +47,6 @@ def _play_whole_game(tmp_path, ruleset, options):
     return rc, parse_screen(last), phases, screen.text(), log
 
 
-# Known flaky (about 2 runs in 7 under load, session 13): the scripted players' game sometimes ends
-# with referee errors (no_read: a touch with no card read after it; unexpected) and exit code 1, or
-# stalls until play_game's limit.  Not understood yet; non-strict so that CI is not held by it.
-_FLAKY = pytest.mark.xfail(strict=False, reason="scripted players' game is flaky under load (see comment)")
-
-
-@_FLAKY
 @pytest.mark.parametrize("ruleset,options", [("classic", {"rounds_in_a_row": 1}), ("speed", {})])
 def test_two_scripted_players_play_a_whole_game(tmp_path, ruleset, options):
     rc, last, phases, text, log = _play_whole_game(tmp_path, ruleset, options)
@@ -70,7 +65,6 @@ def test_two_scripted_players_play_a_whole_game(tmp_path, ruleset, options):
     assert any(v.get("verdict") == "spit" for v in verdicts)
 
 
-@_FLAKY
 def test_a_game_of_several_rounds_with_ready(tmp_path):
     """Classic to the end: after each round both players press READY (their STUCK key)."""
     rc, last, phases, text, log = _play_whole_game(tmp_path, "classic", {})
@@ -139,3 +133,28 @@ def test_sounds_are_named_from_the_firmware_source():
     assert sound_word(2600, sounds).startswith("blip") and sounds[2600] == "ACCEPT"
     assert "illegal" in sound_word(330, sounds) and "spit" in sound_word(1760, sounds)
     assert sound_word(123, sounds) == "tone 123 Hz"
+
+
+def test_a_blocked_rounds_answer_opens_the_slaps_on_the_screen():
+    """R-ROUND-2: after a blocked round the referee asks player 0's stock count; the answer (pads,
+    then STUCK) opens the slaps without a verdict of its own.  The table must then say "slap",
+    not keep asking (the scripted players waited for ever on a question already answered), and
+    a card judged while the question is open (early) must not hide it."""
+    from spit import verdicts as V
+    from host_tools.play.table import PlayTable, ANSWER_JUDGED_US
+    t = PlayTable("classic", None, 3, "vboard")
+    try:
+        t.advance(2600 * 1000)
+        sim = t.sim
+        q = {"verdict": "question", "ask": "stock_left", "player": 0, "max": 3}
+        sim.phase = "question"
+        sim.end_reason = V.R_BLOCKED
+        t.said.append((t.now, "question", q))
+        t.said.append((t.now, "early", {"verdict": "early", "pile": 0, "card": "6S"}))
+        assert t.question() == q
+        t.pad(0, 0)
+        t.stuck(0)
+        t.advance(t.now + 2 * ANSWER_JUDGED_US)
+        assert t.phase() == "slap" and t.question() is None
+    finally:
+        t.finish()
