@@ -30,7 +30,6 @@ Without a USB reader, ``--board-port`` runs the board's own enrollment mode over
 import json
 import os
 import queue
-import subprocess
 import sys
 import threading
 import time
@@ -359,10 +358,23 @@ def packed_card_map(cards):
         raise EnrollError("the board's card map: %s" % e)
 
 
-def run_board_enrollment(port, out_path, deck=None, jokers=False, runner=subprocess.run, timeout_s=0):
+# How long an mpremote step may say nothing before it is given up (seconds, stretched by
+# SPIT_BOARD_WAIT_S like the other board waits): a copy, and the enrollment beyond its --timeout
+# (the script's start: raw REPL, the script sent, the reader set up).
+COPY_IDLE_S = 60
+RUN_IDLE_EXTRA_S = 60
+
+
+def run_board_enrollment(port, out_path, deck=None, jokers=False, runner=None, timeout_s=0):
     """Run the board's enrollment mode (its output streams to our stdout), copy /cards.json here, and put
-    the enrolled map on the board packed (/cards.bin), which the referee reads at its next boot."""
+    the enrolled map on the board packed (/cards.bin), which the referee reads at its next boot.
+    ``runner(command, idle_s)`` runs an mpremote step, its exit code or None when it said nothing
+    for ``idle_s`` seconds (the enrollment itself: only with a ``timeout_s``): an EnrollError,
+    never an endless wait."""
     import tempfile
+    from host_tools.device.mpremote import run_relayed
+    from host_tools.device.referee import WAIT_S
+    runner = runner or run_relayed
     fd, script = tempfile.mkstemp(prefix="spit-enroll-", suffix=".py")
     packed = script[:-3] + ".bin"
     try:
@@ -373,10 +385,18 @@ def run_board_enrollment(port, out_path, deck=None, jokers=False, runner=subproc
             if command is commands[-1]:
                 with open(packed, "wb") as f:
                     f.write(packed_card_map(load_card_map(out_path)))
-            result = runner(command)
-            if result.returncode != 0:
-                raise EnrollError("mpremote failed on %s (exit %d): %s" % (port, result.returncode,
-                                                                       " ".join(command[3:])))
+            if command is commands[0]:
+                idle_s = (timeout_s + RUN_IDLE_EXTRA_S) * WAIT_S if timeout_s else None
+            else:
+                idle_s = COPY_IDLE_S * WAIT_S
+            started = time.monotonic()
+            code = runner(command, idle_s)
+            if code is None:
+                raise EnrollError("the board said nothing for %.0f s during `mpremote %s` on %s (after %.0f s): "
+                                  "given up (is it still connected?)" % (
+                                      idle_s, " ".join(command[5:]), port, time.monotonic() - started))
+            if code != 0:
+                raise EnrollError("mpremote failed on %s (exit %d): %s" % (port, code, " ".join(command[3:])))
     finally:
         for path in (script, packed):
             if os.path.exists(path):

@@ -12,7 +12,10 @@ A bring-up script, not installed by ``spit flash`` (it costs the board no flash)
 Cards are prompted in a fixed order (clubs, diamonds, hearts, spades; A 2 .. 10 J Q K, then
 the jokers), one serial line each: ``Tap the Queen of Hearts (38/52)``.  Only a new tag
 counts: a tag still lying on the reader is read once, a UID already in the map is rejected
-with the card it belongs to (``Tag 04.. is already enrolled as QH``).  The file is saved
+with the card it belongs to (``Tag 04.. is already enrolled as QH``).  Two tags lying there
+answer in turn (ISO 14443-3: the one just listed goes back to IDLE and lets the next REQA
+pass, so the other answers it), so the last two tags read count as lying: each is named once,
+not again and again.  The file is saved
 after every card (written to a temporary file, then renamed), so running again resumes at
 the first missing card of this deck.  LEDs: pile 0 blinks cyan while waiting, flashes green
 for an accepted card and red for a rejected one; the RESULT zone pulses green when done.
@@ -135,7 +138,7 @@ def run(deck=None, jokers=False, root="", timeout_s=0, out=print, reader=None):
     order = card_order(jokers)
     total = len(order)
     enrolled = 0
-    last = None
+    lying = [None, None]   # the last two tags read since the field was empty
     start = time.ticks_ms()
 
     def show(zone, color, pattern, ms):
@@ -171,13 +174,13 @@ def run(deck=None, jokers=False, root="", timeout_s=0, out=print, reader=None):
                 time.sleep_ms(100)
                 continue
             if uid is None:
-                last = None
+                lying = [None, None]
                 time.sleep_ms(_POLL_MS)
                 continue
-            if uid == last:
+            if uid in lying:
                 time.sleep_ms(_POLL_MS)
                 continue
-            last = uid
+            lying = [lying[1], uid]
             if uid in cards:
                 out("  Tag %s is already enrolled as %s; tap the %s." % (uid, cards[uid], name))
                 show(ZONE_PILE0, RED, FAST, 1000)

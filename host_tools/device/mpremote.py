@@ -107,3 +107,37 @@ def run_mpremote(port, actions, on_line=None, timeout=MPREMOTE_TIMEOUT_S):
         reason = last[-1] if last else "exit code %d" % proc.returncode
         raise FlashError("mpremote on %s failed: %s" % (port, reason.replace("mpremote: ", "")))
     return output
+
+
+def run_relayed(argv, idle_s=None, out=None):
+    """Run ``argv`` (an mpremote command), its output passed on to ``out`` (our stdout) as it
+    comes.  Returns its exit code, or None when it said nothing for ``idle_s`` seconds (None: no
+    limit) and was stopped: a board that stopped answering is an error, never an endless wait."""
+    import time
+    out = out or sys.stdout
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    assert proc.stdout is not None
+    last = [time.monotonic()]
+
+    def relay():
+        for data in iter(lambda: os.read(proc.stdout.fileno(), 4096), b""):
+            last[0] = time.monotonic()
+            out.write(data.decode(errors="replace"))
+            out.flush()
+    reader = threading.Thread(target=relay, daemon=True)
+    reader.start()
+    try:
+        while proc.poll() is None:
+            if idle_s is not None and time.monotonic() - last[0] > idle_s:
+                proc.kill()
+                proc.wait()
+                return None
+            time.sleep(0.05)
+        reader.join(5)
+        return proc.returncode
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        reader.join(1)
+        proc.stdout.close()

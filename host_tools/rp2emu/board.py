@@ -15,6 +15,7 @@ verdict arrived: the session's start as seen from the table.
 """
 
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -101,20 +102,30 @@ class FlashedPico:
     # ---- the log, as a user gets it ----------------------------------------------------------
     def spit(self, *argv, timeout_s=600):
         """Run a `spit` command against this board over a pty (the emulator runs meanwhile):
-        ``(exit code, output)``.  Waits are stretched for the emulator (SPIT_BOARD_WAIT_S)."""
+        ``(exit code, output)``.  Waits are stretched for the emulator (SPIT_BOARD_WAIT_S).
+        Its output goes to a file while it runs: a pipe read only at the end fills up (64 KiB),
+        the command and its mpremote block on it and stop reading the board, whose lines
+        (the end of an `mpremote run` among them) are then lost, and nothing ends."""
         from host_tools.rp2emu.serial_pty import SerialPty
         link = SerialPty(self.emu, runner=self.table.run_until_ns)
         env = dict(os.environ, SPIT_BOARD_WAIT_S=os.environ.get("SPIT_BOARD_WAIT_S", "8"))
         try:
             argv = [a.replace("{port}", link.path) for a in argv]
-            proc = subprocess.Popen([sys.executable, "-m", "host_tools"] + argv, stdout=subprocess.PIPE,
-                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
-            link.serve(stop=lambda: proc.poll() is not None, seconds=timeout_s)
-            if proc.poll() is None:
-                proc.kill()
-            output = proc.communicate()[0].decode(errors="replace")
+            with tempfile.TemporaryFile() as out:
+                proc = subprocess.Popen([sys.executable, "-m", "host_tools"] + argv, stdout=out,
+                                        stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+                                        start_new_session=True)
+                link.serve(stop=lambda: proc.poll() is not None, seconds=timeout_s)
+                killed = proc.poll() is None
+                if killed:   # (its mpremote too)
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+                out.seek(0)
+                output = out.read().decode(errors="replace")
         finally:
             link.close()
+        if killed:
+            output += "\n(killed after %d s of wall time)" % timeout_s
         return proc.returncode, output
 
     def pull_log(self, timeout_s=300, force=True):

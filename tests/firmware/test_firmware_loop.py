@@ -343,6 +343,48 @@ def test_enrollment_on_the_board(tmp_path):
         t.close()
 
 
+def test_enrollment_names_each_card_left_on_the_reader_once(tmp_path):
+    """Two cards already enrolled lying on pile 0's reader (a game's pile) answer its listings
+    in turn (the one just listed lets the next REQA pass): each is named once, not again and
+    again (a flood of lines that filled the USB link and hung `spit enroll --board-port` on the
+    emulated Pico).  Taken off, the new card tapped is enrolled."""
+    t = VirtualTable(files={"cards.json": None}, boot=False, root=str(tmp_path))
+    try:
+        import referee.enroll as enroll
+        em = t.emulators[0]
+        lying = [bytes([4, 9, 9, 9, 9, 9, k]) for k in range(2)]
+        (tmp_path / "cards.json").write_text(json.dumps({"cardmap": 1, "cards": {
+            "04090909090900": "AC", "04090909090901": "2C"}}))
+        for uid in lying:
+            em.place_tag(uid)
+        said = []
+        polls = [0]
+        new = bytes([4, 1, 2, 3, 4, 5, 6])
+
+        class Reader:
+            """Pile 0's reader as the script reads it: the cards are taken off after 60 listings,
+            the new one tapped 5 listings later."""
+            def __init__(self):
+                from referee.boardfile import load
+                self.real = enroll._Reader(load(t.root + "board.json", "board.json"))
+
+            def poll(self):
+                polls[0] += 1
+                if polls[0] == 60:
+                    for uid in lying:
+                        em.remove_tag(uid)
+                if polls[0] == 65:
+                    em.place_tag(new)
+                return self.real.poll()
+        assert enroll.run(root=t.root, out=said.append, timeout_s=3, reader=Reader()) == 1, said
+        named = [line for line in said if "already enrolled" in line]
+        assert sorted(named) == ["  Tag 04090909090900 is already enrolled as AC; tap the Three of Clubs.",
+                                 "  Tag 04090909090901 is already enrolled as 2C; tap the Three of Clubs."], said
+        assert "  04010203040506 = 3C" in said
+    finally:
+        t.close()
+
+
 def test_board_reorder_us_sets_the_hold_unless_the_ruleset_does():
     # boards/pico.json has touch sensors on every pile and "reorder_us": 5000.
     t = VirtualTable()

@@ -314,12 +314,11 @@ def test_board_port_runs_the_firmware_enrollment_and_copies_the_file(tmp_path, m
     calls = []
     scripts = []
     packed = []
+    limits = []
 
-    class Done:
-        returncode = 0
-
-    def fake_run(command):
+    def fake_run(command, idle_s):
         calls.append(command)
+        limits.append(idle_s)
         if command[-2] == "run":   # the script exists while mpremote runs it
             with open(command[-1]) as f:
                 scripts.append(f.read())
@@ -328,7 +327,7 @@ def test_board_port_runs_the_firmware_enrollment_and_copies_the_file(tmp_path, m
         if command[-1] == ":cards.bin":
             with open(command[-2], "rb") as f:
                 packed.append(f.read())
-        return Done()
+        return 0
 
     assert enroll.run_board_enrollment("/dev/ttyACM0", str(out), deck="1", runner=fake_run) == {
         "04A1B2C3D4E5F6": "QH@1"}
@@ -343,11 +342,38 @@ def test_board_port_runs_the_firmware_enrollment_and_copies_the_file(tmp_path, m
     assert packed[0] == pack(load_cardmap({"cardmap": 1, "cards": {"04A1B2C3D4E5F6": "QH@1"}}))
     assert not os.path.exists(calls[2][-2])
 
-    class Failed:
-        returncode = 1
+    # No --timeout: the enrollment waits for the person; the copies have a limit.
+    assert limits[0] is None and limits[1] > 0 and limits[2] > 0
 
     with pytest.raises(enroll.EnrollError, match="mpremote failed on /dev/ttyACM0"):
-        enroll.run_board_enrollment("/dev/ttyACM0", str(out), runner=lambda command: Failed())
+        enroll.run_board_enrollment("/dev/ttyACM0", str(out), runner=lambda command, idle_s: 1)
+
+
+def test_a_board_that_stops_answering_is_an_error_not_an_endless_wait(tmp_path):
+    """With --timeout the board's enrollment says something at least every timeout; a step
+    that stays silent longer is given up with one line (it hung `spit enroll --board-port` on
+    the emulated Pico when its output was lost)."""
+    limits = []
+
+    def silent(command, idle_s):
+        limits.append(idle_s)
+        return None
+    with pytest.raises(enroll.EnrollError) as e:
+        enroll.run_board_enrollment("/dev/ttyACM0", str(tmp_path / "c.json"), runner=silent, timeout_s=8)
+    assert limits[0] >= 8
+    assert str(e.value).startswith("the board said nothing for ") and "`mpremote run " in str(e.value)
+
+
+def test_run_relayed_passes_the_output_on_and_stops_a_silent_command():
+    import io
+    from host_tools.device.mpremote import run_relayed
+    out = io.StringIO()
+    assert run_relayed([sys.executable, "-c", "print('Tap the Ace of Clubs'); raise SystemExit(3)"], 5, out) == 3
+    assert out.getvalue().strip() == "Tap the Ace of Clubs"
+    t = time.monotonic()
+    out = io.StringIO()
+    code = run_relayed([sys.executable, "-c", "import time; print('x', flush=True); time.sleep(60)"], 1.0, out)
+    assert code is None and out.getvalue().strip() == "x" and time.monotonic() - t < 30
 
 
 def test_tag_payload_round_trip():
