@@ -14,7 +14,8 @@
 #     spit/notation.py (logtables.bin);
 #   PC-side readers and words: spit/log.py (with spit/logjson.py, spit/logfields.py), spit/words.py,
 #     spit/describe.py, spit/verdicts.py, spit/cards.py, spit/timebase.py, referee/logread.py, referee/sources.py;
-#   bring-up scripts that `mpremote run` sends: referee/enroll.py, referee/nfc_probe.py, referee/doctor.py;
+#   bring-up scripts that `mpremote run` sends: referee/enroll.py, referee/nfc_probe.py, referee/doctor.py,
+#     referee/doctor_pile.py;
 #   drivers/byteloops_py.py, the unix port's stand-in for the native drivers/byteloops;
 #   drivers/pn532_blocking.py, blocking PN532 calls for tests and bring-up.
 

@@ -20,15 +20,24 @@ from host_tools.device.manifest import FlashError
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOCTOR_SCRIPT = os.path.join(REPO, "firmware", "referee", "doctor.py")
-STEPS = ("readers", "buttons", "card", "leds", "buzzer")
+PILE_SCRIPT = os.path.join(REPO, "firmware", "referee", "doctor_pile.py")
+PROBE_SCRIPT = os.path.join(REPO, "firmware", "referee", "nfc_probe.py")
+STEPS = ("readers", "buttons", "card", "touch", "probe", "range", "leds", "buzzer")
+RANGE_CARDS = 8
 TIMEOUT_S = 900
 
 
-def doctor_script(steps=STEPS, source=DOCTOR_SCRIPT):
-    """The text ``mpremote run`` sends: the device script and its ``run(...)`` call."""
-    with open(source, encoding="utf-8") as f:
-        text = f.read()
-    return "%s\nrun(%r)\n" % (text, ",".join(steps))
+def _read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def doctor_script(steps=STEPS, source=DOCTOR_SCRIPT, cards=RANGE_CARDS):
+    """The text ``mpremote run`` sends: the device scripts (doctor.py, then doctor_pile.py), the
+    PN532 probe's source as a string when the probe runs, and the ``run(...)`` call."""
+    text = _read(source) + "\n" + _read(PILE_SCRIPT)
+    probe = "_NFC_PROBE = %r\n" % _read(PROBE_SCRIPT) if "probe" in steps else "_NFC_PROBE = None\n"
+    return "%s\n%srun(%r, %d, _NFC_PROBE)\n" % (text, probe, ",".join(steps), cards)
 
 
 class Report:
@@ -41,6 +50,7 @@ class Report:
         self.lines = []
         self.done = False
         self.other = []          # device output that is neither a prompt nor a result
+        self.kept = None         # where the curve and the probe's answers are kept (save_curve)
 
     def feed(self, raw):
         line = raw.strip()
@@ -60,7 +70,7 @@ class Report:
                     self.done = True
                     return
                 self.results.append(obj)
-                text = result_line(obj)
+                text = "\n".join([result_line(obj)] + detail_lines(obj))
                 self.lines.append(text)
                 self.out.write(text + "\n")
                 self.out.flush()
@@ -82,6 +92,9 @@ class Report:
                                                             "" if self.done else "  (the checks did not finish)")]
         if not self.done and self.other:
             tail.append("the board said: " + " | ".join(self.other[-4:]))
+        if self.kept:
+            tail.append("the range curve, the touch and probe findings (points, answers) are kept in %s"
+                        % self.kept)
         return "\n".join(head + self.lines + tail) + "\n"
 
 
@@ -96,7 +109,74 @@ def result_line(obj):
     return text
 
 
-def run_doctor(port, report_path, out=None, force=False, steps=STEPS, restart=True, timeout=TIMEOUT_S):
+def detail_lines(obj):
+    """The lines under a result: the range step's table and curve, a probe's answers."""
+    data = obj.get("data") or {}
+    if obj.get("doctor") == "range" and data.get("points"):
+        return curve_lines(data)
+    if obj.get("doctor") == "probe" and data.get("answers"):
+        a = data["answers"]
+        return ["      %s = %s" % (k, a[k]) for k in sorted(a)]
+    return []
+
+
+def curve_lines(data, width=40):
+    """The range step's points as a table and an ASCII curve (read time against pile height)."""
+    pts = data["points"]
+    limit = data.get("limit_us") or 0
+    times = [p["read_us"] for p in pts if p.get("read_us") is not None]
+    top = max(times + [1])
+    out = ["      cards  read after touch", "      -----  ----------------"]
+    for p in pts:
+        t = p.get("read_us")
+        if t is None:
+            out.append("      %5d  %s" % (p["n"], "(no touch edge)" if data.get("touch") else "(not timed)"))
+            continue
+        bar = "#" * max(1, int(round(width * max(t, 0) / top)))
+        out.append("      %5d  %7.1f ms  %s" % (p["n"], t / 1000.0, bar))
+    if times:
+        out.append("      limit %.0f ms (%s); the longest read is %.0f%% of it"
+                   % (limit / 1000.0, data.get("limit_source", "touch_match_us"), 100.0 * max(times) / (limit or 1)))
+    return out
+
+
+def board_name(results):
+    board = "board"
+    for r in results:
+        if (r.get("data") or {}).get("board"):
+            board = r["data"]["board"]
+    return board
+
+
+def curve_path(report_path, results, when=None):
+    """``doctor-<board>-<date>.json`` beside the report."""
+    board = board_name(results)
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(when))
+    return os.path.join(os.path.dirname(os.path.abspath(report_path)), "doctor-%s-%s.json" % (board, stamp))
+
+
+def save_curve(report_path, report, when=None):
+    """Keep the range step's points (the calibration curve), the touch and probe findings on the
+    PC, next to the report; returns the path, or None when no such step ran."""
+    keep = [r for r in report.results if r.get("doctor") in ("range", "touch", "probe") and r.get("data")]
+    if not keep:
+        return None
+    path = curve_path(report_path, report.results, when)
+    curve = [r["data"] for r in keep if r["doctor"] == "range"]
+    doc = {"port": report.port, "saved": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(when)),
+           "board": board_name(report.results),
+           "range": curve[0] if curve else None,
+           "touch": [r["data"] for r in keep if r["doctor"] == "touch"],
+           "probe": [r["data"] for r in keep if r["doctor"] == "probe"],
+           "results": report.results}
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    return path
+
+
+def run_doctor(port, report_path, out=None, force=False, steps=STEPS, restart=True, timeout=TIMEOUT_S,
+               cards=RANGE_CARDS):
     """Run the checks on the board at ``port``; save the report; restart the referee.
     Returns the ``Report``.  FlashError when the board cannot be reached or a game is on."""
     from host_tools.device import referee as board_referee
@@ -109,7 +189,7 @@ def run_doctor(port, report_path, out=None, force=False, steps=STEPS, restart=Tr
     fd, script = tempfile.mkstemp(prefix="spit-doctor-", suffix=".py")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(doctor_script(steps))
+            f.write(doctor_script(steps, cards=cards))
         out.write("spit doctor: checking the board at %s (the referee pauses; it restarts at the end)\n" % port)
         out.flush()
         try:
@@ -118,6 +198,10 @@ def run_doctor(port, report_path, out=None, force=False, steps=STEPS, restart=Tr
             report.other.append(str(e))
     finally:
         os.remove(script)
+        kept = save_curve(report_path or "doctor-report.txt", report) if report.results else None
+        if kept:
+            report.kept = kept
+            out.write("spit doctor: the range curve, touch and probe findings are kept in %s\n" % kept)
         if report_path:
             with open(report_path, "w", encoding="utf-8") as f:
                 f.write(report.text())

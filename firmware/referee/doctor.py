@@ -10,7 +10,9 @@ is one JSON line ``{"doctor": STEP, "result": "pass" | "fail" | "skip", "what": 
 Steps: the readers (each one's firmware version, which IRQ line falls when it is addressed, and
 whether another reader answers too), a card on pile 0 (its UID, the read time after the touch
 sensor's edge), every STUCK button and slap pad (found idle first, then pressed on request,
-its contact bounce counted), every LED zone lit white in turn and confirmed, the buzzer.
+its contact bounce counted), a card on each pile (its touch edge against its read, its reader's
+first-contact probe) and cards added to pile 0 one by one (the read time as the pile grows):
+``referee/doctor_pile.py``, every LED zone lit white in turn and confirmed, the buzzer.
 """
 
 import json
@@ -37,8 +39,11 @@ _CARD_MS = 30000
 _GET_FIRMWARE_VERSION = 0x02   # PN532 user manual (UM0701) 7.2.2
 
 
-def say(step, result, what, detail="", cause=""):
-    print(json.dumps({"doctor": step, "result": result, "what": what, "detail": detail, "cause": cause}))
+def say(step, result, what, detail="", cause="", data=None):
+    obj = {"doctor": step, "result": result, "what": what, "detail": detail, "cause": cause}
+    if data is not None:
+        obj["data"] = data
+    print(json.dumps(obj))
 
 
 def prompt(text):
@@ -325,7 +330,9 @@ def check_buzzer(board, inputs):
             % board["buzzer"]["pin"])
 
 
-def run(steps="readers,card,buttons,leds,buzzer"):
+def run(steps="readers,buttons,card,touch,probe,range,leds,buzzer", cards=8, probe_src=None):
+    """The checks ``steps`` names; ``cards``: how many the range step asks for; ``probe_src``: the
+    text of referee/nfc_probe.py (``spit doctor`` sends it)."""
     board = load_board("board.json", "board.json")
     print("spit doctor: board %s, %d piles" % (board.get("name", "?"), board["piles"]))
     inputs = Inputs(board)
@@ -335,8 +342,18 @@ def run(steps="readers,card,buttons,leds,buzzer"):
         check_buttons(board, inputs)
     if "card" in steps:
         check_card(board, inputs)
+    if "touch" in steps or "probe" in steps:
+        check_piles(board, steps, probe_src)
+    if "range" in steps:
+        check_range(board, inputs, cards)
     if "leds" in steps:
         check_leds(board, inputs)
     if "buzzer" in steps:
         check_buzzer(board, inputs)
     print(json.dumps({"doctor": "done"}))
+
+
+try:   # the PC's checks; on the board spit doctor sends doctor_pile.py's text after this one
+    from referee.doctor_pile import check_piles, check_range
+except ImportError:
+    pass

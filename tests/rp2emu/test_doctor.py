@@ -4,6 +4,7 @@ wiring fault (host_tools/rp2emu/table.py ``faults``) is named on one line with i
 Skipped, with the reason, without the firmware image (../shared/rp2/)."""
 
 import json
+import os
 
 import pytest
 
@@ -18,21 +19,64 @@ def _fails(report_text):
     return [ln for ln in report_text.splitlines() if ln.startswith("FAIL")]
 
 
-def _run(tmp_path, faults, argv):
+def _run(tmp_path, faults, argv, range_cards=99):
     from support.doctor_table import DoctorTable
-    with DoctorTable(faults=faults) as t:
+    with DoctorTable(faults=faults, range_cards=range_cards) as t:
         return t.run_doctor(argv, str(tmp_path / "report.txt"))
+
+
+def _kept(tmp_path):
+    """The JSON the doctor keeps beside the report (doctor-<board>-<date>.json)."""
+    found = sorted(tmp_path.glob("doctor-pico-*.json"))
+    assert len(found) == 1, found
+    with open(found[0], encoding="utf-8") as f:
+        return json.load(f)
 
 
 @needs_rp2
 def test_healthy_table_passes_every_check_and_the_referee_runs_again(tmp_path):
-    rc, output, report = _run(tmp_path, None, [])
+    # The person has 5 cards at hand for the range step (8 asked): the 6th prompt is answered
+    # with a STUCK button, which ends the pile.
+    rc, output, report = _run(tmp_path, None, [], range_cards=5)
     assert rc == 0, output
     assert _fails(report) == []
     for what in ("reader 0", "reader 1", "player 0's STUCK", "player 1's pad of pile 1", "card on pile 0",
+                 "touch sensor of pile 0", "touch sensor of pile 1", "reader 0 probe: GO",
+                 "reader 1 probe: GO", "tag range on pile 0: 5 cards read",
                  "zone PILE0", "zone RESULT", "buzzer"):
         assert "PASS  %s" % what in report, what
     assert "0 failed, 0 skipped" in report
+    assert "the referee is running again" in output
+    kept = _kept(tmp_path)
+    assert str(tmp_path) in report and "kept in" in report
+    pts = kept["range"]["points"]
+    assert [p["n"] for p in pts] == [1, 2, 3, 4, 5] and len({p["uid"] for p in pts}) == 5
+    limit = kept["range"]["limit_us"]
+    assert limit == 120000 and "touch_match_us" in kept["range"]["limit_source"]   # classic's ruleset.json
+    assert all(0 < p["read_us"] <= limit for p in pts)
+    assert [t["pile"] for t in kept["touch"]] == [0, 1] and all(0 < t["dt_us"] <= limit for t in kept["touch"])
+    # The probe's first-contact answers per reader, as the emulated chip's default options give them
+    # (host_tools/vboard/pn532_options.py): the listing sends REQA, InRelease/InDeselect halt.
+    for pr in kept["probe"]:
+        a = pr["answers"]
+        assert pr["verdict"] == "GO" and a["list_uses_wupa"] is False and a["listing_us"] > 0, pr
+        assert "      list_uses_wupa = False" in report
+
+
+@needs_rp2
+def test_unread_pile_and_unwired_touch_sensor_one_line_each(tmp_path):
+    # Pile 0's tags never answer its reader (out of range); pile 1's touch sensor gives no edge.
+    rc, output, report = _run(tmp_path, {"unreadable_piles": [0], "dead_touch": [1]},
+                              ["--steps", "touch,range", "--pile-cards", "3"])
+    assert rc == 1, output
+    fails = _fails(report)
+    assert len(fails) == 3, fails
+    assert fails[0].startswith("FAIL  touch sensor of pile 0: the sensor fired but no card was read") \
+        and "reader 0" in fails[0]
+    assert fails[1].startswith("FAIL  touch sensor of pile 1: card ") and "gave no edge" in fails[1] \
+        and "GPIO 27" in fails[1] and "row touch sensor pile 1" in fails[1]
+    assert fails[2].startswith("FAIL  tag range on pile 0: card 1 was never read") \
+        and "reader 0" in fails[2] and "row PN532 pile 0" in fails[2]
     assert "the referee is running again" in output
 
 
@@ -81,3 +125,27 @@ def test_report_lines_and_counts():
     assert ">> press player 0's STUCK now" in out.getvalue()
     assert "0 passed, 1 failed, 1 skipped" in r.text()
     assert result_line({"doctor": "x", "result": "pass", "what": "w"}) == "PASS  w"
+
+
+def test_the_range_curve_is_drawn_and_kept_beside_the_report(tmp_path):
+    import io
+    from host_tools.doctor import save_curve
+    r = Report("/dev/x", io.StringIO())
+    data = {"board": "pico", "pile": 0, "limit_us": 120000, "limit_source": "ruleset.json touch_match_us",
+            "touch": True, "points": [{"n": 1, "uid": "A1", "read_us": 6000},
+                                      {"n": 2, "uid": "B2", "read_us": 12000},
+                                      {"n": 3, "uid": "C3", "read_us": None}]}
+    r.feed(json.dumps({"doctor": "range", "result": "fail", "what": "tag range on pile 0", "detail": "d",
+                       "cause": "c", "data": data}))
+    text = r.lines[0].splitlines()
+    assert text[0].startswith("FAIL  tag range on pile 0: d")
+    rows = [ln for ln in text if ln.strip()[:1].isdigit()]
+    assert rows[0].split()[:3] == ["1", "6.0", "ms"] and rows[0].count("#") == 20
+    assert rows[1].count("#") == 40 and "(no touch edge)" in rows[2]
+    assert "the longest read is 10% of it" in text[-1]
+    path = save_curve(str(tmp_path / "report.txt"), r, when=0)
+    assert os.path.dirname(path) == str(tmp_path) and os.path.basename(path).startswith("doctor-pico-")
+    with open(path, encoding="utf-8") as f:
+        kept = json.load(f)
+    assert kept["board"] == "pico" and kept["range"]["points"] == data["points"] and kept["probe"] == []
+    assert save_curve(str(tmp_path / "r.txt"), Report("/dev/x", io.StringIO())) is None

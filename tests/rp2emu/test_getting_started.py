@@ -103,10 +103,15 @@ KEYS = ({"stuck": "a", "pads": "zx"}, {"stuck": "j", "pads": "m,"})
 
 def _doctor_person(term, prompt):
     """What a person at terminal 1 types for one doctor prompt."""
-    if prompt.startswith("place a card on pile 0"):
-        return "/0 7H 0\r"
-    if prompt.startswith("take the card off pile 0"):
-        return "/off 0\r"
+    m = re.match(r"place a card on pile (\d)", prompt)
+    if m:
+        return "/0 7H %s\r" % m.group(1)
+    m = re.match(r"add card (\d+) of \d+ to pile (\d)", prompt)
+    if m:   # a different card each time: 2C, 3C, ... (the range step's pile)
+        return "/0 %sC %s\r" % ("23456789TJQK"[int(m.group(1)) - 1], m.group(2))
+    m = re.match(r"take the cards? off pile (\d)", prompt)
+    if m:
+        return "/off %s\r" % m.group(1)
     m = re.match(r"press player (\d)'s (STUCK|pad of pile (\d))", prompt)
     if m:
         k = KEYS[int(m.group(1))]

@@ -11,17 +11,20 @@ import subprocess
 import sys
 
 MS = 1000
+RANGE_CARDS = ("2C", "3D", "4H", "5S", "6C", "7D", "8S", "9H", "TC", "JD", "QS", "KH")
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 REACT_US = 300 * MS
 
 
 class Person:
-    def __init__(self, table, board):
+    def __init__(self, table, board, range_cards=99):
         self.table = table
         self.board = board
         self.partial = b""
         self.prompts = []
         self.stuck = set(table.faults.get("stuck_pins", ()))
+        self.placed = {}               # pile -> [uid] of the cards put there
+        self.range_cards = range_cards   # cards at hand for the range step (then: STUCK)
 
     def feed(self, data):
         buf = self.partial + data
@@ -44,16 +47,34 @@ class Person:
                         return q, ("slap", p)
         return None
 
+    def _land(self, pile, name, at):
+        """A card lands on ``pile``: as the table's faults say, its touch sensor's wire off
+        (``dead_touch``: no edge) or its reader unable to read it (``unreadable_piles``: the tag
+        never answers, as one out of the antenna's range)."""
+        from host_tools.vboard.board_files import default_uid
+        from host_tools.vboard.iso14443a import Tag
+        from spit.cards import parse_card
+        uid = default_uid(parse_card(name))
+        faults = self.table.faults
+        tag = Tag(uid, 0, unreadable=True) if pile in faults.get("unreadable_piles", ()) else uid
+        self.table.land_card(pile, tag, at, touch=pile not in faults.get("dead_touch", ()))
+        self.placed.setdefault(pile, []).append(uid)
+
     def act(self, text):
         t = self.table
         at = t.now_us + REACT_US
-        if text.startswith("place a card on pile 0"):
-            from host_tools.vboard.board_files import default_uid
-            from spit.cards import parse_card
-            self.uid = default_uid(parse_card("7H"))
-            t.land_card(0, self.uid, at)
-        elif text.startswith("take the card off pile 0"):
-            t.lift_card(0, self.uid, at)
+        if text.startswith("place a card on pile "):
+            self._land(int(text.split("pile ")[1].split()[0]), "7H", at)
+        elif text.startswith("add card "):
+            k = int(text.split()[2])
+            if k <= self.range_cards:
+                self._land(int(text.split("pile ")[1].split()[0]), RANGE_CARDS[k - 1], at)
+            else:
+                self._answer(True, at)    # the pile is done: a STUCK button
+        elif text.startswith("take the card"):
+            pile = int(text.split("pile ")[1].split()[0])
+            for uid in self.placed.pop(pile, []):
+                t.lift_card(pile, uid, at)
         elif text.startswith("press player "):
             q = int(text[len("press player ")])
             if "STUCK" in text:
@@ -83,7 +104,7 @@ class Person:
 
 
 class DoctorTable:
-    def __init__(self, board="pico", faults=None):
+    def __init__(self, board="pico", faults=None, range_cards=99):
         from host_tools.rp2emu.emulator import Rp2Emulator
         from host_tools.rp2emu.install import flashed_image
         from host_tools.rp2emu.serial_pty import SerialPty
@@ -91,7 +112,7 @@ class DoctorTable:
         image = flashed_image(board, "classic", None)
         self.emu = Rp2Emulator(fs_image=image)
         self.table = Rp2Table(self.emu, board, faults=faults)
-        self.person = Person(self.table, load_board_file(board))
+        self.person = Person(self.table, load_board_file(board), range_cards)
         self.emu.on_serial = self.person.feed
         self.link = SerialPty(self.emu, runner=self.table.run_until_ns)
 
