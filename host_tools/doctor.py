@@ -125,14 +125,16 @@ def curve_lines(data, width=40):
     pts = data["points"]
     limit = data.get("limit_us") or 0
     times = [p["read_us"] for p in pts if p.get("read_us") is not None]
-    top = max(times + [1])
-    out = ["      cards  read after touch", "      -----  ----------------"]
+    top = max(times + [limit, 1])          # the bars' full width: the limit (|), or a longer read
+    out = ["      cards  read after touch  (each # is %.1f ms; | is the limit)" % (top / 1000.0 / width),
+           "      -----  ----------------"]
     for p in pts:
         t = p.get("read_us")
         if t is None:
             out.append("      %5d  %s" % (p["n"], "(no touch edge)" if data.get("touch") else "(not timed)"))
             continue
-        bar = "#" * max(1, int(round(width * max(t, 0) / top)))
+        n = max(1, int(round(width * max(t, 0) / top)))
+        bar = ("#" * n).ljust(int(round(width * limit / top))) + "|" if limit and t <= limit else "#" * n
         out.append("      %5d  %7.1f ms  %s" % (p["n"], t / 1000.0, bar))
     if times:
         out.append("      limit %.0f ms (%s); the longest read is %.0f%% of it"

@@ -140,8 +140,9 @@ def test_the_range_curve_is_drawn_and_kept_beside_the_report(tmp_path):
     text = r.lines[0].splitlines()
     assert text[0].startswith("FAIL  tag range on pile 0: d")
     rows = [ln for ln in text if ln.strip()[:1].isdigit()]
-    assert rows[0].split()[:3] == ["1", "6.0", "ms"] and rows[0].count("#") == 20
-    assert rows[1].count("#") == 40 and "(no touch edge)" in rows[2]
+    # The bars are drawn to the limit's scale (40 columns = 120 ms), the limit marked with |.
+    assert rows[0].split()[:3] == ["1", "6.0", "ms"] and rows[0].count("#") == 2 and rows[0].endswith("|")
+    assert rows[1].count("#") == 4 and len(rows[1]) == len(rows[0]) and "(no touch edge)" in rows[2]
     assert "the longest read is 10% of it" in text[-1]
     path = save_curve(str(tmp_path / "report.txt"), r, when=0)
     assert os.path.dirname(path) == str(tmp_path) and os.path.basename(path).startswith("doctor-pico-")
