@@ -51,6 +51,7 @@ class Report:
         self.done = False
         self.other = []          # device output that is neither a prompt nor a result
         self.kept = None         # where the curve and the probe's answers are kept (save_curve)
+        self.board = None        # the board file's name, as the device says it
 
     def feed(self, raw):
         line = raw.strip()
@@ -76,6 +77,8 @@ class Report:
                 self.out.flush()
                 return
         self.other.append(line)
+        if line.startswith("spit doctor: board "):     # the device's first line: its board file's name
+            self.board = line[len("spit doctor: board "):].split(",")[0].strip() or self.board
         if line.startswith("spit doctor:") or "Error" in line or "Traceback" in line:
             self.out.write(line + "\n")
 
@@ -142,17 +145,17 @@ def curve_lines(data, width=40):
     return out
 
 
-def board_name(results):
-    board = "board"
+def board_name(results, board=None):
+    board = board or "board"
     for r in results:
         if (r.get("data") or {}).get("board"):
             board = r["data"]["board"]
     return board
 
 
-def curve_path(report_path, results, when=None):
+def curve_path(report_path, results, when=None, board=None):
     """``doctor-<board>-<date>.json`` beside the report."""
-    board = board_name(results)
+    board = board_name(results, board)
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(when))
     return os.path.join(os.path.dirname(os.path.abspath(report_path)), "doctor-%s-%s.json" % (board, stamp))
 
@@ -163,10 +166,10 @@ def save_curve(report_path, report, when=None):
     keep = [r for r in report.results if r.get("doctor") in ("range", "touch", "probe") and r.get("data")]
     if not keep:
         return None
-    path = curve_path(report_path, report.results, when)
+    path = curve_path(report_path, report.results, when, report.board)
     curve = [r["data"] for r in keep if r["doctor"] == "range"]
     doc = {"port": report.port, "saved": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(when)),
-           "board": board_name(report.results),
+           "board": board_name(report.results, report.board),
            "range": curve[0] if curve else None,
            "touch": [r["data"] for r in keep if r["doctor"] == "touch"],
            "probe": [r["data"] for r in keep if r["doctor"] == "probe"],

@@ -19,9 +19,9 @@ def _fails(report_text):
     return [ln for ln in report_text.splitlines() if ln.startswith("FAIL")]
 
 
-def _run(tmp_path, faults, argv, range_cards=99):
+def _run(tmp_path, faults, argv, range_cards=99, emulator=None):
     from support.doctor_table import DoctorTable
-    with DoctorTable(faults=faults, range_cards=range_cards) as t:
+    with DoctorTable(faults=faults, range_cards=range_cards, emulator=emulator) as t:
         return t.run_doctor(argv, str(tmp_path / "report.txt"))
 
 
@@ -110,6 +110,22 @@ def test_cs_line_without_pull_up_both_readers_answer(tmp_path):
     assert "reader 1 answers when reader 0 is addressed" in fails[0] and "CS line floats" in fails[0]
 
 
+@needs_rp2
+def test_the_probe_answers_as_each_reader_s_chip_behaves(tmp_path):
+    # Reader 0's chip: the listing sends WUPA, InRelease does not halt, RxAlign is not honoured
+    # (options of the strict model no datasheet settles); reader 1 is missing.
+    chip = {"list_uses_wupa": True, "release_halts": False, "rx_align": False}
+    rc, output, report = _run(tmp_path, {"missing_readers": [1]}, ["--steps", "probe"], emulator=[chip, {}])
+    assert rc == 0, output         # the missing reader is the readers step's FAIL; here it is skipped
+    assert "PASS  reader 0 probe: GO" in report
+    for line in ("list_uses_wupa = True", "release_halts = False", "deselect_halts = True", "rx_align = False"):
+        assert "      " + line in report, line
+    assert "SKIP  reader probe of pile 1: reader 1 cannot be set up" in report
+    kept = _kept(tmp_path)
+    assert [p["pile"] for p in kept["probe"]] == [0]
+    assert kept["probe"][0]["answers"]["list_uses_wupa"] is True
+
+
 def test_report_lines_and_counts():
     import io
     out = io.StringIO()
@@ -150,3 +166,18 @@ def test_the_range_curve_is_drawn_and_kept_beside_the_report(tmp_path):
         kept = json.load(f)
     assert kept["board"] == "pico" and kept["range"]["points"] == data["points"] and kept["probe"] == []
     assert save_curve(str(tmp_path / "r.txt"), Report("/dev/x", io.StringIO())) is None
+
+
+def test_the_findings_are_named_after_the_board_the_device_reports(tmp_path):
+    import io
+    from host_tools.doctor import save_curve
+    r = Report("/dev/x", io.StringIO())
+    r.feed("spit doctor: board pico_3pile, 3 piles\r\n")
+    r.feed(json.dumps({"doctor": "probe", "result": "pass", "what": "reader 2 probe", "detail": "GO",
+                       "data": {"pile": 2, "verdict": "GO", "answers": {"list_uses_wupa": False}}}))
+    path = save_curve(str(tmp_path / "report.txt"), r, when=0)
+    assert os.path.basename(path).startswith("doctor-pico_3pile-")
+    with open(path, encoding="utf-8") as f:
+        kept = json.load(f)
+    assert kept["board"] == "pico_3pile" and kept["range"] is None and kept["probe"][0]["pile"] == 2
+    assert "      list_uses_wupa = False" in r.lines[0]

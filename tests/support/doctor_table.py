@@ -104,14 +104,16 @@ class Person:
 
 
 class DoctorTable:
-    def __init__(self, board="pico", faults=None, range_cards=99):
+    def __init__(self, board="pico", faults=None, range_cards=99, emulator=None):
+        """``emulator``: the PN532 model's options per pile (host_tools/vboard/pn532_options.py),
+        as ``Rp2Table`` takes them."""
         from host_tools.rp2emu.emulator import Rp2Emulator
         from host_tools.rp2emu.install import flashed_image
         from host_tools.rp2emu.serial_pty import SerialPty
         from host_tools.rp2emu.table import Rp2Table, load_board_file
         image = flashed_image(board, "classic", None)
         self.emu = Rp2Emulator(fs_image=image)
-        self.table = Rp2Table(self.emu, board, faults=faults)
+        self.table = Rp2Table(self.emu, board, faults=faults, emulator=emulator)
         self.person = Person(self.table, load_board_file(board), range_cards)
         self.emu.on_serial = self.person.feed
         self.link = SerialPty(self.emu, runner=self.table.run_until_ns)
