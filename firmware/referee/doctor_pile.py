@@ -131,6 +131,8 @@ def check_piles(board, steps, probe_src=None):
         if "touch" in steps and touches.spec is None:
             say("touch", "skip", "touch sensor of pile %d" % p, "this board has none (boards/%s.json: touch)"
                 % board.get("name", "?"))
+            if "probe" not in steps:
+                continue            # nothing else to check with a card on this pile
         pn, why = _reader(board, p) if p < len(readers) else (None, "no reader")
         if pn is None:
             for step in ("touch", "probe"):

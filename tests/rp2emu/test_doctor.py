@@ -126,6 +126,26 @@ def test_the_probe_answers_as_each_reader_s_chip_behaves(tmp_path):
     assert kept["probe"][0]["answers"]["list_uses_wupa"] is True
 
 
+@needs_rp2
+def test_a_pile_without_a_touch_sensor_is_skipped_with_the_reason(tmp_path):
+    # A board file whose pile 1 has no touch sensor (flashed as spit flash does: the emulated Pico
+    # gets this board.json).
+    from host_tools.rp2emu.table import load_board_file
+    from support.doctor_table import DoctorTable
+    board = load_board_file("pico")
+    board.update(name="pico_one_touch", touch=[board["touch"][0], None])
+    board.pop("reorder_us")          # (5 ms is for a sensor on every pile)
+    path = tmp_path / "pico_one_touch.json"
+    path.write_text(json.dumps(board))
+    with DoctorTable(str(path)) as t:
+        rc, output, report = t.run_doctor(["--steps", "touch"], str(tmp_path / "report.txt"))
+    assert rc == 0, output
+    assert "PASS  touch sensor of pile 0: edge " in report
+    assert "SKIP  touch sensor of pile 1: this board has none (boards/pico_one_touch.json: touch)" in report
+    assert "1 passed, 0 failed, 1 skipped" in report
+    assert "place a card on pile 1" not in output     # no card asked for where nothing is checked
+
+
 def test_report_lines_and_counts():
     import io
     out = io.StringIO()
