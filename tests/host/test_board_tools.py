@@ -100,3 +100,108 @@ def test_a_board_left_at_the_prompt_is_noticed_and_restarted(monkeypatch):
     assert state.what == "prompt" and booted
     assert "is at the MicroPython prompt" in out.getvalue()
     assert "the referee is running again (session 5)" in out.getvalue()
+
+
+# -- every board command: refused during a game, the referee started again after it ------------------------
+
+class Referee:
+    """A board running the referee, in ``phase``: it answers ``?`` with its status line, and a
+    soft reset (Ctrl-D) with its boot line and ``hello``; ``events`` is what happened, in order."""
+
+    def __init__(self, phase):
+        self.phase = phase
+        self.events = []
+        self.sent = b""
+
+    def port(self, _path):
+        return ScriptedPort(self.answer)
+
+    def answer(self, sent):
+        self.sent += sent
+        if b"?" in sent:
+            self.events.append("probe")
+            return ('{"seq": 7, "dev": 123, "status": "%s", "session": 4, "round": 2, "tops": ["5S", null], '
+                    '"cards": [26, 26], "ready": [false, false]}\n' % self.phase).encode()
+        if sent == b"\x04":
+            self.events.append("restart")
+            return (b"MPY: soft reboot\r\nspit-referee 0.1.0 board=pico\r\n"
+                    b'{"seq": 0, "dev": 900, "live": 1, "firmware": "0.1.0", "board": "pico", "session": 5}\n')
+        return b""
+
+
+def board_commands(tmp_path):
+    return {
+        "logs pull": ["logs", "pull", "--port", "P", "--dest", str(tmp_path / "pulled")],
+        "logs list": ["logs", "list", "--port", "P"],
+        "logs clear": ["logs", "clear", "--port", "P"],
+        "players": ["players", "Ana", "Ben", "--port", "P"],
+        "enroll --board-port": ["enroll", "--board-port", "P", "--out", str(tmp_path / "cards.json")],
+    }
+
+
+def fake_mpremote(board, tmp_path, monkeypatch):
+    """mpremote stand-ins: each call is an event (a board with no session logs)."""
+    from host_tools.device import logs as board_logs
+    from host_tools.device import mpremote as board_mpremote
+    from host_tools import enroll
+
+    def run_mpremote(port, actions, on_line=None, timeout=None):
+        board.events.append("mpremote")
+        return ""
+
+    def run_relayed(argv, idle_s=None, out=None):
+        board.events.append("mpremote")
+        if argv[-2] == ":cards.json":
+            enroll.save_card_map(argv[-1], {"04A1B2C3D4E5F6": "QH"})
+        return 0
+    monkeypatch.setattr(board_logs, "run_mpremote", run_mpremote)
+    monkeypatch.setattr(board_mpremote, "run_mpremote", run_mpremote)
+    monkeypatch.setattr(board_mpremote, "run_relayed", run_relayed)
+    monkeypatch.setattr(board_referee, "open_port", board.port)
+
+
+@pytest.mark.parametrize("name", ["logs pull", "logs list", "logs clear", "players", "enroll --board-port"])
+def test_a_board_command_between_games_starts_the_referee_again(name, tmp_path, monkeypatch):
+    """Issue 28: `spit logs pull` left the board at the >>> prompt, and the next game was not
+    refereed.  Between games each command that stops the referee starts it again itself."""
+    from support.cli import run
+    board = Referee("over")
+    fake_mpremote(board, tmp_path, monkeypatch)
+    code, out, err = run(board_commands(tmp_path)[name])
+    assert code == 0, err
+    assert board.events[0] == "probe" and "mpremote" in board.events, board.events
+    assert board.events[-1] == "restart", board.events   # after the last mpremote step
+    assert "the referee is running again (session 5)" in out + err
+
+
+@pytest.mark.parametrize("name", ["logs pull", "logs list", "logs clear", "players", "enroll --board-port"])
+def test_a_board_command_during_a_game_refuses_and_leaves_the_game_alone(name, tmp_path, monkeypatch):
+    from support.cli import run
+    board = Referee("play")
+    fake_mpremote(board, tmp_path, monkeypatch)
+    code, out, err = run(board_commands(tmp_path)[name])
+    assert code == 1
+    assert "a game is in progress (round 2): run this after the game, or pass --force" in err
+    assert board.events == ["probe"] and b"\x03" not in board.sent and b"\x04" not in board.sent
+
+
+def test_console_ctrl_c_quits_the_console_and_never_reaches_the_board(monkeypatch):
+    """Issue 28: Ctrl-C in `spit console` stopped the referee (KeyboardInterrupt on the board).
+    Now the console only reads: Ctrl-C ends it here, the board got nothing but ``?``."""
+    import io
+    from host_tools import board_console
+    lines = [b'{"seq": 3, "dev": 10, "status": "play", "session": 4, "round": 1, "tops": ["5S", "9H"]}\n',
+             b'{"seq": 4, "dev": 11, "t": 3200000, "verdict": "accept", "pile": 0, "card": "6S"}\n']
+
+    class Port(ScriptedPort):
+        def read(self, n):
+            if not lines:
+                raise KeyboardInterrupt   # (Ctrl-C in the terminal while it reads)
+            return lines.pop(0)
+    port = Port(lambda sent: b"")
+    out = io.StringIO()
+    monkeypatch.setattr(board_referee, "open_port", lambda p: port)
+    assert board_console.run("P", out=out) == 0
+    text = out.getvalue()
+    assert "[play] round 1" in text and "6S" in text and "closed (the referee goes on)" in text
+    assert port.sent == b"?"
