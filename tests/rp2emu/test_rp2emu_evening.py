@@ -244,6 +244,8 @@ def test_an_evening_of_games_and_commands(tmp_path):
         if "game_over" not in [v["verdict"] for _, v in b.verdicts[stream_before:]]:
             assert b.live.dropped > dropped               # (the game ended during the stall)
         clear_piles(b)
+        print("evening: game 3: %d stream lines dropped (counted by the board), %d missed by the reader"
+              % (b.live.dropped - dropped, b.live.missed - missed))
         steps.done("game 3 with the host stalled %g s" % STALL_S)
 
         code, out = b.spit("logs", "pull", "--port", "{port}", "--dest", dest)
