@@ -30,8 +30,10 @@ Steps (``--dry-run`` prints the mpremote command lines instead of running them):
    module from the board, loads ``board.json`` and prints ``spit-referee <version> board=<name>
    platform=<sys.platform>``. The version must match ``firmware/lib/spit/__init__.py``. This works the same on a
    Pico and on the fake board (where ``main.py`` cannot run: the unix port has no ``machine.Pin``).
-5. On a real board (platform other than ``linux``) ``mpremote connect PORT reset`` then restarts it so
-   ``main.py`` runs the referee and prints the same version line at boot.
+   The same step sets the board's clock to this PC's time (``referee.clock_line``).
+5. On a real board (platform other than ``linux``) a soft reset (Ctrl-D at the prompt) then restarts it so
+   ``main.py`` runs the referee and prints the same version line at boot; the clock set in step 4 stays
+   (a hard reset starts the RP2040's clock again at 2021-01-01: the first game's log would be undated).
 
 Remote paths are relative (``:lib/spit/legal.mpy``): a Pico's working directory is ``/``, and the pty fake board
 (tests/fakes/fakeboard_pty.py) keeps its files in its working directory.
@@ -210,8 +212,9 @@ def flash(options, err=None, out=None):
     copy_actions = ["exec", board_mpremote.prepare_script(dirs, clean)]
     for local, remote in files:
         copy_actions += ["+", "fs", "cp", local, ":" + remote]
+    from host_tools.device.referee import clock_line
     verify_actions = ["soft-reset", "+", "exec",
-                      board_mpremote.verify_script(engine_modules(firmware_files), name)]
+                      clock_line() + board_mpremote.verify_script(engine_modules(firmware_files), name)]
 
     if options.dry_run:
         how = "copy (--source)" if options.source else (
@@ -222,8 +225,8 @@ def flash(options, err=None, out=None):
         print("# write %s: %s" % (os.path.join(build_dir, "ruleset.json"), json.dumps(ruleset)), file=out)
         print(board_mpremote.show_command(port, copy_actions), file=out)
         print(board_mpremote.show_command(port, verify_actions), file=out)
-        print("# on a real board (platform != linux): " + board_mpremote.show_command(port, ["reset"]),
-              file=out)
+        print("# on a real board (platform != linux): a soft reset (Ctrl-D at the prompt) so main.py runs "
+              "the referee, the clock kept", file=out)
         return None
 
     clear_build_dir(build_dir)
@@ -268,11 +271,9 @@ def flash(options, err=None, out=None):
     if match.group(1) != version:
         raise FlashError("board reports spit-referee %s but %s was flashed" % (match.group(1), version))
     if match.group(3) != "linux":
+        from host_tools.device import referee as board_referee
         err.write("restarting the board so main.py runs\n")
-        board_mpremote.run_mpremote(port, ["reset"])
-        if getattr(options, "force", None) is not None:
-            from host_tools.device import referee as board_referee
-            board_referee.wait_running(port, err)
+        board_referee.restart(port, err)   # (soft: the clock set by the verify step stays)
     line = "spit-referee %s board=%s" % (match.group(1), match.group(2))
     print(line, file=out)
     return line

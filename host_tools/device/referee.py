@@ -157,6 +157,15 @@ def clock_script():
             % (t.tm_year, t.tm_mon, t.tm_mday, t.tm_wday, t.tm_hour, t.tm_min, t.tm_sec))
 
 
+def clock_line():
+    """``clock_script`` as one line of MicroPython (for `spit flash`, whose commands --dry-run shows
+    one a line): sets the clock on an RP2040 board, does nothing elsewhere (the unix port)."""
+    t = time.localtime()
+    return ('__import__("machine").RTC().datetime((%d,%d,%d,%d,%d,%d,%d,0)) '
+            'if __import__("sys").platform=="rp2" else 0;'
+            % (t.tm_year, t.tm_mon, t.tm_mday, t.tm_wday, t.tm_hour, t.tm_min, t.tm_sec))
+
+
 def wait_running(port, out=None, seconds=BOOT_S):
     """After a reset (the USB port may come and go): probe until the referee answers; says
     ``the referee is running again (session N)``.  Returns the status line."""

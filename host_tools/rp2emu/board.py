@@ -2,6 +2,7 @@
 saved file system, its pins driven by an ``Rp2Table`` and its USB console read line by line.
 
     pico = FlashedPico("pico", "classic")          # boots until the first session's first verdict
+                                                    # (ready=False: until it waits for READY)
     pico.land(0, "5S", 2600 * MS)                  # session-relative times (us since the session began)
     pico.run_to(3000 * MS)
     pico.since(0)                                   # the verdicts the board printed (log objects)
@@ -30,7 +31,7 @@ class BootFailed(RuntimeError):
 
 class FlashedPico:
     def __init__(self, board="pico", ruleset="classic", options=None, firmware=None, bootrom=None,
-                 emulator=None, progress=None):
+                 emulator=None, progress=None, ready=True):
         from host_tools.rp2emu.emulator import Rp2Emulator
         from host_tools.rp2emu.install import flashed_image
         from host_tools.rp2emu.table import Rp2Table
@@ -51,6 +52,13 @@ class FlashedPico:
         # once it says so (its first status line, "waiting").
         while not self.statuses and self.table.now_us < BOOT_LIMIT_US:
             self.table.run_until(self.table.now_us + 10 * MS)
+        if not ready:   # (booted, waiting for READY: ``t0`` is now)
+            if not self.statuses:
+                self.emu.close()
+                raise BootFailed("the referee did not start on the emulated Pico: %s"
+                                 % (" | ".join(self.console[-6:]) or "no output"))
+            self.t0 = self.table.now_us
+            return
         if self.statuses:
             self.press_ready()
         while not self.verdicts and self.table.now_us < BOOT_LIMIT_US:

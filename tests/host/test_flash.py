@@ -177,7 +177,8 @@ def test_dry_run_prints_mpremote_steps_only(firmware, boards, tmp_path, capsys):
     assert " + fs cp %s :lib/spit/legal.mpy" % (build / "lib/spit/legal.mpy") in commands[0]
     assert " :main.py " in commands[0] and " :board.json " in commands[0] and commands[0].endswith(":ruleset.json")
     assert commands[1].startswith("mpremote connect /dev/ttyACM7 soft-reset + exec ")
-    assert "mpremote connect /dev/ttyACM7 reset" in out
+    assert '"machine").RTC().datetime((' in commands[1]       # the board's clock set on the way
+    assert "a soft reset (Ctrl-D at the prompt) so main.py runs the referee, the clock kept" in out
     assert not build.exists()  # nothing compiled, nothing touched
 
 

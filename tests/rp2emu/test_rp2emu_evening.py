@@ -1,10 +1,10 @@
 """An evening at the table on the emulated Pico (real MicroPython, the referee as `spit flash`
-installs it), as people play it (issue 28): game 1, `spit logs pull`, `spit console` quit with
+installs it), as people play it (issue 28): spit flash, game 1, `spit logs pull`, `spit console` quit with
 Ctrl-C in the middle of game 2, a `spit logs pull` refused during game 2, `spit logs list`,
 `spit enroll --board-port` for one card (a joker, tapped where game 2's cards still lie), game
 3 with a USB host that stops reading for SPIT_EVENING_STALL_S (default 60 s, as SPIT_STALL_S),
-then the last `spit logs pull`.  The board's image is the one `spit flash` made (cached by
-host_tools/rp2emu/install.py), booted as a board just powered on.
+then the last `spit logs pull`.  It starts with `spit flash --players Ana,Ben` on the board
+booted from the image `spit flash` made (host_tools/rp2emu/install.py's cache).
 
 After each command the board referees the next game (its verdicts on the stream and in its
 log), no game is lost, and the pulled files are every session once, named apart.  Games are
@@ -130,17 +130,30 @@ def test_an_evening_of_games_and_commands(tmp_path):
     from host_tools.rp2emu.board import FlashedPico
     dest = str(tmp_path / "pulled")
     steps = Steps()
-    b = FlashedPico("pico", "classic", {"timer_ms": TIMER_MS})
+    b = FlashedPico("pico", "classic", {"timer_ms": TIMER_MS}, ready=False)
     b.workdir = str(tmp_path)
-    steps.done("flash (cached image) and boot")
+    steps.done("boot (the image spit flash made)")
     games = []   # each game's verdicts as the stream gave them
     try:
-        # Game 1 (FlashedPico pressed READY after boot).
-        b.land(0, "5S", 2600 * MS)
-        b.land(1, "9H", 2650 * MS)
-        b.land(0, "6S", 3200 * MS)
-        finish_game(b, 0)
-        g1 = [v for _, v in b.verdicts]
+        # `spit flash` again, as a user does before the evening: it ends with the referee running.
+        from host_tools.rp2emu.install import default_cards
+        from spit.rules import make_ruleset
+        (tmp_path / "ruleset.json").write_text(json.dumps({"ruleset": "classic", "options": {"timer_ms": TIMER_MS}}))
+        (tmp_path / "cards.json").write_text(json.dumps({"cardmap": 1, "cards": default_cards(
+            make_ruleset("classic", {}))}))
+        code, out = b.spit("flash", "--port", "{port}", "--board", "pico", "--ruleset", str(tmp_path / "ruleset.json"),
+                           "--cards", str(tmp_path / "cards.json"), "--players", "Ana,Ben",
+                           "--build-dir", str(tmp_path / "mpy"))
+        assert code == 0, out
+        assert "the referee is running again (session 1)" in out, out
+        steps.done("spit flash")
+
+        # Game 1.
+        i1, t1 = start_game(b)
+        for pile, card, dt in ((0, "5S", 2600), (1, "9H", 2650), (0, "6S", 3200)):
+            b.table.land_card(pile, default_uid(card), t1 + dt * MS)
+        finish_game(b, i1)
+        g1 = [v for _, v in b.verdicts[i1:]]
         assert ("accept", 0, "6S") in verdicts(g1) and g1[-1]["verdict"] == "game_over"
         games.append(g1)
         clear_piles(b)
@@ -259,11 +272,9 @@ def test_an_evening_of_games_and_commands(tmp_path):
         for n in names:   # every game whole: from its round_start to its game_over
             v = [o["verdict"] for o in logs[n] if "verdict" in o]
             assert v[0] == "round_start" and v[-1] == "game_over", (n, v)
-        # Sessions 2 and 3 began after a `spit` command had set the board's clock.  (Session 1
-        # began on a board just powered on, no command yet: its header has no date and its
-        # name comes from the board's clock, 2021-01-01.)
-        for n in names[1:]:
-            assert "started" in logs[n][0], logs[n][0]
+        for n in names:   # the board's clock set by each command (spit flash's too)
+            assert logs[n][0].get("players") == ["Ana", "Ben"] and "started" in logs[n][0], logs[n][0]
+            assert n.startswith("pico-" + logs[n][0]["started"][:10].replace("-", "")), n
         # Games 1 and 2: what the stream said is what the log says.
         for g, n in zip(games, names):
             assert verdicts(g) == verdicts([o for o in logs[n] if "verdict" in o]), n
