@@ -33,9 +33,11 @@ def _read(path):
 
 
 def doctor_script(steps=STEPS, source=DOCTOR_SCRIPT, cards=RANGE_CARDS):
-    """The text ``mpremote run`` sends: the device scripts (doctor.py, then doctor_pile.py), the
-    PN532 probe's source as a string when the probe runs, and the ``run(...)`` call."""
-    text = _read(source) + "\n" + _read(PILE_SCRIPT)
+    """The text ``mpremote run`` sends: the board's clock set to this PC's (as every command that
+    reaches the prompt does), the device scripts (doctor.py, then doctor_pile.py), the PN532
+    probe's source as a string when the probe runs, and the ``run(...)`` call."""
+    from host_tools.device.referee import clock_script
+    text = clock_script() + _read(source) + "\n" + _read(PILE_SCRIPT)
     probe = "_NFC_PROBE = %r\n" % _read(PROBE_SCRIPT) if "probe" in steps else "_NFC_PROBE = None\n"
     return "%s\n%srun(%r, %d, _NFC_PROBE)\n" % (text, probe, ",".join(steps), cards)
 

@@ -319,8 +319,10 @@ ENROLL_SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__f
 
 
 def board_enrollment_script(deck=None, jokers=False, source=ENROLL_SCRIPT, timeout_s=0):
-    """The text ``mpremote run`` sends: the firmware's ``referee/enroll.py`` (a bring-up script that
-    ``spit flash`` does not install) followed by its ``run(...)`` call."""
+    """The text ``mpremote run`` sends: the board's clock set to this PC's (issue 28: every command
+    that reaches the prompt sets it; the referee restarts by a soft reset, which keeps it), the
+    firmware's ``referee/enroll.py`` (a bring-up script that ``spit flash`` does not install), then
+    its ``run(...)`` call."""
     arguments = []
     if deck:
         arguments.append("deck=%r" % str(deck))
@@ -330,7 +332,8 @@ def board_enrollment_script(deck=None, jokers=False, source=ENROLL_SCRIPT, timeo
         arguments.append("timeout_s=%r" % float(timeout_s))
     with open(source, encoding="utf-8") as f:
         text = f.read()
-    return "%s\nrun(%s)\n" % (text, ", ".join(arguments))
+    from host_tools.device.referee import clock_script
+    return "%s%s\nrun(%s)\n" % (clock_script(), text, ", ".join(arguments))
 
 
 def board_enrollment_commands(port, out_path, script_path, packed_path):

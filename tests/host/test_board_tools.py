@@ -205,3 +205,14 @@ def test_console_ctrl_c_quits_the_console_and_never_reaches_the_board(monkeypatc
     text = out.getvalue()
     assert "[play] round 1" in text and "6S" in text and "closed (the referee goes on)" in text
     assert port.sent == b"?"
+
+
+def test_board_scripts_sent_at_the_prompt_set_the_clock_first():
+    """Issue 28, logs that last: every command that reaches the board's prompt sets its clock
+    (the sessions' headers carry the date; the referee restarts by a soft reset, which keeps it):
+    `spit enroll --board-port` and `spit doctor` too, not only flash, logs and players."""
+    from host_tools.doctor import doctor_script
+    from host_tools.enroll import board_enrollment_script
+    for text in (board_enrollment_script(), doctor_script()):
+        assert text.index("machine.RTC().datetime(") < text.index("\nrun(")
+        compile(text, "<board script>", "exec")
