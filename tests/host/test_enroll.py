@@ -127,10 +127,8 @@ def test_full_deck_enrollment_with_scripted_taps(emulator, tmp_path):
     out = tmp_path / "cards.json"
     tags = make_tags(52)
     emulator.script_taps(tags)
-    started = time.monotonic()
     code, lines = run_cli(["--port", emulator.port, "--out", str(out), "--timeout", "5"])
-    elapsed = time.monotonic() - started
-    assert code == 0, lines
+    assert code == 0, lines   # (how long it takes: bench/bench_enroll.py, never a timed assertion)
     cards = read_map(out)
     assert list(cards) == [tag.uid_hex for tag in tags]
     assert list(cards.values()) == ORDER
@@ -138,7 +136,6 @@ def test_full_deck_enrollment_with_scripted_taps(emulator, tmp_path):
     assert "Tap the Queen of Hearts (38/52)  [u = undo, q = quit]" in lines
     assert "Tap the Ten of Diamonds (23/52)  [u = undo, q = quit]" in lines
     assert lines[-1].startswith("All 52 cards enrolled")
-    assert elapsed < 15
 
 
 def test_duplicate_tag_is_rejected_and_the_prompt_repeats(emulator, tmp_path):
