@@ -253,9 +253,10 @@ class SessionLog:
             self.l_us = h_us
             self.ticks_written += 1
             kind |= _TICK_FIRST | h_us << 18
-        if ms > h_ms or (ms == h_ms and us > h_us):
-            self.h_ms = ms
-            self.h_us = us
+        # (H is the loop's advance only: an event's own time moves the engine's horizon too, but
+        # the re-judge feeds that same line.  Moving H with it wrote ticks the device never
+        # advanced to: a touch fed just before a STUCK release the debouncer had held made
+        # the re-judge judge the STUCK late_event, the device not.)
         if ms > self.l_ms or (ms == self.l_ms and us > self.l_us):
             self.l_ms = ms
             self.l_us = us

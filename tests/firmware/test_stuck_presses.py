@@ -188,3 +188,29 @@ def test_r_stall_both_stuck_released_together_on_a_slow_loop_are_not_late():
         assert rep.n_mismatches == 0, rep.mismatches[:3]
     finally:
         t.close()
+
+
+def test_r_stall_a_touch_fed_before_an_earlier_held_release_rejudges_as_the_device_judged():
+    """A STUCK release waits in the debouncer (its level must prove stable) while a touch edge
+    6 ms later goes to the engine at once: the release is fed after the touch.  The engine's
+    horizon moved with the touch, but the loop had not advanced to it; the session log wrote a
+    tick there all the same, and the re-judge judged the STUCK late_event where the device did
+    not (seen once in CI on the emulated Pico).  At every step phase the log re-judges to the
+    device's verdicts."""
+    from host_tools.vboard.runner import VirtualTable
+    from host_tools import replay
+
+    for offset in range(0, 7000, 500):
+        t = VirtualTable(loop_us=7000)
+        try:
+            t.land_card(0, "5S", 2_100_000)
+            t.land_card(1, "9H", 2_150_000)
+            release = 3_000_000 + offset
+            t.press(0, "stuck", release - 100_000, hold_us=100_000)
+            t.land_card(0, "6D", release + 6_000)
+            t.run_until(3_400_000)
+            lines = t.log_lines()
+        finally:
+            t.close()
+        rep = replay.rejudge_lines(lines)
+        assert rep.n_mismatches == 0, (offset, rep.mismatches[:3])
