@@ -363,15 +363,24 @@ class Table:
         self.flips += 1
         self.first_flip = False
 
+    def recycled_entries(self, pile):
+        """The cards of ``pile`` a recycle takes (R-SPEED-1): the counted cards under the referee's
+        top, its last counted card.  Cards the lamps rejected (their owners are about to take them
+        back) and cards not judged yet stay on the pile: players at a real table leave the top they
+        play on and do not shuffle a card that does not count into the side piles."""
+        entries = self.piles[pile]
+        counted = [e for e in entries if e[2] == S_IN]
+        return counted[:-1]
+
     def recycle(self):
         """R-SPEED-1: the center piles but their tops become the side piles (shuffled)."""
         cards = []
         for p in range(self.npiles):
-            entries = self.piles[p]
-            if len(entries) > 1:
-                for e in entries[:-1]:
-                    cards.append(e[0])
-                self.piles[p] = entries[-1:]
+            gone = self.recycled_entries(p)
+            for e in gone:
+                cards.append(e[0])
+            if gone:
+                self.piles[p] = [e for e in self.piles[p] if not any(e is g for g in gone)]
         self.rng.shuffle(cards)
         half = (len(cards) + 1) // 2
         self.seats[0].spit = cards[:half]

@@ -116,12 +116,10 @@ class VerdictReactions:
         if was_top:
             self._changed(t)
 
-    def _lift_all(self, pile, counted_only, keep_top=False):
-        """Cards leave a pile (handed out, recycled): their tags leave the reader's field."""
+    def _lift_all(self, pile, counted_only):
+        """Cards leave a pile (handed out, cleared): their tags leave the reader's field."""
         entries = self.table.piles[pile] if 0 <= pile < self.table.npiles else ()
-        n = len(entries) - (1 if keep_top else 0)
-        for i in range(n):
-            e = entries[i]
+        for e in entries:
             if e[2] == S_IN or not counted_only:
                 self.port.lift(self.now, pile, e[0], e[1])
 
@@ -162,7 +160,8 @@ class VerdictReactions:
         if self.rules.mode == MODE_SPEED and not table.first_flip and not (table.seats[0].spit
                                                                      or table.seats[1].spit):
             for p in range(table.npiles):
-                self._lift_all(p, False, True)
+                for e in table.recycled_entries(p):   # (their tags leave the reader's field)
+                    self.port.lift(self.now, p, e[0], e[1])
             self.recycled = table.recycle()
 
     def _spit_now(self, t, plan):

@@ -174,3 +174,19 @@ def test_firmware_mode_first_seconds_match_the_rejudge():
     replay = rejudge_lines(result.lines)
     assert replay.mismatches == [] and replay.problems == []
     assert sum(1 for _l, items in replay.rejudge.verdicts if items[1][1] == "accept") == result.stats["plays"]
+
+
+def test_a_speed_recycle_keeps_the_referees_top_and_leaves_a_rejected_card_out():
+    """R-SPEED-1 with a late card still on a pile (its owner has not taken it back yet): the side
+    piles get the counted cards under the referee's top, not that top, and not the late card."""
+    from host_tools.sim.game import S_IN, S_OUT, Table
+    from spit.rules import make_ruleset
+    table = Table(make_ruleset("speed"), Rng(3))
+    table.piles[0] = [[0x11, 0, S_IN, 0, False, -1], [0x12, 1, S_IN, 0, False, -1],
+                      [0x13, 0, S_OUT, 0, False, -1]]           # 0x13 was called late
+    table.piles[1] = [[0x21, 0, S_IN, 0, False, -1], [0x22, 1, S_IN, 0, False, -1]]
+    assert [e[0] for e in table.recycled_entries(0)] == [0x11]
+    assert table.recycle() == 2                                    # 0x11 and 0x21, as the referee counts
+    assert [e[0] for e in table.piles[0]] == [0x12, 0x13]         # the referee's top, the late card
+    assert [e[0] for e in table.piles[1]] == [0x22]
+    assert sorted(table.seats[0].spit + table.seats[1].spit) == [0x11, 0x21]
