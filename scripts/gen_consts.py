@@ -138,7 +138,7 @@ def _top_level_definitions(lines):
             if len(value.args) != 1:
                 continue
             value = value.args[0]
-        elif not isinstance(value, (ast.Constant, ast.Tuple, ast.UnaryOp, ast.BinOp)):
+        elif not isinstance(value, (ast.Constant, ast.Tuple, ast.UnaryOp, ast.BinOp, ast.Dict)):
             continue
         first, last = node.lineno - 1, node.end_lineno - 1
         segment = ast.get_source_segment(text, value)
@@ -154,10 +154,10 @@ def _evaluate(node, known):
         return ast.literal_eval(node)
     except ValueError:
         pass
-    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} - {"len"}
     if not names <= set(known):
         return None
-    return eval(compile(ast.Expression(node), "<const>", "eval"), {"__builtins__": {}},
+    return eval(compile(ast.Expression(node), "<const>", "eval"), {"__builtins__": {"len": len}},
                 {n: known[n] for n in names})
 
 
@@ -170,6 +170,9 @@ def read_sources():
             lines = f.read().split("\n")
         for name, (text, comment, _, _, node) in _top_level_definitions(lines).items():
             value = _evaluate(node, known)
+            if isinstance(value, dict):
+                known[name] = value   # (a table a fact may count: ``len(_INTS)``; not a fact itself)
+                continue
             if value is None or not isinstance(value, (int, str, bytes, tuple)):
                 continue
             known[name] = value

@@ -71,10 +71,17 @@ def load(path, label=None):
                      "`spit flash --board FILE`" % name)
 
 
-# How many Ruleset attributes the engine reads: spit.rules ``checked_config`` writes them all as
-# ``values`` (tests/firmware/test_boardfile.py checks the count against spit.rules).  The device checks the
-# count and that each is an integer; their names are not repeated here (-249 B of .mpy).
+# generated from spit.intents, spit.rules, spit.logtables by scripts/gen_consts.py: do not edit
+_OFF = const(0)
+_MAGENTA = const(9)  # error / flag
 RULESET_VALUE_COUNT = const(23)
+_TABLES_MAGIC = const(b"spit log tables 1\n")
+_TABLES_SECTIONS = const(14)
+# end generated
+
+# How many Ruleset attributes the engine reads (RULESET_VALUE_COUNT, generated above from spit.rules,
+# whose ``checked_config`` writes them all as ``values``).  The device checks the count and that each
+# is an integer; their names are not repeated here (-249 B of .mpy).
 
 
 def load_ruleset(path, name="ruleset.json"):
@@ -108,13 +115,6 @@ def load_ruleset(path, name="ruleset.json"):
     raise BoardError("%s: not checked by `spit flash` (the board has no ruleset validator): "
                      "flash it with `spit flash --ruleset NAME`" % name, ERR_RULESET)
 
-
-# generated from spit.intents, spit.logtables by scripts/gen_consts.py: do not edit
-_OFF = const(0)
-_MAGENTA = const(9)  # error / flag
-_TABLES_MAGIC = const(b"spit log tables 1\n")
-_TABLES_SECTIONS = const(14)
-# end generated
 
 
 def load_log_tables(path, version, header_values, name="logtables.bin"):

@@ -61,6 +61,13 @@ _INTS = {
     "slap_window_ms": (3000, 0, 60000),
 }
 
+# The Ruleset attributes the choices above set (``checked_config`` writes them beside the integers).
+_CHOSEN = ("wrap", "alternate_colours", "joker_next", "slap", "round_end", "mode", "stock_cards")
+
+# How many values ``checked_config`` writes: the board checks ruleset.json's count against its
+# copy (referee/boardfile.py's, which scripts/gen_consts.py writes from this line).
+RULESET_VALUE_COUNT = len(_INTS) + len(_CHOSEN)
+
 _DEFAULT_CHOICES = {
     "wrap": "both", "colours": "any", "joker_next": "any", "slap": "both",
     "round_end": "stocks", "mode": "tableau",
@@ -164,6 +171,6 @@ def checked_config(rs):
     values = {}
     for key in _INTS:
         values[key] = getattr(rs, key)
-    for key in ("wrap", "alternate_colours", "joker_next", "slap", "round_end", "mode", "stock_cards"):
+    for key in _CHOSEN:
         values[key] = getattr(rs, key)
     return {"ruleset": rs.name, "options": rs.options, "checked": 1, "values": values}
