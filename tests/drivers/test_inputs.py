@@ -293,7 +293,7 @@ def _run_mp(*args):
     return subprocess.run([exe] + list(args), cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
 
 
-# ---------------------------------------------------------------- stable level (issue 10 item 8)
+# ---------------------------------------------------------------- the stable level after an edge
 class _Level:
     def __init__(self):
         self.active = False

@@ -388,7 +388,7 @@ def test_prompt_order_matches_the_engine_deck_order():
     assert all(cards.parse_card(code) is not None for code in ORDER)
 
 
-# ----- HALT, modelled like the virtual board's emulator (issue 10 acceptance) -----------------------------
+# ----- HALT on the USB reader, as the strict PN532 model does it ---------------------------------------------
 def _halt_story_on_the_pty(list_uses_wupa):
     with PN532HsuEmulator(list_uses_wupa=list_uses_wupa) as emu:
         pn532 = PN532_UART(serial.Serial(emu.port, 115200, timeout=0.1))
