@@ -47,9 +47,12 @@ elif options.nfc_bus == "i2c":
 else:
     raise ValueError("nfc_bus: spi or i2c, not %r" % (options.nfc_bus,))
 
+# The LED effects go as a folder: a new effect is a new file there (drivers/led_patterns.py).
 if options.leds == "neopixel":
     package("drivers", files=("led_patterns.py", "led_strip.py", "ws2812_pio.py"))
+    package("drivers/led_effects")
 elif options.leds == "gpio":
     package("drivers", files=("led_patterns.py", "gpio_leds.py"))
+    package("drivers/led_effects")
 elif options.leds != "none":
     raise ValueError("leds: neopixel, gpio or none, not %r" % (options.leds,))

@@ -50,20 +50,23 @@ SOURCES = (
     "drivers.pn532",
     "drivers.tag_scan",
     "drivers.led_patterns",
+    "drivers.led_effects",
 )
+
+# Sources that are not one module's definitions: {module: function(facts so far) -> {name: Fact}}.
+# drivers.led_effects: the LED effects' folder, one module per pattern (see effect_names).
+DERIVED = {}
 
 # The one table of copies whose name is not the source's name without its underscore:
 # NAME -> (source module, source name[, only in these modules]).  A module's ``_NAME`` or public
 # ``NAME`` is a copy of it.
 ALIASES = {
-    # drivers/led_patterns' colour, pattern and zone ids (the drivers' names of spit.intents' ones)
+    # the drivers' names of spit.intents' colour and zone ids
     "C_OFF": ("spit.intents", "OFF"), "C_GREEN": ("spit.intents", "GREEN"), "C_RED": ("spit.intents", "RED"),
     "C_ORANGE": ("spit.intents", "ORANGE"), "C_PURPLE": ("spit.intents", "PURPLE"),
     "C_BLUE": ("spit.intents", "BLUE"), "C_WHITE": ("spit.intents", "WHITE"),
     "C_YELLOW": ("spit.intents", "YELLOW"), "C_CYAN": ("spit.intents", "CYAN"),
     "C_MAGENTA": ("spit.intents", "MAGENTA"),
-    "P_SOLID": ("spit.intents", "SOLID"), "P_BLINK": ("spit.intents", "BLINK"), "P_FAST": ("spit.intents", "FAST"),
-    "P_PULSE": ("spit.intents", "PULSE"), "P_COUNTDOWN": ("spit.intents", "COUNTDOWN"),
     "Z_PILE0": ("spit.intents", "ZONE_PILE0"), "Z_PILE1": ("spit.intents", "ZONE_PILE1"),
     "Z_PILE2": ("spit.intents", "ZONE_PILE2"), "Z_SPIT": ("spit.intents", "ZONE_SPIT"),
     "Z_PLAYER0": ("spit.intents", "ZONE_PLAYER0"), "Z_PLAYER1": ("spit.intents", "ZONE_PLAYER1"),
@@ -92,6 +95,9 @@ ALIASES = {
     "HEADER_SIZE": ("drivers.pn532", "_HEADER_SIZE"), "RX_SIZE": ("drivers.pn532", "_RX_SIZE"),
     "TX_SIZE": ("drivers.pn532", "_TX_SIZE"), "MAX_UID": ("drivers.pn532", "MAX_UID_LEN", ("drivers.uid_memory",)),
     "SETUP_STEPS": ("drivers.pn532", "_SETUP_STEPS"),
+    # the LED renderers' and effects' limits
+    "N_COLORS": ("drivers.led_patterns", "_N_COLORS"), "FRAME_MS": ("drivers.led_patterns", "_FRAME_MS"),
+    "NEVER_MS": ("drivers.led_patterns", "_NEVER_MS"),
 }
 
 BEGIN = "# generated from %s by scripts/gen_consts.py: do not edit"
@@ -165,6 +171,9 @@ def read_sources():
     """{module: {name: Fact}} of every module in SOURCES."""
     facts = {}
     for module in SOURCES:
+        if module in DERIVED:
+            facts[module] = DERIVED[module](facts)
+            continue
         known, mod = {}, {}
         with open(module_path(module)) as f:
             lines = f.read().split("\n")
@@ -183,6 +192,36 @@ def read_sources():
             mod[name] = Fact(module, name, text, value, comment, node)
         facts[module] = mod
     return facts
+
+
+def effect_names(facts):
+    """drivers.led_effects' one fact, ``EFFECTS``: the name of each LED effect module
+    (``firmware/drivers/led_effects/<name>.py``) at its ``spit.intents`` id (``BLINK`` for
+    ``blink.py``), None where no module is (SOLID, id 0: the plain colour).  The renderers import
+    them by these names (drivers/led_patterns.py ``load_effects``)."""
+    folder = os.path.join(FIRMWARE, "drivers", "led_effects")
+    ids = facts["spit.intents"]
+    by_id = {}
+    for file in sorted(os.listdir(folder)):
+        if not file.endswith(".py") or file.startswith("_"):
+            continue
+        name = file[:-3]
+        fact = ids.get(name.upper())
+        if fact is None or not isinstance(fact.value, int) or not 0 <= fact.value < 32:
+            raise SystemExit("firmware/drivers/led_effects/%s: spit.intents has no pattern id %s (0..31) for it"
+                             % (file, name.upper()))
+        if fact.value in by_id:
+            raise SystemExit("firmware/drivers/led_effects: %s and %s have the same id, %d"
+                             % (by_id[fact.value], name, fact.value))
+        by_id[fact.value] = name
+    value = tuple(by_id.get(k) for k in range(max(by_id, default=-1) + 1))
+    text = "(%s)" % ", ".join("None" if v is None else '"%s"' % v for v in value)
+    return {"EFFECTS": Fact("drivers.led_effects", "EFFECTS", text, value,
+                            "# drivers/led_effects/<name>.py by spit.intents pattern id",
+                            ast.parse(text, mode="eval").body)}
+
+
+DERIVED["drivers.led_effects"] = effect_names
 
 
 def resolve(facts, module, name):

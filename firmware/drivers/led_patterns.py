@@ -1,117 +1,64 @@
-"""LED colours, patterns and zones shared by the renderers (``led_strip``, ``gpio_leds``).
+"""What the LED renderers (``led_strip``, ``gpio_leds``) share: the palette, the zones'
+intents as last drawn (``IntentTracker``) and the effects (``load_effects``).
 
-The ids are ``spit/intents.py``'s (drivers never import the engine: scripts/gen_consts.py copies them).
-``pattern_level`` and ``countdown_lit`` compute a pattern from elapsed milliseconds,
-``pattern_next`` when it can change next, and
-``IntentTracker`` notices which zones' intents changed, so a pattern's phase starts then.
+An effect is a pattern other than SOLID: a module ``drivers/led_effects/<name>.py`` named as its
+``spit.intents`` id (``BLINK``: ``blink.py``), with, for ``t`` the ms since the zone's intent
+changed (so a BLINK always starts "on"):
+
+    level(t)          brightness 0..255
+    next(t)           ms from ``t`` until ``level`` (or ``lit``) can change; _NEVER_MS: never
+                      (compare it, never add to it)
+    lit(n, t, total)  optional: how many of the zone's first ``n`` pixels show, ``total`` the ms
+                      from the change to the zone's ``until_ms`` (-1: none); default all
+    on(t, total)      optional: one plain LED lit or not; default ``level(t) >= 128``
+
+They run at every drawing of an animated zone, so they allocate nothing (small ints in, small
+ints out).  ``_EFFECTS`` (generated: scripts/gen_consts.py reads the folder and the ids) names
+them by id; the manifest installs the whole folder.  A new effect: its id in spit/intents.py,
+its module and its test (tests/drivers/led_effects/), then ``python scripts/gen_consts.py``.
 """
-
 
 from micropython import const
 from array import array
 
-# Zone, colour and pattern ids: spit.intents' ones, under the drivers' names.
-# generated from spit.intents by scripts/gen_consts.py: do not edit
-Z_PILE0 = const(0)       # spit.intents ZONE_PILE0
-Z_PILE1 = const(1)       # spit.intents ZONE_PILE1
-Z_PILE2 = const(2)       # spit.intents ZONE_PILE2
-Z_SPIT = const(3)        # spit.intents ZONE_SPIT
-Z_PLAYER0 = const(4)     # spit.intents ZONE_PLAYER0
-Z_PLAYER1 = const(5)     # spit.intents ZONE_PLAYER1
-Z_RESULT = const(6)      # spit.intents ZONE_RESULT
-N_ZONES = const(7)
-ALL_ZONES = const(0x7F)  # a bit per zone
-C_OFF = const(0)         # spit.intents OFF
-C_GREEN = const(1)       # spit.intents GREEN: accept
-C_RED = const(2)         # spit.intents RED: illegal
-C_ORANGE = const(3)      # spit.intents ORANGE: late
-C_PURPLE = const(4)      # spit.intents PURPLE: tie
-C_BLUE = const(5)        # spit.intents BLUE: early
-C_WHITE = const(6)       # spit.intents WHITE: spit / spit call
-C_YELLOW = const(7)      # spit.intents YELLOW: stuck, or a question to the players
-C_CYAN = const(8)        # spit.intents CYAN: countdown
-C_MAGENTA = const(9)     # spit.intents MAGENTA: error / flag
-P_SOLID = const(0)       # spit.intents SOLID
-P_BLINK = const(1)       # spit.intents BLINK: 2 Hz
-P_FAST = const(2)        # spit.intents FAST: 8 Hz
-P_PULSE = const(3)       # spit.intents PULSE: breathing
-P_COUNTDOWN = const(4)   # spit.intents COUNTDOWN: a bar shrinking until until_ms
+# generated from spit.intents, drivers.led_effects by scripts/gen_consts.py: do not edit
+_N_ZONES = const(7)
+_ALL_ZONES = const(0x7F)                  # a bit per zone
+_MAGENTA = const(9)                       # error / flag
+_EFFECTS = const((None, "blink", "fast", "pulse", "countdown"))  # drivers/led_effects/<name>.py by spit.intents pattern id
 # end generated
-N_COLORS = const(C_MAGENTA + 1)   # colour ids 0 .. N_COLORS - 1 (DEFAULT_PALETTE, by id)
 
+_N_COLORS = const(_MAGENTA + 1)   # colour ids 0 .. N_COLORS - 1 (DEFAULT_PALETTE, by id)
+_FRAME_MS = const(10)        # animation frame period of PULSE and COUNTDOWN
+_NEVER_MS = const(0x3FFFFFFF)   # "no change due": the largest small int on the chip (never add to it)
 
-FRAME_MS = const(10)        # animation frame period of PULSE and COUNTDOWN
-NEVER_MS = const(0x3FFFFFFF)   # "no change due": the largest small int on the chip (never add to it)
-
-_BLINK_PERIOD = const(500)
-_FAST_PERIOD = const(125)
-_FAST_ON = const((_FAST_PERIOD + 1) // 2)   # ms lit of a FAST period
-_PULSE_PERIOD = const(1600)
-_PULSE_HALF = const(800)
-_PULSE_STEPS = const(15)  # quantised so a pulse costs ~30 writes/s, not one per loop
-_PULSE_MIN = const(32)
-
-DEFAULT_PALETTE = (
-    (0, 0, 0),
-    (0, 255, 0),
-    (255, 0, 0),
-    (255, 96, 0),
-    (160, 0, 255),
-    (0, 0, 255),
-    (255, 255, 255),
-    (255, 200, 0),
-    (0, 255, 255),
-    (255, 0, 160),
+DEFAULT_PALETTE = (   # r, g, b by colour id
+    b"\x00\x00\x00"   # OFF
+    b"\x00\xff\x00"   # GREEN
+    b"\xff\x00\x00"   # RED
+    b"\xff\x60\x00"   # ORANGE
+    b"\xa0\x00\xff"   # PURPLE
+    b"\x00\x00\xff"   # BLUE
+    b"\xff\xff\xff"   # WHITE
+    b"\xff\xc8\x00"   # YELLOW
+    b"\x00\xff\xff"   # CYAN
+    b"\xff\x00\xa0"   # MAGENTA
 )
 
 
-def pattern_level(pattern, elapsed_ms):
-    """Brightness 0..255 of a pattern ``elapsed_ms`` after it started (COUNTDOWN: 255)."""
-    if pattern == P_BLINK:
-        return 255 if elapsed_ms % _BLINK_PERIOD < _BLINK_PERIOD // 2 else 0
-    if pattern == P_FAST:
-        return 255 if elapsed_ms % _FAST_PERIOD < _FAST_ON else 0
-    if pattern == P_PULSE:
-        ph = (elapsed_ms + _PULSE_HALF) % _PULSE_PERIOD  # start bright
-        tri = ph if ph < _PULSE_HALF else _PULSE_PERIOD - ph
-        step = tri * _PULSE_STEPS // _PULSE_HALF
-        return _PULSE_MIN + step * (255 - _PULSE_MIN) // _PULSE_STEPS
-    return 255
-
-
-def pattern_next(pattern, elapsed_ms):
-    """Milliseconds from ``elapsed_ms`` until ``pattern_level`` can change (a renderer
-    draws the zone again then, not every frame): a blink's next edge; PULSE and COUNTDOWN
-    (its bar) every ``FRAME_MS``; ``NEVER_MS`` for SOLID (compare it, never add to it)."""
-    if pattern == P_BLINK:
-        return _BLINK_PERIOD // 2 - elapsed_ms % (_BLINK_PERIOD // 2)
-    if pattern == P_FAST:
-        r = elapsed_ms % _FAST_PERIOD
-        return _FAST_ON - r if r < _FAST_ON else _FAST_PERIOD - r
-    if pattern == P_SOLID:
-        return NEVER_MS
-    return FRAME_MS
-
-
-def countdown_lit(n, start_ms, until_ms, now_ms):
-    """Pixels lit of an n-pixel COUNTDOWN bar (ceil, so the last pixel goes out at until_ms)."""
-    total = until_ms - start_ms
-    left = until_ms - now_ms
-    if total <= 0 or left <= 0:
-        return 0
-    if left >= total:
-        return n
-    return (n * left + total - 1) // total
+def load_effects():
+    """The effect modules by pattern id (None: no effect, the plain colour), imported now."""
+    return [name and __import__("drivers.led_effects." + name, None, None, ("level",)) for name in _EFFECTS]
 
 
 class IntentTracker:
     """Per-zone copy of the intents plus the ms each zone's intent last changed."""
 
     def __init__(self):
-        self.color = bytearray(N_ZONES)
-        self.pattern = bytearray(N_ZONES)
-        self.until = array("i", [-1] * N_ZONES)
-        self.start = array("i", bytes(4 * N_ZONES))
+        self.color = bytearray(_N_ZONES)
+        self.pattern = bytearray(_N_ZONES)
+        self.until = array("i", [-1] * _N_ZONES)
+        self.start = array("i", bytes(4 * _N_ZONES))
         self.changes = -1
 
     def sync(self, intents, now_ms):
@@ -127,7 +74,7 @@ class IntentTracker:
             zones = intents.dirty
             intents.dirty = 0
         except AttributeError:
-            zones = ALL_ZONES
+            zones = _ALL_ZONES
         col = intents.color
         pat = intents.pattern
         unt = intents.until_ms

@@ -51,7 +51,8 @@ class _Options:
 def read_manifest(firmware_dir, **options):
     """The files ``firmware_dir/manifest.py`` installs with these options: ``(files, metadata)``,
     ``files`` the relative paths, sorted.  The manifest is MicroPython's format (the calls
-    ``metadata``, ``module``, ``package`` and ``options``; ``require`` and ``include`` are refused:
+    ``metadata``, ``module``, ``package`` (without ``files``: every .py file under the folder) and
+    ``options``; ``require`` and ``include`` are refused:
     the firmware needs nothing from micropython-lib).  A file it names that does not exist is a
     FlashError, as MicroPython's own build would stop on it."""
     path = os.path.join(firmware_dir, MANIFEST)
@@ -70,8 +71,12 @@ def read_manifest(firmware_dir, **options):
         add(os.path.join(base_path, module_path))
 
     def package(package_path, files=None, base_path=".", opt=None):
-        if files is None:
-            raise FlashError("%s: package(%r) must list its files" % (MANIFEST, package_path))
+        if files is None:   # every .py file under it, as MicroPython's build takes them
+            folder = os.path.join(firmware_dir, base_path, package_path)
+            if not os.path.isdir(folder):
+                raise FlashError("%s names %s, which is not a folder of %s" % (MANIFEST, package_path, firmware_dir))
+            files = [os.path.relpath(os.path.join(d, name), folder) for d, _, names in os.walk(folder)
+                     for name in names if name.endswith(".py")]
         for name in files:
             add(os.path.join(base_path, package_path, name))
 

@@ -11,8 +11,8 @@ def nearest_colour(rgb):
     if not m:
         return "off"
     best, err = "off", None
-    for c in range(1, len(DEFAULT_PALETTE)):
-        pal = DEFAULT_PALETTE[c]
+    for c in range(1, len(DEFAULT_PALETTE) // 3):
+        pal = DEFAULT_PALETTE[3 * c:3 * c + 3]
         top = max(pal)
         d = 0
         for i in range(3):

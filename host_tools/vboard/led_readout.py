@@ -38,8 +38,8 @@ def led_colours(board, app):
             if not m:
                 continue
             err = None
-            for c in range(1, len(DEFAULT_PALETTE)):
-                pal = DEFAULT_PALETTE[c]
+            for c in range(1, len(DEFAULT_PALETTE) // 3):
+                pal = DEFAULT_PALETTE[3 * c:3 * c + 3]
                 d = 0
                 for i in range(3):
                     d += abs(rgb[i] * 255 // m - pal[i] * 255 // max(pal))
@@ -53,9 +53,16 @@ def led_colours(board, app):
 
 def led_intents(app):
     """``{zone: (colour, pattern)}`` the firmware is rendering (menu or engine intents)."""
-    from spit.describe import ZONE_NAMES, COLOUR_NAMES, PATTERN_NAMES
+    from spit.describe import ZONE_NAMES, COLOUR_NAMES
     src = app.corr.intents if app.corr.menu else app.intents
     out = {}
     for z in range(len(ZONE_NAMES)):
-        out[ZONE_NAMES[z].upper()] = (COLOUR_NAMES[src.color[z]], PATTERN_NAMES[src.pattern[z]])
+        out[ZONE_NAMES[z].upper()] = (COLOUR_NAMES[src.color[z]], pattern_name(src.pattern[z]))
     return out
+
+
+def pattern_name(pattern):
+    """A pattern id's name: its LED effect's module (drivers/led_effects/<name>.py, by the
+    drivers' generated list), "solid" for the plain colour."""
+    from drivers.led_patterns import _EFFECTS   # (CPython keeps a private const's name)
+    return (_EFFECTS[pattern] if 0 <= pattern < len(_EFFECTS) else None) or "solid"

@@ -1,7 +1,5 @@
 """LED strip / GPIO LED renderers and the buzzer, on the virtual board (CPython)."""
 
-import pytest
-
 N_ZONES = 7
 ZONES = [[2, 3, 4, 5], [8, 9, 10, 11], [], [6, 7], [0, 1], [12, 13], [14, 15]]
 
@@ -42,26 +40,26 @@ def make_strip(vb, brightness=255, zones=ZONES):
     return Ws2812View(out.sm, 16), ClockedStrip(out, zones, brightness=brightness)
 
 
-def test_constants_mirror_the_contract(vb):
+def test_palette_has_a_colour_per_engine_colour_id(vb):
+    from spit import intents
     from drivers import led_patterns as L
 
-    assert (L.C_OFF, L.C_GREEN, L.C_RED, L.C_ORANGE, L.C_PURPLE, L.C_BLUE, L.C_WHITE, L.C_YELLOW,
-            L.C_CYAN, L.C_MAGENTA) == tuple(range(10))
-    assert (L.P_SOLID, L.P_BLINK, L.P_FAST, L.P_PULSE, L.P_COUNTDOWN) == tuple(range(5))
-    assert (L.Z_PILE0, L.Z_PILE1, L.Z_PILE2, L.Z_SPIT, L.Z_PLAYER0, L.Z_PLAYER1, L.Z_RESULT) == tuple(range(7))
-    assert L.N_ZONES == 7 and len(L.DEFAULT_PALETTE) == L.N_COLORS
+    assert L._N_COLORS == intents.MAGENTA + 1 and len(L.DEFAULT_PALETTE) == 3 * L._N_COLORS
+    rgb = [tuple(L.DEFAULT_PALETTE[3 * c:3 * c + 3]) for c in range(L._N_COLORS)]
+    assert rgb[intents.OFF] == (0, 0, 0) and rgb[intents.GREEN] == (0, 255, 0) and rgb[intents.RED] == (255, 0, 0)
+    assert rgb[intents.WHITE] == (255, 255, 255) and rgb[intents.BLUE] == (0, 0, 255)
 
 
-def test_renderers_private_copies_match_led_patterns(vb):
-    """led_strip (and gpio_leds) keep led_patterns' ids as private consts: same values."""
+def test_renderers_private_copies_match_their_sources(vb):
+    """led_strip (and gpio_leds) keep spit.intents' and led_patterns' ids as private consts: same values."""
+    from spit import intents
     from drivers import gpio_leds as G
     from drivers import led_patterns as L
     from drivers import led_strip as S
 
-    for name in ("C_OFF", "N_COLORS", "N_ZONES", "ALL_ZONES", "P_SOLID", "P_COUNTDOWN", "NEVER_MS"):
-        assert getattr(S, "_" + name) == getattr(L, name), name
-    for name in ("C_OFF", "N_ZONES", "P_SOLID", "P_FAST", "P_COUNTDOWN", "FRAME_MS", "NEVER_MS"):
-        assert getattr(G, "_" + name) == getattr(L, name), name
+    for M in (S, G):
+        assert M._C_OFF == intents.OFF and M._N_ZONES == intents.N_ZONES and M._NEVER_MS == L._NEVER_MS
+    assert S._N_COLORS == L._N_COLORS and S._ALL_ZONES == intents.ALL_ZONES and G._FRAME_MS == L._FRAME_MS
 
 
 def test_ws2812_private_pio_options_match_rp2(vb):
@@ -74,19 +72,19 @@ def test_ws2812_private_pio_options_match_rp2(vb):
 
 
 def test_solid_zone_and_write_only_on_change(vb):
-    from drivers.led_patterns import C_GREEN, C_RED
+    from spit.intents import GREEN, RED
 
     np, strip = make_strip(vb)
     it = FakeIntents()
     assert strip.render(it, 0)  # first render clears the strip once
     assert np.writes == 1 and np.lit() == []
-    it.set(0, C_GREEN)
+    it.set(0, GREEN)
     assert strip.render(it, 10)
     assert np.lit() == [2, 3, 4, 5] and np.shown[2] == (0, 255, 0)
     for t in range(11, 2000, 7):  # nothing changes: no writes, no pixel sets
         assert not strip.render(it, t)
     assert np.writes == 2
-    it.set(1, C_RED)
+    it.set(1, RED)
     assert strip.render(it, 2000)
     assert np.lit() == [2, 3, 4, 5, 8, 9, 10, 11] and np.shown[8] == (255, 0, 0)
     assert np.shown[2] == (0, 255, 0)
@@ -94,25 +92,25 @@ def test_solid_zone_and_write_only_on_change(vb):
 
 
 def test_changes_counter_is_the_trigger(vb):
-    from drivers.led_patterns import C_GREEN
+    from spit.intents import GREEN
 
     np, strip = make_strip(vb)
     it = FakeIntents()
     strip.render(it, 0)
-    it.color[0] = C_GREEN  # mutated without bumping `changes`: contract says not re-read
+    it.color[0] = GREEN  # mutated without bumping `changes`: contract says not re-read
     assert not strip.render(it, 5)
     it.changes += 1
     assert strip.render(it, 6) and np.lit() == [2, 3, 4, 5]
 
 
 def test_blink_2hz_timing_and_writes(vb):
-    from drivers.led_patterns import C_RED, P_BLINK
+    from spit.intents import RED, BLINK
 
     np, strip = make_strip(vb)
     it = FakeIntents()
     strip.render(it, 0)
     base = np.writes
-    it.set(3, C_RED, P_BLINK)
+    it.set(3, RED, BLINK)
     start = 1000
     on = []
     for t in range(start, start + 1000):
@@ -124,11 +122,11 @@ def test_blink_2hz_timing_and_writes(vb):
 
 
 def test_fast_blink_8hz(vb):
-    from drivers.led_patterns import C_WHITE, P_FAST
+    from spit.intents import WHITE, FAST
 
     np, strip = make_strip(vb)
     it = FakeIntents()
-    it.set(3, C_WHITE, P_FAST)
+    it.set(3, WHITE, FAST)
     toggles = 0
     prev = None
     for t in range(0, 1000):
@@ -142,11 +140,11 @@ def test_fast_blink_8hz(vb):
 
 
 def test_until_ms_expiry_turns_zone_off_then_idle(vb):
-    from drivers.led_patterns import C_ORANGE
+    from spit.intents import ORANGE
 
     np, strip = make_strip(vb)
     it = FakeIntents()
-    it.set(1, C_ORANGE, 0, until_ms=1500)
+    it.set(1, ORANGE, 0, until_ms=1500)
     strip.render(it, 1000)
     assert np.lit() == [8, 9, 10, 11]
     strip.render(it, 1499)
@@ -160,11 +158,11 @@ def test_until_ms_expiry_turns_zone_off_then_idle(vb):
 
 
 def test_countdown_bar_shrinks_until_expiry(vb):
-    from drivers.led_patterns import C_CYAN, P_COUNTDOWN
+    from spit.intents import CYAN, COUNTDOWN
 
     np, strip = make_strip(vb)
     it = FakeIntents()
-    it.set(0, C_CYAN, P_COUNTDOWN, until_ms=5000)
+    it.set(0, CYAN, COUNTDOWN, until_ms=5000)
     seen = {}
     for t in range(4000, 5001, 50):
         strip.render(it, t)
@@ -178,11 +176,11 @@ def test_countdown_bar_shrinks_until_expiry(vb):
 
 
 def test_pulse_breathes_within_bounds_with_few_writes(vb):
-    from drivers.led_patterns import C_PURPLE, P_PULSE
+    from spit.intents import PURPLE, PULSE
 
     np, strip = make_strip(vb)
     it = FakeIntents()
-    it.set(6, C_PURPLE, P_PULSE)
+    it.set(6, PURPLE, PULSE)
     reds = set()
     for t in range(0, 1600):
         strip.render(it, t)
@@ -193,14 +191,14 @@ def test_pulse_breathes_within_bounds_with_few_writes(vb):
 
 
 def test_brightness_scales_palette_and_fill(vb):
-    from drivers.led_patterns import C_WHITE, C_MAGENTA
+    from spit.intents import WHITE, MAGENTA
 
     np, strip = make_strip(vb, brightness=64)
     it = FakeIntents()
-    it.set(4, C_WHITE)
+    it.set(4, WHITE)
     strip.render(it, 0)
     assert np.shown[0] == (64, 64, 64)
-    strip.fill(C_MAGENTA)
+    strip.fill(MAGENTA)
     assert len(np.lit()) == 16 and np.shown[15] == (64, 0, 40)
     strip.render(it, 5)  # fill forces a full redraw from the intents
     assert np.lit() == [0, 1]
@@ -208,21 +206,16 @@ def test_brightness_scales_palette_and_fill(vb):
     assert np.lit() == []
 
 
-def test_bad_zone_pixel_rejected(vb):
-    with pytest.raises(ValueError):
-        make_strip(vb, zones=[[0, 16]])
-
-
 def test_phase_restarts_when_a_zone_intent_changes(vb):
-    from drivers.led_patterns import C_RED, C_GREEN, P_BLINK
+    from spit.intents import RED, GREEN, BLINK
 
     np, strip = make_strip(vb)
     it = FakeIntents()
-    it.set(0, C_RED, P_BLINK)
+    it.set(0, RED, BLINK)
     strip.render(it, 0)
     strip.render(it, 300)
     assert np.lit() == []  # off phase
-    it.set(0, C_GREEN, P_BLINK)
+    it.set(0, GREEN, BLINK)
     strip.render(it, 310)
     assert np.lit() == [2, 3, 4, 5] and np.shown[2] == (0, 255, 0)
 
@@ -230,37 +223,37 @@ def test_phase_restarts_when_a_zone_intent_changes(vb):
 # ---------------------------------------------------------------- GpioLeds
 def make_gpio(vb):
     from machine import Pin
-    from drivers.gpio_leds import GpioLeds, ANY
-    from drivers.led_patterns import C_GREEN, C_RED
+    from drivers.gpio_leds import GpioLeds, _ANY as ANY
+    from spit.intents import GREEN, RED
 
     pins = {n: Pin(n, Pin.OUT) for n in (16, 17, 18, 22)}
-    zones = [[(C_GREEN, pins[16]), (C_RED, pins[17]), (ANY, pins[18])], [], [], [(ANY, pins[22])], [], [], []]
+    zones = [[(GREEN, pins[16]), (RED, pins[17]), (ANY, pins[18])], [], [], [(ANY, pins[22])], [], [], []]
     return pins, GpioLeds(zones)
 
 
 def test_gpio_leds_colour_pins_and_any_fallback(vb):
-    from drivers.led_patterns import C_GREEN, C_RED, C_ORANGE, C_WHITE
+    from spit.intents import GREEN, RED, ORANGE, WHITE
 
     pins, leds = make_gpio(vb)
     it = FakeIntents()
-    it.set(0, C_GREEN)
-    it.set(3, C_WHITE)
+    it.set(0, GREEN)
+    it.set(3, WHITE)
     leds.render(it, 0)
     assert [pins[n].value() for n in (16, 17, 18, 22)] == [1, 0, 0, 1]
-    it.set(0, C_RED)
+    it.set(0, RED)
     leds.render(it, 1)
     assert [pins[n].value() for n in (16, 17, 18)] == [0, 1, 0]
-    it.set(0, C_ORANGE)  # no orange LED: the zone's "any" LED
+    it.set(0, ORANGE)  # no orange LED: the zone's "any" LED
     leds.render(it, 2)
     assert [pins[n].value() for n in (16, 17, 18)] == [0, 0, 1]
 
 
 def test_gpio_leds_blink_and_writes_only_on_change(vb):
-    from drivers.led_patterns import C_GREEN, P_BLINK
+    from spit.intents import GREEN, BLINK
 
     pins, leds = make_gpio(vb)
     it = FakeIntents()
-    it.set(0, C_GREEN, P_BLINK, until_ms=1000)
+    it.set(0, GREEN, BLINK, until_ms=1000)
     states = []
     for t in range(0, 1200):
         leds.render(it, t)
@@ -268,7 +261,7 @@ def test_gpio_leds_blink_and_writes_only_on_change(vb):
     assert states[0] == 1 and states[249] == 1 and states[250] == 0 and states[500] == 1
     assert states[999] == 0 and states[1000:] == [0] * 200
     assert leds.writes == 4  # on, off, on, off (the expiry at 1000 ms is already off)
-    leds.fill(C_GREEN)
+    leds.fill(GREEN)
     assert pins[16].value() == 1 and pins[18].value() == 1 and pins[17].value() == 0
     leds.off()
     assert all(p.value() == 0 for p in pins.values())
@@ -308,18 +301,10 @@ def test_buzzer_queue_full_and_stop(vb):
     assert not bz.tone(1000, 10)
 
 
-def test_ids_match_the_engine_intents_and_render_them(vb):
-    """Our const mirror equals spit/intents.py, and its LedIntents renders as-is."""
-    intents = pytest.importorskip("spit.intents")
-    from drivers import led_patterns as L
+def test_the_engine_intents_render_as_they_are(vb):
+    """spit.intents' LedIntents (ids, the dirty mask) is what the strip draws, unchanged."""
+    from spit import intents
 
-    for ours, theirs in (("C_OFF", "OFF"), ("C_GREEN", "GREEN"), ("C_RED", "RED"), ("C_ORANGE", "ORANGE"),
-                         ("C_PURPLE", "PURPLE"), ("C_BLUE", "BLUE"), ("C_WHITE", "WHITE"), ("C_YELLOW", "YELLOW"),
-                         ("C_CYAN", "CYAN"), ("C_MAGENTA", "MAGENTA"), ("P_SOLID", "SOLID"), ("P_BLINK", "BLINK"),
-                         ("P_FAST", "FAST"), ("P_PULSE", "PULSE"), ("P_COUNTDOWN", "COUNTDOWN"),
-                         ("Z_PILE0", "ZONE_PILE0"), ("Z_SPIT", "ZONE_SPIT"), ("Z_RESULT", "ZONE_RESULT"),
-                         ("N_ZONES", "N_ZONES")):
-        assert getattr(L, ours) == getattr(intents, theirs), ours
     np, strip = make_strip(vb)
     li = intents.LedIntents()
     li.show(intents.ZONE_PILE1, intents.RED, intents.FAST, 2000)
@@ -332,13 +317,13 @@ def test_ids_match_the_engine_intents_and_render_them(vb):
 def test_a_frame_changed_during_the_latch_gap_waits_for_the_next_render(vb):
     """A frame put before the previous one latched would be lost: render keeps it (pending)
     and the next render after the gap sends it, without waiting in between."""
-    from drivers.led_patterns import C_GREEN, C_RED
+    from spit.intents import GREEN, RED
 
     np, strip = make_strip(vb)
     it = FakeIntents()
-    it.set(0, C_GREEN)
+    it.set(0, GREEN)
     assert strip.render(it, 0) and np.writes == 1
-    it.set(1, C_RED)
+    it.set(1, RED)
     t = vb.clock.now_us
     assert not LedStripRender(strip, it, 0) and strip.pending   # 16 x 30 + 300 us not yet over
     assert vb.clock.now_us == t and np.writes == 1                # did not wait
@@ -424,35 +409,20 @@ def test_ws2812_pio_words_dma_and_latch(vb):
     assert calls == []
 
 
-def test_pattern_next_is_the_next_level_change(vb):
-    """``pattern_next`` gives the first ms at which ``pattern_level`` differs (a blink edge),
-    never later, so a renderer that waits for it misses no edge."""
-    from drivers.led_patterns import P_BLINK, P_FAST, P_PULSE, P_COUNTDOWN, P_SOLID, FRAME_MS, NEVER_MS
-    from drivers.led_patterns import pattern_level, pattern_next
-
-    for pat in (P_BLINK, P_FAST):
-        for e in range(0, 1200):
-            k = pattern_next(pat, e)
-            assert k >= 1
-            assert all(pattern_level(pat, e + j) == pattern_level(pat, e) for j in range(k))
-            assert pattern_level(pat, e + k) != pattern_level(pat, e)
-    assert pattern_next(P_PULSE, 5) == pattern_next(P_COUNTDOWN, 5) == FRAME_MS
-    assert pattern_next(P_SOLID, 5) == NEVER_MS
-
-
 def test_due_ms_is_the_next_blink_edge_or_expiry(vb):
     """The strip says when it must be drawn again: an animated zone's next change, not every
     frame; a caller rendering only then shows every edge and the expiry."""
-    from drivers.led_patterns import C_GREEN, C_ORANGE, P_BLINK, NEVER_MS
+    from spit.intents import GREEN, ORANGE, BLINK
+    from drivers.led_patterns import _NEVER_MS as NEVER_MS
 
     np, strip = make_strip(vb)
     it = FakeIntents()
     strip.render(it, 0)
     assert strip.due_ms == NEVER_MS          # nothing animated
-    it.set(0, C_GREEN, until_ms=600)         # an accept: solid, off at 600
+    it.set(0, GREEN, until_ms=600)         # an accept: solid, off at 600
     strip.render(it, 10)
     assert strip.due_ms == 600
-    it.set(1, C_ORANGE, P_BLINK, 2100)       # a late card: 2 Hz blink from 100, off at 2100
+    it.set(1, ORANGE, BLINK, 2100)       # a late card: 2 Hz blink from 100, off at 2100
     strip.render(it, 100)
     assert strip.due_ms == 350                # its first edge (250 ms on)
     shown = []
