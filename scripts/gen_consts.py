@@ -207,8 +207,9 @@ def effect_names(facts):
             continue
         name = file[:-3]
         fact = ids.get(name.upper())
-        if fact is None or not isinstance(fact.value, int) or not 0 <= fact.value < 32:
-            raise SystemExit("firmware/drivers/led_effects/%s: spit.intents has no pattern id %s (0..31) for it"
+        if fact is None or not isinstance(fact.value, int) or not 0 <= fact.value < 30:
+            # (0..29: the renderers keep a bit per id in a small int)
+            raise SystemExit("firmware/drivers/led_effects/%s: spit.intents has no pattern id %s (0..29) for it"
                              % (file, name.upper()))
         if fact.value in by_id:
             raise SystemExit("firmware/drivers/led_effects: %s and %s have the same id, %d"

@@ -36,6 +36,17 @@ def test_an_effect_is_found_by_its_engine_id(vb, name):
     assert L.load_effects()[intents.SOLID] is None   # SOLID: the plain colour, no effect
 
 
+def test_an_effect_without_an_engine_id_stops_the_generator():
+    """scripts/gen_consts.py names the effects by id: a module whose name spit.intents has no id
+    for (a typo, a forgotten id) is a clear error, never a silently missing effect."""
+    import scripts.gen_consts as gen
+    facts = gen.read_sources()
+    assert gen.effect_names(facts)["EFFECTS"].value[facts["spit.intents"]["PULSE"].value] == "pulse"
+    del facts["spit.intents"]["PULSE"]
+    with pytest.raises(SystemExit, match="led_effects/pulse.py: spit.intents has no pattern id PULSE"):
+        gen.effect_names(facts)
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_an_effect_is_installed_with_every_led_driver(name):
     for leds in ("neopixel", "gpio"):
