@@ -6,15 +6,15 @@ An effect is a pattern other than SOLID: a module ``drivers/led_effects/<name>.p
 changed (so a BLINK always starts "on"):
 
     level(t)          brightness 0..255
-    next(t)           ms from ``t`` until ``level`` (or ``lit``) can change; _NEVER_MS: never
-                      (compare it, never add to it)
+    next(t)           ms from ``t`` until ``level`` (or ``lit``) can change, at most a minute
+                      (added to the clock); _NEVER_MS: never (compared, never added to)
     lit(n, t, total)  optional: how many of the zone's first ``n`` pixels show, ``total`` the ms
                       from the change to the zone's ``until_ms`` (-1: none); default all
     on(t, total)      optional: one plain LED lit or not; default ``level(t) >= 128``
 
 They run at every drawing of an animated zone, so they allocate nothing (small ints in, small
 ints out).  ``_EFFECTS`` (generated: scripts/gen_consts.py reads the folder and the ids) names
-them by id; the manifest installs the whole folder.  A new effect: its id in spit/intents.py,
+them by id (0..29: a bit each in a small int); the manifest installs the whole folder.  A new effect: its id in spit/intents.py,
 its module and its test (tests/drivers/led_effects/), then ``python scripts/gen_consts.py``.
 """
 
