@@ -42,7 +42,7 @@ DEFAULT_MARKS = [
     ["drivers/nfc_reader.py", r"^        if self\.on_card is not None:", 4, "before"],
     ["referee/loop.py", r"^    clock\.convert\(ticks\)", 5, "before"],
     ["referee/loop.py", r"^        self\.referee\.feed\(_EV_CARD", 6, "before"],
-    ["referee/app.py", r"^        self\.slog\.on_verdict = self\._on_verdict_fn", 7, "before"],
+    ["referee/loop.py", r"^    if self\._shown is self\.intents and self\.leds is not None:", 7, "before"],
     ["drivers/led_strip.py", r"^        dirty = self\._force", 8, "before"],
 ]
 _SET = "_TM[0xd0000014] = %d; _TM[0xd0000018] = 0x3E00"   # GPIO_OUT_SET, then GPIO_OUT_CLR of 9-13

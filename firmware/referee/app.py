@@ -5,6 +5,9 @@
     while True:
         app.step()         # one loop iteration; never blocks on a reader
 
+``App.__init__`` declares every piece of the App's state; ``App.boot`` keeps what
+referee/startup.py's steps return (they assign nothing to the App).
+
 Boot: board, ruleset and card map; ``alloc_emergency_exception_buf``; inputs (hard IRQs
 into one ``InputRing``), PN532 readers, LEDs, buzzer; self-test (firmware version of each
 PN532: a dead reader is reported and retried by its ``NfcReader`` while the other piles are
@@ -15,10 +18,11 @@ ticks -> session time; touch -> ``touch``, slap pads -> ``slap``, STUCK edges ->
 ``Corrections`` (a short press is ``stuck``, both held 2 s opens the correction menu), reader
 IRQ edges -> ``note_irq``); a reader whose listing reply came in (seen by its IRQ edge) is
 served at once and alone: the first card a reader's step reads is fed at once and its LED
-frame started at its first verdict (``_draw_first``), before the card's log record, the
-verdict's sounds and the reader's own bookkeeping, and that step ends there (the next one,
-run at once, feeds any later card of it, advances the engine to the clock and draws the LEDs:
-``judge_cards``, before the reader's next command, the other readers and the ring); else the
+frame started at its first verdict (``App._verdict``, the engine's sink, calls ``loop.landed``),
+before the card's log record, the verdict's sounds and the reader's own bookkeeping (the card
+path: ``loop.take_card``), and that step ends there (the next one, run at once, feeds any later
+card of it, advances the engine to the clock and draws the LEDs: ``judge_cards``, before the
+reader's next command, the other readers and the ring); else the
 debouncer's held edges, ``SessionClock.update()``, ring overflows (``overflow``), every
 reader one non-blocking step (cards -> card map -> ``card``, unknown tags -> ``unknown_uid``,
 failing readers -> ``reader_down``), ``referee.advance(now)``; LEDs (only when the intents changed, an animation frame is due or a
@@ -43,6 +47,7 @@ a tie (the engine's tie window), and the log carries that shared time, so a re-j
 import gc
 import time
 
+import micropython
 from micropython import const
 
 import spit
@@ -95,6 +100,10 @@ _BOOT_ONLY = const(("referee.startup", "referee.board_hw", "referee.boardfile"))
 _SESSION_ONLY = const(("referee.logfiles",))
 
 
+def _unlocked():
+    return 0   # (heap_unlock where MicroPython has no heap lock)
+
+
 def _drop_modules(names):
     import sys
     if sys.implementation.name != "micropython":
@@ -111,7 +120,6 @@ _TYPE_CHECKING = const(False)   # (mpy-cross drops the block below: pyright read
 if _TYPE_CHECKING:
     from drivers.debouncer import Debouncer
     from drivers.input_ring import InputRing
-    from machine import Pin
     from referee.corrections import Corrections
     from referee.rejected import RejectedUids
     from spit.cardmap import CardMap
@@ -120,31 +128,16 @@ if _TYPE_CHECKING:
 
 
 class App:
-    # Set by referee/startup.py at boot (App.boot):
-    board: dict
-    rules: "Ruleset"
-    cards: "CardMap"
-    counts: list
-    header: str           # the session log's first line
-    ring: "InputRing"
-    deb: "Debouncer"
-    corr: "Corrections"
-    clock: "SessionClock"
-    own_deck: bool        # each player plays their own deck (the card's owner is fed)
-    status: "Pin | None"  # status LED pin
-    loop_pin: "Pin | None"   # scope probe: high while a step runs (board.json loop_pin)
-    inputs: list          # the EdgeInputs (kept alive: their IRQs)
-    pn532: list
-    rejected: "RejectedUids"   # UIDs of read cards, to forget rejected ones
-    versions: list        # per pile: (ic, ver, rev, support) or None (no answer)
-    # Set by loop.init (App.__init__), with the rest of the loop's own state:
-    _cards_in: int        # cards read in this step, queued to be fed in the next
-
-    def __init__(self, root="", out=print, echo=None, log_buffer=None, log_records=None):
+    def __init__(self, root="", out=print, echo=None, log_records=None):
+        # Every attribute of the App is set here (or, annotated, by boot).  Their number matters
+        # on MicroPython: an instance's attribute table grows only once it is full (sizes 47, 59,
+        # 71, 89...), and a method called on the App is first looked for there, slot by slot up
+        # to an empty one.  With exactly 59 attributes every such call scanned them all: read ->
+        # LED +0.2 ms p50 on the emulated Pico; the unix port's lookups 4.8x slower than with 60
+        # (tests/firmware/test_app_shape.py keeps the count off the table sizes).
         self.root = root
-        self._log_buffer = log_buffer   # the log's RAM buffer, allocated early at boot
         self.out = out
-        self.echo = echo          # echo(buf, off, n): live session log on the console (None: off)
+        # echo(buf, off, n): the live session log on the console (None: off).
         # The live stream (docs/live-protocol.md): seq and device time on every line, written
         # only when the host can take it (referee/live.py).
         self.live = Live(echo) if echo is not None else None
@@ -153,52 +146,109 @@ class App:
         # referee/boot.py, or here), reused by every session.
         if log_records is None:
             gc.collect()
-        # The verdict callback, and the one that draws a card's LED frame first
-        # (loop.take_card): each bound once (a bound method made per use allocates).
-        self._on_verdict_fn = self._on_verdict
-        self._draw_first_fn = self._draw_first
-        self._kept_pile = 0        # the card take_card feeds: its pile and UID (a view)
-        self._kept_uid = None
+        # The engine's verdict sink, bound once (a bound method made per use allocates).
+        self._verdict_fn = self._verdict
         live = self.live
-        self.slog = SessionLog(None, 0, self._on_verdict_fn, None if live is None else live.line,
-                               records=log_records)
+        self.slog = SessionLog(None, 0, None if live is None else live.line, records=log_records)
         if live is not None:
             self.slog.echo_ready = live.ready
-        self.leds = None
-        self.buzzer = None
+        # What the boot loads and builds (referee/startup.py returns it to App.boot); the
+        # annotated ones exist from the boot on, the others are None or empty before it.
+        self.board: dict           # board.json (after the self-test, its name only)
+        self.rules: "Ruleset"
+        self.cards: "CardMap"
+        self.counts: list          # the players' card counts at a round's start
+        self.own_deck = False      # each player plays their own deck (the card's owner is fed)
+        self.header = ""           # the session log's first line
+        self.status = None         # status LED pin
+        self.ring: "InputRing"     # every input's edges, stamped by hard IRQs
+        self.inputs = []           # the EdgeInputs (kept alive: their IRQs)
         self.stuck_inputs = [None, None]
-        self.readers = []
-        self.book = None
+        self.deb: "Debouncer"
+        self.pn532 = []            # the PN532 drivers, per pile (the readers', self-tested at boot)
+        self.readers = []          # an NfcReader per pile
+        self.rejected: "RejectedUids"   # UIDs of read cards, to forget rejected ones
+        self.leds = None
+        self.loop_pin = None       # scope probe: high while a step runs (board.json loop_pin)
+        self.buzzer = None
+        self.corr: "Corrections"   # STUCK presses and the correction menu
+        self.book = None           # the session files ("Logbook")
+        self.clock: "SessionClock"
+        self.versions = []         # per pile: (ic, ver, rev, support) or None (no answer)
+        # A session (new_session):
+        self.referee: "Referee"    # the engine
+        self.intents: "LedIntents"
+        self.sessions = 0
+        self._over_ready = [False, False]
+        self._restart = False      # both READY after the game: a new session once the log is written
+        self._reported_ms = [0, 0, 0]
+        self._housekeep_ms = 0
         self.stalls = FlashStalls()   # input stamps inside flash writes (referee/stalls.py)
+        # The loop (referee/loop.py): a step, the card path, the LEDs.
+        self.step_us = 0           # ticks_us when this step began (pause_work's time budget)
+        self.steps = 0
+        self.paused = False        # no card can land now (set each step by pause_work)
         self._judge = False        # a card was read (or a pile went quiet): judge_cards in the next step
         self._replied = -1         # the pile whose reader's reply came in (IRQ): served first
-        loop.init(self)            # the loop's own state (heap lock, card queue, counters)
-        self._draw_src = None
-        self._draw_ms = 0
-        self.sessions = 0
-        self._housekeep_ms = 0
-        self._reported_ms = [0, 0, 0]
+        self._read = False         # a reader delivered a tag in this step
+        self._fed_pile = -1        # the pile whose reader read a card: served after the next step's judge_cards
+        self._quiet_pile = -1      # a pile its reader settled with cards queued (App._on_quiet)
+        self._next_reader = 0      # the readers are served in turn, from this one
+        self._overflows = 0
+        # The card path (loop.take_card): cards read in this step, fed in the next (ms, us,
+        # pile, card, owner, evidence each); the card fed now, until its first verdict
+        # (_landing: its UID, a view, on the pile _fed_pile); its read's evidence (spit.intake
+        # EVID_*).
+        self._card_queue = [0] * loop.CARD_QUEUE_INTS
+        self._cards_in = 0
+        self._now = False          # on_card: this card is the step's first (take_card feeds it)
+        self._landing = None
+        self._evidence = 0
+        # What the LEDs show (_render): the intents, their change count, the frame to draw.
         self._shown = None
         self._shown_changes = 0
-        self._over_ready = [False, False]
-        self.paused = False       # no card can land now (set each step by pause_work)
-        self._restart = False     # both READY after the game: a new session once the log is written
+        self._draw_src = None
+        self._draw_ms = 0
+        # micropython.heap_lock/heap_unlock (None where absent): code that provably allocates
+        # nothing runs locked, so MicroPython puts its call frames on the C stack (a frame of
+        # more than 11 words is otherwise a heap block, allocated and freed on every call).
+        self.heap_lock = getattr(micropython, "heap_lock", None)
+        self.heap_unlock = getattr(micropython, "heap_unlock", _unlocked)
+        self.lock_failures = 0     # MemoryErrors under the lock (loop.run_locked)
+        self._lock_reported = 0
+        # Pause work (loop.pause_work):
+        self._synced = True        # the session file has no unsynced write
+        self._swept = True         # gc.collect() done at this pause
 
     # ---- boot ---------------------------------------------------------------------------
-    def boot(self):
+    def boot(self, log_buffer=None):
+        """Load the files, build the devices, self-test, wait for READY (``log_buffer``: the
+        log's RAM buffer, allocated first thing at boot by referee/boot.py; else made here)."""
         from referee import startup
-        startup.load_configs(self)
-        startup.build(self)   # (first alloc_emergency_exception_buf)
+        (self.board, self.rules, self.cards, self.counts, self.own_deck, self.header,
+         tables) = startup.load_configs(self.root)
+        self.slog.line_format.use(tables)
+        (self.status, self.ring, self.inputs, self.deb, self.pn532, self.readers, self.rejected,
+         self.leds, self.loop_pin, self.buzzer, self.corr, self.book,
+         self.clock) = startup.build(self, self.board, log_buffer)   # (first alloc_emergency_exception_buf)
+        for e in self.inputs:
+            q = e.source - _STUCK0
+            if 0 <= q < 2:   # player q's STUCK button
+                self.stuck_inputs[q] = e
         # The firmware line is printed here, not in startup.selftest: that way the heap in use
         # after boot measured 9.6 KB more on the emulated Pico (bench_rp2's "heap start"),
         # which looks like startup's module outliving the collect through a stale reference.
-        self.out("spit-referee %s board=%s" % (spit.__version__, self.board["name"]))
-        startup.selftest(self)
+        name = self.board["name"]
+        self.out("spit-referee %s board=%s" % (spit.__version__, name))
+        self.versions = startup.selftest(self.out, self.board, self.pn532, self.leds, self.buzzer)
+        # Play needs nothing of the board file (the session log's header was made with its
+        # name), so all but the name (2-3 KB of heap) goes now that every device is built.
+        self.board = {"name": name}
         del startup
         _drop_modules(_BOOT_ONLY)
         if self.live is not None:
             self.live.text('{"live": 1, "firmware": "%s", "board": "%s", "session": %d}' % (
-                spit.__version__, self.board["name"], self.session_number()))
+                spit.__version__, name, self.session_number()))
         self.wait_ready()   # (every round starts on READY, the first one too)
         _drop_modules(_SESSION_ONLY)
         gc.collect()
@@ -230,7 +280,7 @@ class App:
         for r in self.readers:
             r.clear_pile()
         self.clock.start()
-        self.referee = Referee(self.rules, self.counts, self.slog.sink, self.intents)
+        self.referee = Referee(self.rules, self.counts, self._verdict_fn, self.intents)
         self.corr.attach(self.referee)
         for p in range(len(self.readers)):
             self._reported_ms[p] = 0
@@ -373,20 +423,13 @@ class App:
                 self._reported_ms[p] = ms
                 self.referee.report(ms, us, _E_READER, p, r.failures)
 
-    def _draw_first(self, code, ms, a, b, c):
-        """``_on_verdict`` of the first verdict while ``loop.take_card`` feeds a card in its
-        reader's step: the LED frame first (the engine sets the intents before it calls its
-        sink, and the sink calls this before it logs the verdict), then the card's log record
-        and kept UID (``loop.card_taken``), then the verdict's sounds and bookkeeping."""
-        self.slog.on_verdict = self._on_verdict_fn
-        if self._shown is self.intents and self.leds is not None:
-            self.leds.render(self.intents, self.clock.ms)   # (what _render does then; locked)
-        else:
-            self._render(self.clock.ms)
-        loop.card_taken(self)
-        self._on_verdict(code, ms, a, b, c)
-
-    def _on_verdict(self, code, ms, a, b, c):
+    def _verdict(self, code, ms, us, a, b, c, d):
+        """The engine's verdict sink (the firmware's own errors too): the verdict's reactions
+        (corrections, the readers' memory, sounds), then its log record.  The first verdict
+        of the card ``loop.take_card`` feeds comes after that card's LED frame and log record
+        (``loop.landed``: the frame is what the players wait for)."""
+        if self._landing is not None:
+            loop.landed(self)
         self.corr.on_verdict(code, a, b)
         # The readers' memory follows the engine: a card that leaves a pile (rejected, taken
         # back, handed out, recycled) is forgotten, so it is read if it lands again
@@ -402,20 +445,20 @@ class App:
         elif code == _V_RECYCLE:
             self._recycled()
         bz = self.buzzer
-        if bz is None:
-            return
-        if code == _V_ACCEPT:
-            bz.play(bz.ACCEPT)
-        elif code == _V_ILLEGAL:
-            bz.play(bz.ILLEGAL)
-        elif code == _V_LATE:
-            bz.play(bz.LATE)
-        elif code == _V_TIE:
-            bz.play(bz.TIE)
-        elif code == _V_SPIT_CALL:
-            bz.play(bz.SPIT)
-        elif code == _V_ERROR:
-            bz.play(bz.ERROR)
+        if bz is not None:
+            if code == _V_ACCEPT:
+                bz.play(bz.ACCEPT)
+            elif code == _V_ILLEGAL:
+                bz.play(bz.ILLEGAL)
+            elif code == _V_LATE:
+                bz.play(bz.LATE)
+            elif code == _V_TIE:
+                bz.play(bz.TIE)
+            elif code == _V_SPIT_CALL:
+                bz.play(bz.SPIT)
+            elif code == _V_ERROR:
+                bz.play(bz.ERROR)
+        self.slog.sink(code, ms, us, a, b, c, d)
 
     def _beep(self, kind):
         bz = self.buzzer

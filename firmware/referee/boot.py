@@ -18,7 +18,6 @@ import time
 
 from micropython import const
 
-LOG_BUFFER_BYTES = const(1024)   # the Logbook's RAM buffer (referee/startup.py makes it if boot did not)
 # A loop error (a firmware bug) is printed and the same game goes on.  Errors that follow each
 # other (each within _ERROR_WINDOW_MS of the last) escalate: the _ERRORS_TO_RESTART-th starts
 # a new game (the game state may be the cause), twice as many stop the referee (blink code 8).
@@ -36,13 +35,13 @@ def start(root="", echo=None):
     # The session log's RAM buffers first, while the heap is still in one piece: its records
     # (9 KB) and the Logbook's line buffer (the lines are formatted at pauses, 1 KB at a time:
     # one flash write per pause step either way, so a bigger buffer would only hold heap).
-    from referee.sessionlog import make_records
+    from referee.sessionlog import make_records, LOG_BUFFER_BYTES
     log_records = make_records()
     log_buffer = bytearray(LOG_BUFFER_BYTES)
     from referee.app import App
 
-    app = App(root, echo=echo, log_buffer=log_buffer, log_records=log_records)
-    app.boot()
+    app = App(root, echo=echo, log_records=log_records)
+    app.boot(log_buffer)
     return app
 
 

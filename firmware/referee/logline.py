@@ -39,7 +39,7 @@ _QUOTE = const(34)
 _NL = const(10)
 # A card event's read evidence (spit.intake EVID_*: tags in the low 2 bits, then the us from
 # the activation's start in units of 100), packed above the owner by the loop
-# (referee/loop.py card_taken: a value of 4 or more), written as ``"act": [us, tags]``.
+# (referee/loop.py logged: a value of 4 or more), written as ``"act": [us, tags]``.
 _ACT_KEY = const(b', "act": [')
 _ACT_SEP = const(b", ")
 

@@ -1,14 +1,17 @@
-"""The firmware loop's driver and its work at pauses: methods of ``referee.app.App``.
+"""The firmware loop: a step, the card path, and the work at pauses (functions of
+``referee.app.App``, which declares their state in ``App.__init__``).
 
 They live here to keep app.py short; app.py binds them in its class body (``run_forever =
 loop.run_forever``), so a call costs what a method defined there costs.
 
 ``poll()`` (the first half of every step: inputs, readers, engine, LEDs; referee/app.py's
-docstring); ``on_card()``/``take_card()``: the first card a reader's step reads is fed at once
-and its LED frame drawn at its first verdict (``App._draw_first``), before its log record, its
-sounds and the reader's own bookkeeping; ``judge_cards()`` and ``feed_cards()``, first thing in
-the next step: any later card of that step, the engine's advance to the clock, the LEDs again;
-``run_locked()``: the engine and the LEDs run with the heap locked.
+docstring).  The card path, read -> feed -> judge -> draw -> log, is ``take_card()`` (its
+docstring lists the order): the first card a reader's step reads is fed at once, its LED frame
+drawn at its first verdict (``landed()``, called by the engine's sink ``App._verdict``), then
+its log record (``logged()``), then the verdict's reactions and record; ``judge_cards()`` and
+``feed_cards()``, first thing in the next step: any later card of that step, the engine's
+advance to the clock, the LEDs again.  ``run_locked()``: the engine and the LEDs run with the
+heap locked.
 ``run_forever()``: step, then idle (WFE) until an interrupt stamps an input or 1 ms passes.
 ``pause_work()`` (the second half of every step): in play the live console echo, one record
 (no allocation); at a pause (``at_pause()``) one piece of the session log's flash work.
@@ -20,7 +23,6 @@ settled, after the game, in the correction menu (docs/hardware.md, flash writes)
 import gc
 import time
 
-import micropython
 from micropython import const
 
 from spit.cardmap import uid_hex
@@ -53,40 +55,12 @@ _HOLD_BACK_US = const(100000)   # an unfed edge older than this no longer holds 
 _JUDGE_NOW_BEFORE_US = const(2000)
 _CARDS_IN = const(4)        # cards one reader step can deliver before they are fed (a group)
 _CARD_INTS = const(6)       # a queued card: ms, us, pile, card, owner, evidence
+CARD_QUEUE_INTS = const(_CARD_INTS * _CARDS_IN)   # App._card_queue
 _HOUSEKEEP_MS = const(1000)   # reader re-reports, debouncer expiry
 _IDLE_US = const(1000)    # longest idle wait after a step with no input waiting
 _ECHO_BEFORE_US = const(1500)   # no console echo in a step that has already taken this long
 _FORMAT_PER_STEP = const(2)   # log records formatted into the Logbook's buffer per step at a pause (~1 ms each)
 _DRAIN_AHEAD = const(16)   # in play, records left free when the oldest start going to the Logbook
-
-
-def _unlocked():
-    return 0   # (heap_unlock where MicroPython has no heap lock)
-
-
-def init(self):
-    """The loop's own state (``App.__init__``)."""
-    self._read = False         # a reader delivered a tag in this step
-    self._fed_pile = -1        # the pile whose reader read a card: served after the next step's judge_cards
-    self._quiet_pile = -1      # a pile its reader settled with cards queued (App._on_quiet)
-    # Cards read in this step, fed in the next: (ms, us, pile, card, owner, evidence) each.
-    self._card_queue = [0] * (_CARD_INTS * _CARDS_IN)
-    self._evidence = 0         # the card on_card takes: its read's evidence (spit.intake EVID_*)
-    self._cards_in = 0
-    self._now = False          # on_card: this card is the step's first (take_card feeds it)
-    self._next_reader = 0      # the readers are served in turn, from this one
-    self.step_us = 0           # ticks_us when this step began (pause_work's time budget)
-    self.steps = 0
-    # micropython.heap_lock/heap_unlock (None where absent): code that provably allocates
-    # nothing runs locked, so MicroPython puts its call frames on the C stack (a frame of
-    # more than 11 words is otherwise a heap block, allocated and freed on every call).
-    self.heap_lock = getattr(micropython, "heap_lock", None)
-    self.heap_unlock = getattr(micropython, "heap_unlock", _unlocked)
-    self.lock_failures = 0     # MemoryErrors under the lock (run_locked)
-    self._lock_reported = 0
-    self._overflows = 0
-    self._synced = True        # the session file has no unsynced write
-    self._swept = True         # gc.collect() done at this pause
 
 
 def run_forever(self):
@@ -293,7 +267,7 @@ def feed_cards(self):
     while i < n * _CARD_INTS:
         # (App.feed, with the read's evidence: in the log's card line and to the engine)
         e = q[i + 5]
-        slog.event(_EV_CARD, q[i], q[i + 1], q[i + 2], q[i + 3], (q[i + 4] + 1) | e << 2)   # (card_taken)
+        slog.event(_EV_CARD, q[i], q[i + 1], q[i + 2], q[i + 3], (q[i + 4] + 1) | e << 2)   # (logged)
         referee.feed(_EV_CARD, q[i], q[i + 1], q[i + 2], q[i + 3], q[i + 4], e)
         i += _CARD_INTS
 
@@ -407,9 +381,10 @@ def on_card(self, pile, uid, ticks):
         except MemoryError:
             self.heap_lock = None   # (see run_locked; the card is taken again, unlocked)
             self.lock_failures += 1
-            self.slog.on_verdict = self._on_verdict_fn   # (if it failed in the feed)
         finally:
             self.heap_unlock()
+        if self._landing is not None:
+            logged(self)   # (it failed in the feed, before its first verdict)
     if taken is None:
         if first and not self._now:
             return   # (it failed while the card was fed: never fed twice)
@@ -430,8 +405,23 @@ def on_card(self, pile, uid, ticks):
 
 
 def take_card(self, pile, uid, ticks):
-    """``on_card``'s usual path; False for an unknown tag or a pending resync (the card
-    map's ``card``, the clock's ``ev_ms``/``ev_us`` hold what the caller needs)."""
+    """The card path of a read card (``on_card``'s usual path), in this order:
+
+    1. read: the landing's session time (the reader's stamp, converted) and its card (the
+       card map's lookup of the UID);
+    2. feed: the step's first card goes to the engine now; a later card of the step waits in
+       ``_card_queue`` for the next step's ``judge_cards``, which feeds it before the engine
+       advances;
+    3. judge: the engine judges what is due, the card too when its touch came first, and
+       sends each verdict to ``App._verdict``;
+    4. draw: at the feed's first verdict, the LED frame (``landed``: the engine set the
+       intents before its sink);
+    5. log: the card's record (``logged``), then each verdict's reactions and record
+       (``App._verdict``).  A feed with no verdict logs the card after it; the next step's
+       ``judge_cards`` advances the engine and draws.
+
+    False for an unknown tag or a pending resync (the card map's ``card``, the clock's
+    ``ev_ms``/``ev_us`` hold what the caller needs)."""
     clock = self.clock
     clock.convert(ticks)
     cm = self.cards
@@ -439,21 +429,16 @@ def take_card(self, pile, uid, ticks):
         return False
     owner = cm.owner if self.own_deck else -1
     if self._now:
-        # The step's first card: fed now, and its verdict drawn at once (the LED frame is
-        # what the players wait for).  App._draw_first draws it at the feed's first verdict
-        # (the card's own, unless an earlier event is judged first: then the next step's
-        # judge_cards draws this card's), then logs the card (card_taken) and the verdict; the
-        # reader's own bookkeeping, the engine's advance to the clock and the reader's halt
-        # come after (the next step: judge_cards).
+        # The step's first card: fed now (2, 3); its first verdict draws and logs it (4, 5:
+        # App._verdict calls landed); no verdict yet, it is logged here.  The reader's own
+        # bookkeeping, the engine's advance to the clock and the reader's halt come after
+        # (the next step: judge_cards).
         self._now = False
-        slog = self.slog
-        slog.on_verdict = self._draw_first_fn
-        self._kept_pile = pile
-        self._kept_uid = uid
+        self._fed_pile = pile
+        self._landing = uid
         self.referee.feed(_EV_CARD, clock.ev_ms, clock.ev_us, pile, cm.card, owner, self._evidence)
-        if slog.on_verdict is not self._on_verdict_fn:   # no verdict yet (judge_cards')
-            slog.on_verdict = self._on_verdict_fn
-            card_taken(self)
+        if self._landing is not None:
+            logged(self)
     else:
         keep_uid(self, pile, uid)
         # Any later card of this step waits for the next step's judge_cards, which feeds it
@@ -477,18 +462,31 @@ def take_card(self, pile, uid, ticks):
     return True
 
 
-def card_taken(self):
-    """After the LED frame of the card ``take_card`` fed: its log record (before any verdict
-    record of the feed, as ``App.feed`` writes it: the engine does not move the log's fields)
-    and its UID kept for a rejection."""
-    pile = self._kept_pile
+def landed(self):
+    """The first verdict of the card ``take_card`` feeds (``App._verdict``, before the
+    verdict's reactions and record): the LED frame of what the engine has judged, then the
+    card's log record (``logged``)."""
+    if self._shown is self.intents and self.leds is not None:
+        self.leds.render(self.intents, self.clock.ms)   # (what _render does then; locked)
+    else:
+        self._render(self.clock.ms)
+    logged(self)
+
+
+def logged(self):
+    """The card ``take_card`` fed: its log record (before any verdict record of the feed, as
+    ``App.feed`` writes it: the engine does not move the log's fields) and its UID kept for a
+    rejection."""
+    pile = self._fed_pile
+    uid = self._landing
+    self._landing = None
     clock = self.clock
     cm = self.cards
     # The log keeps the owner (-1, 0, 1) + 1 with the read's evidence (never 0 here) above it:
     # referee/logline.py writes them apart ("player", "act").
     self.slog.event(_EV_CARD, clock.ev_ms, clock.ev_us, pile, cm.card,
                     ((cm.owner if self.own_deck else -1) + 1) | self._evidence << 2)
-    keep_uid(self, pile, self._kept_uid)
+    keep_uid(self, pile, uid)
 
 
 def keep_uid(self, pile, uid):

@@ -67,6 +67,7 @@ _INTS = const(3)         # per record: kind | us << 8 | tick us << 18 | wide fie
 _SHORTS = const(3)       # per record: the other three values, 16-bit signed
 _WIDE_SHIFT = const(28)
 RECORD_BYTES = const(400)   # room for the lines of one record: a tick line and its event (2 x MAX_LINE)
+LOG_BUFFER_BYTES = const(1024)   # the Logbook's RAM buffer (referee/boot.py makes it first thing)
 
 
 def make_records(capacity=_RECORDS):
@@ -81,18 +82,16 @@ if _TYPE_CHECKING:
 
 
 class SessionLog:
-    """Keeps the events and verdicts of one session; also the engine's verdict sink."""
+    """Keeps the events and verdicts of one session."""
     echo_ready: "Callable[[], bool] | None"
 
-    def __init__(self, book=None, reorder_us=0, on_verdict=None, echo=None, capacity=_RECORDS,
-                 records=None):
+    def __init__(self, book=None, reorder_us=0, echo=None, capacity=_RECORDS, records=None):
         self.echo = echo              # echo(buf, off, n): the lines also go there (the console)
         # echo_ready(): False while the console cannot take a line without waiting (a USB host
         # that does not read: referee/live.py); the records then wait (echo_some), and those
         # still waiting when the records go to flash are dropped from the echo (``echo``
         # counts them) but never from the log.
         self.echo_ready = None
-        self.on_verdict = on_verdict  # on_verdict(code, ms, a, b, c) for sounds etc.
         if records is None:
             records = make_records(capacity)
         self.capacity = len(records[0]) // _INTS
@@ -271,11 +270,8 @@ class SessionLog:
         self._push(_EV_TICK, ms, us, 0, 0, 0, 0)
 
     def sink(self, code, ms, us, a, b, c, d):
-        """The engine's verdict sink (also used for errors the firmware reports).  The
-        verdict's ``on_verdict`` comes first (the loop draws a card's LED frame there: see
-        ``App._draw_first``), then its record."""
-        if self.on_verdict is not None:
-            self.on_verdict(code, ms, a, b, c)
+        """One verdict's record (``App._verdict``, the engine's sink, calls it after the
+        verdict's reactions)."""
         i = self._push(_VERDICT | code, ms, us, a, b, c, d)
         if self.uid_note:
             if self._notes is None:

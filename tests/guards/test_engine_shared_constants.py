@@ -52,14 +52,14 @@ def test_the_apps_copy_of_the_input_source_layout_agrees():
 
 
 def test_the_boot_builders_copies_of_the_input_source_layout_agree(vb):
-    # referee/board_hw.py and referee/startup.py number the inputs themselves (referee.sources is
-    # not installed on the board).  (Imported on the virtual board: startup binds its ``time``.)
-    from referee import board_hw, startup, sources
+    # referee/board_hw.py numbers the inputs itself (referee.sources is not installed on the
+    # board).  (Imported on the virtual board.)
+    from referee import board_hw, sources
     for p in range(4):
         assert board_hw._TOUCH0 + p == sources.touch(p)
         assert board_hw._READER0 + p == sources.reader(p)
         for q in range(2):
             assert board_hw._SLAP0 + 4 * q + p == sources.slap(q, p)
     for q in range(2):
-        assert board_hw._STUCK0 + q == startup._STUCK0 + q == sources.stuck(q)
+        assert board_hw._STUCK0 + q == sources.stuck(q)
     assert board_hw._N_SOURCES == sources.N_SOURCES
