@@ -13,30 +13,20 @@ into one ``InputRing``), PN532 readers, LEDs, buzzer; self-test (firmware versio
 PN532: a dead reader is reported and retried by its ``NfcReader`` while the other piles are
 refereed; an LED sweep); then a session (engine + session log).
 
-One ``step()`` is ``poll()`` then ``pause_work()``.  ``poll()``: drain the ring (debounce,
-ticks -> session time; touch -> ``touch``, slap pads -> ``slap``, STUCK edges ->
-``Corrections`` (a short press is ``stuck``, both held 2 s opens the correction menu), reader
-IRQ edges -> ``note_irq``); a reader whose listing reply came in (seen by its IRQ edge) is
-served at once and alone: the first card a reader's step reads is fed at once and its LED
-frame started at its first verdict (``App._verdict``, the engine's sink, calls ``loop.landed``),
-before the card's log record, the verdict's sounds and the reader's own bookkeeping (the card
-path: ``loop.take_card``), and that step ends there (the next one, run at once, feeds any later
-card of it, advances the engine to the clock and draws the LEDs: ``judge_cards``, before the
-reader's next command, the other readers and the ring); else the
-debouncer's held edges, ``SessionClock.update()``, ring overflows (``overflow``), every
-reader one non-blocking step (cards -> card map -> ``card``, unknown tags -> ``unknown_uid``,
-failing readers -> ``reader_down``), ``referee.advance(now)``; LEDs (only when the intents changed, an animation frame is due or a
-frame waits for the strip) and buzzer.  A card landing allocates nothing in ``poll()``
-(tests/micropython/mp_firmware_check.py runs it under heap_lock).  ``pause_work()``: in play, the live
-echo of one log record to the console (formatted into a bytearray: no allocation); at a
-pause (``at_pause()``: between rounds, after the game, the correction menu) one piece of
-log work per step (format, one flash write, a sync, the next session, ``gc.collect()``).
-``run_forever()`` idles (WFE) between steps until an interrupt stamps an input or 1 ms
-passes, so a reader's reply or a touch is taken at once.  The card callback's lookup, the
-engine's feeds and verdicts and the LED drawing run with the heap locked
-(``loop.run_locked``): they allocate nothing, and MicroPython then keeps their call frames on
-the C stack instead of allocating one heap block per call (measured on the chip: the card
-callback 1.5 -> 0.6 ms, a card map lookup 0.43 -> 0.13 ms).
+One ``step()`` is ``poll()`` then ``pause_work()`` (referee/loop.py).  ``poll()``: the input
+ring drained (debounced; touch -> ``touch``, slap pads -> ``slap``, STUCK edges ->
+``Corrections``, reader IRQ edges -> ``note_irq``); a reader whose listing reply came in is
+served at once and alone, and a card it reads takes the card path (``loop.take_card``: read,
+feed, judge, draw, log; docs/architecture.md, "The card path"), which ends the step; else the
+debouncer's held edges, the clock, ring overflows, every reader one non-blocking step,
+``referee.advance``, the LEDs (when the intents changed or a frame is due) and the buzzer.  A
+card landing allocates nothing (tests/micropython/mp_firmware_check.py runs it under
+heap_lock).  ``pause_work()``: in play, the live echo of one log record; at a pause (between
+rounds, after the game, the correction menu) one piece of log work per step.  The card
+callback's lookup, the engine's feeds and verdicts and the LED drawing run with the heap
+locked (``loop.run_locked``): MicroPython then keeps their call frames on the C stack instead
+of allocating one heap block per call (measured on the chip: the card callback 1.5 -> 0.6 ms,
+a card map lookup 0.43 -> 0.13 ms).
 
 Flash writes mask interrupts: an input edge during one is stamped when the write ends, in
 GPIO order.  Every stamp inside the last write's window is therefore moved to the window's end
