@@ -7,7 +7,12 @@
 (host_tools/vboard/pn532_options.py), two cards landing on one pile 1, 3, 10 and 20 ms apart
 (on three cards already read and halted), and a 40-card pile (one every 300 ms): the time from
 the second landing until both are identified (mean / max), lost cards, wrong winners (the
-second card stamped before the first), ties (one stamp for both).
+second card stamped before the first), ties (one stamp for both); each pair without a touch
+sensor and with one (``NfcReader.touched`` at each landing, as the loop calls it).  The reader
+has the probe's answers for its chip in board.json (``nfc.readers[k].chip``, applied by
+referee/board_hw.py); ``--no-config``: without them (the defaults, which learn).  The target
+``pair_identified_ms`` is checked on the touch-sensor pairs (the reference board has one per
+pile).
 
 Each run lands ``cards`` tags (random NXP 7-byte UIDs) one every ``gap_ms`` on one pile,
 with the real driver + NfcReader over the fake SPI bus and IRQ line, for each combination
@@ -29,10 +34,13 @@ STACKED = {"stacked_miss_rate": 0.3, "stacked_miss_attempts": 3, "stacked_dropou
 
 
 def pile_run(cards=40, gap_us=300000, wupa=False, strategy="STRATEGY_HALT", stacked=True, seed=1,
-             chip=None, pair_us=None):
+             chip=None, pair_us=None, touch=False, config=None):
     """Land ``cards`` tags on one pile; returns a dict of what the reader reported.  ``chip``:
     the model's options (else ``wupa``); ``pair_us``: the last card lands that long after the one
-    before it (not ``gap_us``)."""
+    before it (not ``gap_us``); ``touch``: the pile has a touch sensor (``NfcReader.touched`` at
+    each landing, as the firmware loop calls it); ``config``: the probe's answers in the board
+    file (``nfc.readers[0].chip``, applied as referee/board_hw.py does; None: none, the
+    defaults)."""
     import random
     from host_tools.vboard.clock import VirtualClock
     from host_tools.vboard.install import install
@@ -46,7 +54,6 @@ def pile_run(cards=40, gap_us=300000, wupa=False, strategy="STRATEGY_HALT", stac
     try:
         import machine
         from drivers import nfc_reader
-        from drivers.pn532_spi import PN532_SPI
         options = dict(STACKED) if stacked else {}
         options.update(chip if chip is not None else {"list_uses_wupa": wupa})
         em = board.add_device(PN532Emulator(clock, irq=20, seed=seed, **options))
@@ -54,7 +61,12 @@ def pile_run(cards=40, gap_us=300000, wupa=False, strategy="STRATEGY_HALT", stac
         cs = machine.Pin(17, machine.Pin.OUT, value=1)
         irq = machine.Pin(20, machine.Pin.IN, machine.Pin.PULL_UP)
         em.attach_spi(spi, cs)
-        driver = PN532_SPI(spi, cs, irq=irq)
+        from referee import board_hw
+        reader_entry = {"cs": 17, "irq": 20, "reset": None}
+        if config is not None:
+            reader_entry["chip"] = config
+        driver = board_hw.build_pn532({"nfc": {"bus": "spi", "spi": {"cs_setup_us": 0}, "readers": [reader_entry]}},
+                                      0, spi, cs, irq)
         driver.setup(passive_retries=0xFF)
         reads = []
         seen_at = {}
@@ -84,6 +96,8 @@ def pile_run(cards=40, gap_us=300000, wupa=False, strategy="STRATEGY_HALT", stac
                 landed[uids[k]] = clock.ticks_us()
                 em.place_tag(uids[k])
                 k += 1
+                if touch:
+                    reader.touched(clock.ticks_us())
             clock.advance_us(250)
             em.update()
             reader.service(clock.ticks_us())
@@ -99,39 +113,55 @@ def pile_run(cards=40, gap_us=300000, wupa=False, strategy="STRATEGY_HALT", stac
         board.uninstall()
 
 
-def pairs_table(seeds):
-    """Issue 26 item 5: per option combination, pairs 1/3/10/20 ms apart and a 40-card pile."""
-    from host_tools.vboard.pn532_options import combinations, label
+def _pairs(chip, gap_ms, seeds, touch, config):
+    """Pairs ``gap_ms`` apart, ``seeds`` runs: (times, lost, wrong winners, ties)."""
+    times, lost, wrong, ties = [], 0, 0, 0
+    for seed in range(1, seeds + 1):
+        r = pile_run(5, 150000, stacked=False, seed=seed, chip=chip, pair_us=gap_ms * 1000, touch=touch,
+                     config=config)
+        a, b = r["uids"][-2:]
+        got = [u for u in (a, b) if u in r["seen_at"]]
+        lost += 2 - len(got) + (5 - r["read"] - (2 - len(got)))
+        if len(got) == 2:
+            second = r["landed"][b]
+            times.append(max(r["seen_at"][u] - second for u in (a, b)) / 1000.0)
+            sa, sb = r["stamps"][a], r["stamps"][b]
+            wrong += sb - sa < 0
+            ties += sa == sb
+    return times, lost, wrong, ties
+
+
+def pairs_table(seeds, config=True):
+    """Issue 26 item 5: per option combination, pairs 1/3/10/20 ms apart and a 40-card pile.
+    ``config``: the reader has the probe's answers for its chip in board.json (else the
+    defaults); each pair without and with the pile's touch sensor."""
+    from host_tools.vboard.pn532_options import DEFAULTS, combinations, label
     print("Two cards on one pile (on 3 read cards), %d runs each; 40-card pile one every 300 ms, "
-          "%d runs (virtual board, strict PN532 model)" % (seeds, seeds))
-    print("| PN532 options | gap | both identified after 2nd landing mean / max ms | lost | wrong winners "
-          "| ties |")
-    print("|---|---|---|---|---|---|")
+          "%d runs (virtual board, strict PN532 model); the reader %s" % (
+              seeds, seeds, "configured with the probe's answers (board.json)" if config else
+              "without the probe's answers (defaults)"))
+    print("| PN532 options | gap | no touch sensor: both identified after 2nd landing mean / max ms | lost "
+          "| wrong winners | ties | touch sensor: mean / max ms | lost | wrong winners | ties |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     pair_max, lost_all, wrong_all = [], 0, 0   # the targets: pair_max on chips whose CIU_Coll reads
     for chip in combinations():
+        answers = dict(DEFAULTS, **chip) if config else None
         for gap_ms in (1, 3, 10, 20):
-            times, lost, wrong, ties = [], 0, 0, 0
-            for seed in range(1, seeds + 1):
-                r = pile_run(5, 150000, stacked=False, seed=seed, chip=chip, pair_us=gap_ms * 1000)
-                a, b = r["uids"][-2:]
-                got = [u for u in (a, b) if u in r["seen_at"]]
-                lost += 2 - len(got) + (5 - r["read"] - (2 - len(got)))
-                if len(got) == 2:
-                    second = r["landed"][b]
-                    times.append(max(r["seen_at"][u] - second for u in (a, b)) / 1000.0)
-                    sa, sb = r["stamps"][a], r["stamps"][b]
-                    wrong += sb - sa < 0
-                    ties += sa == sb
-            lost_all += lost
-            wrong_all += wrong
-            if times and chip.get("coll_readable", True):
-                pair_max.append(max(times))
-            print("| %s | %d ms | %s | %d | %d | %d |" % (
-                label(chip), gap_ms, "%.1f / %.1f" % (sum(times) / len(times), max(times)) if times else "-",
-                lost, wrong, ties))
-        runs = [pile_run(40, 300000, stacked=False, seed=seed, chip=chip) for seed in range(1, seeds + 1)]
+            cells = []
+            for touch in (False, True):
+                times, lost, wrong, ties = _pairs(chip, gap_ms, seeds, touch, answers)
+                lost_all += lost
+                wrong_all += wrong
+                if touch and times and chip.get("coll_readable", True):
+                    pair_max.append(max(times))
+                cells.append("%s | %d | %d | %d" % (
+                    "%.1f / %.1f" % (sum(times) / len(times), max(times)) if times else "-", lost, wrong, ties))
+            print("| %s | %d ms | %s |" % (label(chip), gap_ms, " | ".join(cells)))
+        runs = [pile_run(40, 300000, stacked=False, seed=seed, chip=chip, config=answers)
+                for seed in range(1, seeds + 1)]
         delays = [d for r in runs for d in r["delays_ms"]]
-        print("| %s | 40-card pile | read %d/%d, in order %d/%d, stamp-landing %.1f / %.1f | %d | - | - |" % (
+        print("| %s | 40-card pile | read %d/%d, in order %d/%d, stamp-landing %.1f / %.1f | %d | - | - "
+              "| - | - | - | - |" % (
             label(chip), sum(r["read"] for r in runs), 40 * seeds, sum(r["in_order"] for r in runs), seeds,
             sum(delays) / max(1, len(delays)), max(delays or [0]), 40 * seeds - sum(r["read"] for r in runs)))
         lost_all += 40 * seeds - sum(r["read"] for r in runs)
@@ -149,9 +179,11 @@ def main(argv):
     ap.add_argument("--gap-ms", type=int, default=300)
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--pairs", action="store_true", help="issue 26's table per option combination")
+    ap.add_argument("--no-config", action="store_true",
+                    help="with --pairs: readers without the probe's answers (the defaults)")
     args = ap.parse_args(argv)
     if args.pairs:
-        pairs_table(args.seeds)
+        pairs_table(args.seeds, not args.no_config)
         return
     print("%d-card pile, one card every %d ms, %d runs each (virtual board, PN532 emulator)"
           % (args.cards, args.gap_ms, args.seeds))

@@ -100,6 +100,9 @@ class Report:
         if self.kept:
             tail.append("the range curve, the touch and probe findings (points, answers) are kept in %s"
                         % self.kept)
+            if any((r.get("data") or {}).get("saved") for r in self.results if r.get("doctor") == "probe"):
+                tail.append("the probe's answers are in the board's board.json now; `spit flash` writes a new "
+                            "one: keep them with `spit flash --probe %s`" % self.kept)
         return "\n".join(head + self.lines + tail) + "\n"
 
 

@@ -20,14 +20,19 @@ are READY then, and a READY tag takes the listing's REQA / WUPA as an unexpected
 IDLE, unanswered: NTAG213F 8.4.4), so an HLTA goes first (READY tags: to IDLE).  Before any of
 the chip's own commands follows raw exchanges, chip mode is put back (BitFraming 0, CRC on).  The same read tag
 listed twice in a row means the chip wakes halted tags (``wakes_halted``): the reader then
-scans every ``poll_us`` instead, resolving anticollision itself, bit by bit (as it does
-once after a handed-over listing that returned the tag the listing before it had).
+scans every ``poll_us`` instead (and at once after a touch), resolving anticollision itself
+(as it does once after a handed-over listing that returned the tag the listing before it had).
+The probe's answers in board.json (``PN532.wupa`` / ``coll``, set by referee/board_hw.py) say
+it beforehand: a WUPA chip is polled from the start, a REQA chip needs no scan after its
+listings (halted tags stay silent to the next one), a chip without CIU_Coll is not asked for it;
+without them the reader learns, which works on every chip.
 ``STRATEGY_FIELD_RESET`` also switches the field off and on every ``field_reset_us`` on a
 quiet pile: every tag wakes and is read again.  The reader remembers the pile's UIDs
 (``memory`` slots) and reports each once; ``clear_pile()`` when the pile is taken.
 
 The pile's touch sensor says when a card lands (``touched``): a listing that was waiting is sent
-again then, so that the chip's first activation attempt comes right after the landing.
+again then, so that the chip's first activation attempt comes right after the landing; a reader
+that polls scans in its next step (its REQA right after the landing).
 
 Time stamps are never earlier than the landing (the referee matches reads to touch edges):
 a listing's IRQ edge, or the time a scan's REQA was answered.  New tags that answered one
@@ -137,9 +142,13 @@ class NfcReader:
         self.cards = 0
         self.rereads = 0
         self.field_resets = 0
-        self.scans = 0
-        # Learned: the chip's listing wakes halted tags (it sends WUPA).
-        self.wakes_halted = False
+        # The chip as the probe found it (board.json, ``PN532.wupa``/``coll``: None unknown): a
+        # listing known to send WUPA polls from the start (else learned: wakes_halted), one
+        # known to send REQA needs no scan after it; CIU_Coll known unreadable: no read tried.
+        self.wakes_halted = pn532.wupa is True
+        self.scan.use_coll = pn532.coll is not False
+        self._scan_now = True       # a touch since the last scan began (or none yet): a reader
+                                    # that polls (wakes_halted) scans at once
         self._relists = 0
         self._relisted_uid = bytearray(1 + _MAX_UID_LEN)   # length + the UID re-listed last
         self._state = _IDLE
@@ -175,6 +184,7 @@ class NfcReader:
         card (an aborted listing loses it, and both cards would be read as a tie)."""
         last = self._touch_us
         self._touch_us = ticks_us
+        self._scan_now = True
         if (self._state == _LISTING and self._irq_us is None and not self._handoff
                 and time.ticks_diff(ticks_us, last) > _RELIST_QUIET_US):
             try:
@@ -259,8 +269,8 @@ class NfcReader:
         scan.start(not (self.wakes_halted or self._own_anticoll
                         or scan.use_coll and not self.strategy))   # (STRATEGY_HALT)
         self._own_anticoll = False
+        self._scan_now = False
         self._scan_started_us = now_us
-        self.scans += 1
         self._last_found[0] = 0
         self._state = _SCANNING
         self._since_us = now_us
@@ -304,7 +314,8 @@ class NfcReader:
             self._detect(now_us)
             return 0
         if state == _POLL_WAIT:
-            if time.ticks_diff(now_us, self._scan_started_us) >= self.poll_us:
+            # Every poll_us, or at once after a touch (its card answers the first REQA).
+            if self._scan_now or time.ticks_diff(now_us, self._scan_started_us) >= self.poll_us:
                 self._start_scan(now_us)
             return 0
         # A command's reply is awaited.
@@ -345,6 +356,11 @@ class NfcReader:
             return 0
         if state == _HALTING:
             pn.finish_halt()   # then a scan: a group the listing opened goes on in it
+            if pn.wupa is False:
+                # The listing sends REQA (board.json): halted tags stay silent to it, so the
+                # next listing hears what the scan would have.  (The listing's reply made the
+                # status OK.)
+                return self._scan_over(now_us)
         else:
             pn.finish_field()
             if state == _FIELD_OFF:

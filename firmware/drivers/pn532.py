@@ -80,22 +80,6 @@ class PN532ErrorFrame(PN532Error):
     kind = "error-frame"
 
 
-class PN532BusError(PN532Error):
-    kind = "bus"
-
-
-def frame_size(header):
-    """Total size of the frame whose first 5 bytes are in ``header`` (0 = not a frame)."""
-    if header[0] != 0x00 or header[1] != 0x00 or header[2] != 0xFF:
-        return 0
-    length = header[3]
-    if (length + header[4]) & 0xFF:
-        # ACK (00 FF) and NACK (FF 00) end here too: 6 bytes.  Else a bad length checksum,
-        # which _finish reports.
-        return _HEADER_SIZE
-    return length + 7
-
-
 def prefix_views(buf):
     """``views[k]`` is ``memoryview(buf)[:k]`` for every k, made once: a slice made per
     transfer would allocate (``machine.SPI``/``I2C`` always send or fill a whole buffer)."""
@@ -141,7 +125,11 @@ _SETUP = const(
     b"\x32\x04\x05\xff\x01\x00"
     # RFConfiguration item 2: RFU, ATR_RES timeout 0x0B (102.4 ms, the default, unused by
     # the referee), fRetryTimeout 0x05 = 100 us * 2**4 = 1.6 ms for InCommunicateThru (a type
-    # A tag answers ~90 us after the frame, so a silent pile costs little)
+    # A tag answers ~90 us after the frame, so a silent pile costs little).  Every silent REQA
+    # and every HLTA waits this long; 0x04 (0.8 ms) would still cover the longest raw answer
+    # here (a 5-byte CLn ends ~0.53 ms after the frame) and reads a WUPA chip's pair ~1.5 ms
+    # sooner, but moves the readers' timing under races (docs/hardware.md, "Where the time of a
+    # pair goes")
     b"\x32\x04\x02\x00\x0b\x05"
     # RFConfiguration item 1: the field off, then on (every tag IDLE; libnfc nfc.c
     # nfc_initiator_init does the same before raw exchanges)
@@ -176,6 +164,12 @@ PARAMS = bytearray(12)
 
 class PN532:
     """Protocol core and raw exchanges.  Use a transport: ``PN532_SPI`` or ``PN532_I2C``."""
+
+    # The probe's answers for this chip (board.json ``chip``, set by referee/board_hw.py; None:
+    # unknown, the reader's safe default): its listing sends WUPA (True) or REQA (False),
+    # CIU_Coll is readable after a collision.
+    wupa = None
+    coll = None
 
     def __init__(self, irq=None, ack_timeout_ms=_ACK_TIMEOUT_MS, reset=None):
         # irq: optional machine.Pin wired to the PN532's P70_IRQ (low = reply ready).

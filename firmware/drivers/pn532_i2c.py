@@ -24,8 +24,7 @@ re-initialises the same bus object and gives the pins back to the peripheral).
 from micropython import const
 import time
 
-from drivers.pn532 import (PN532, PN532BusError, PN532Error, PN532Timeout, RX, TX, copy_into, frame_size,
-                           prefix_views)
+from drivers.pn532 import PN532, PN532Error, PN532Timeout, RX, TX, copy_into, prefix_views
 
 # generated from drivers.pn532 by scripts/gen_consts.py: do not edit
 _HEADER_SIZE = const(6)  # 00 00 FF LEN LCS + one byte: a whole ACK/NACK, or TFI of a frame
@@ -46,6 +45,10 @@ _ETIMEDOUT = const(110)
 _BUF = bytearray(_RX_SIZE + 1)
 _VIEWS = prefix_views(_BUF)
 _STATUS = bytearray(1)   # a status read's byte
+
+
+class PN532BusError(PN532Error):
+    kind = "bus"
 
 
 class PN532_I2C(PN532):
@@ -98,9 +101,11 @@ class PN532_I2C(PN532):
     def _read_frame(self):
         self._read_into(_HEADER_SIZE)
         rx = RX
-        total = frame_size(rx)
-        if total <= _HEADER_SIZE:
+        # The frame's size: 6 bytes for an ACK (00 FF), a NACK (FF 00), a bad length checksum
+        # (which _finish reports) or no frame at all; else LEN + 7.
+        if rx[0] or rx[1] or rx[2] != 0xFF or (rx[3] + rx[4]) & 0xFF:
             return rx[5]
+        total = rx[3] + 7
         if total > _RX_SIZE:
             total = _RX_SIZE    # _finish reports "frame too long"
         # Ask for the frame again and read exactly its length.

@@ -130,6 +130,47 @@ def _reset_pin(ck, r, path):
     return None if v is None else ck.pin(v, path + ".reset")
 
 
+# The first-contact probe's answers for a reader (referee/nfc_probe.py; the open questions of the
+# PN532 model, host_tools/vboard/pn532_options.py, and its measured times), as a reader's "chip":
+# name -> the values it may take (None: the probe's answer was unclear).  The firmware reads
+# list_uses_wupa and coll_readable (referee/board_hw.py); a reader without them gets the defaults
+# that work on every chip.
+CHIP_ANSWERS = {"list_uses_wupa": (True, False), "release_halts": (True, False), "deselect_halts": (True, False),
+                "rx_align": (True, False), "coll_readable": (True, False), "list_order": ("high", "low"),
+                "collision_status": "status", "listing_us": "us", "exchange_us": "us", "write_register_us": "us"}
+_MAX_CHIP_US = 1000000
+
+
+def _check_chip(ck, d, path):
+    """A reader's ``chip`` (the probe's answers): known names only, each a value the probe gives or
+    null; returned as given."""
+    ck.obj(d, path, (), tuple(CHIP_ANSWERS))
+    out = {}
+    for k in d:
+        if k.startswith("_"):
+            continue
+        v = d[k]
+        kind = CHIP_ANSWERS[k]
+        if v is None:
+            pass
+        elif kind == "us":
+            ck.integer(v, "%s.%s" % (path, k), 0, _MAX_CHIP_US)
+        elif kind == "status":
+            ck.integer(v, "%s.%s" % (path, k), 0, 0x3F)
+        elif not any(v is w or (type(v) is str and v == w) for w in kind):
+            ck.fail("%s.%s" % (path, k), "expected one of %s or null (the probe's answer), got %s"
+                    % ("/".join(json.dumps(w) for w in kind), json.dumps(v)))
+        out[k] = v
+    return out
+
+
+def _reader_out(ck, r, p, out):
+    """The reader entry ``out`` with its ``chip`` (the probe's answers) when the file gives one."""
+    if r.get("chip") is not None:
+        out["chip"] = _check_chip(ck, r["chip"], p + ".chip")
+    return out
+
+
 def _check_spi(ck, d, path):
     ck.obj(d, path, ("id", "sck", "mosi", "miso"), ("baudrate", "cs_setup_us"))
     bus = ck.integer(d["id"], path + ".id", 0, 1)
@@ -150,9 +191,10 @@ def _check_nfc(ck, d, piles):
         out = {"bus": "spi", "spi": _check_spi(ck, d["spi"], "nfc.spi"), "readers": []}
         for i, r in enumerate(ck.seq(d["readers"], "nfc.readers", piles)):
             p = "nfc.readers[%d]" % i
-            ck.obj(r, p, ("cs", "irq"), ("reset",))
-            out["readers"].append({"cs": ck.pin(r["cs"], p + ".cs"), "irq": ck.pin(r["irq"], p + ".irq"),
-                                   "reset": _reset_pin(ck, r, p)})
+            ck.obj(r, p, ("cs", "irq"), ("reset", "chip"))
+            out["readers"].append(_reader_out(ck, r, p, {"cs": ck.pin(r["cs"], p + ".cs"),
+                                                         "irq": ck.pin(r["irq"], p + ".irq"),
+                                                         "reset": _reset_pin(ck, r, p)}))
         return out
     ck.obj(d, "nfc", ("bus", "i2c", "readers"))
     buses = []
@@ -175,7 +217,7 @@ def _check_nfc(ck, d, piles):
     seen = {}
     for i, r in enumerate(ck.seq(d["readers"], "nfc.readers", piles)):
         p = "nfc.readers[%d]" % i
-        ck.obj(r, p, ("i2c", "irq"), ("addr", "reset"))
+        ck.obj(r, p, ("i2c", "irq"), ("addr", "reset", "chip"))
         bi = ck.integer(r["i2c"], p + ".i2c", 0, len(buses) - 1)
         addr = ck.integer(r.get("addr", _I2C_ADDR), p + ".addr", 8, 119)
         key = bi * 256 + addr
@@ -183,8 +225,8 @@ def _check_nfc(ck, d, piles):
             ck.fail(p, "address 0x%02x on nfc.i2c[%d] is already used by %s (the PN532 address is "
                        "fixed: one reader per bus, or put them behind a mux)" % (addr, bi, seen[key]))
         seen[key] = p
-        out["readers"].append({"i2c": bi, "addr": addr, "irq": ck.pin(r["irq"], p + ".irq"),
-                               "reset": _reset_pin(ck, r, p)})
+        out["readers"].append(_reader_out(ck, r, p, {"i2c": bi, "addr": addr, "irq": ck.pin(r["irq"], p + ".irq"),
+                                                     "reset": _reset_pin(ck, r, p)}))
     return out
 
 

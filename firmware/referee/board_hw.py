@@ -110,11 +110,17 @@ def build_pn532(board, pile, bus, cs, irq):
     reset = None if r["reset"] is None else Pin(r["reset"], Pin.OUT, value=1)
     if cs is not None:
         from drivers.pn532_spi import PN532_SPI
-        return PN532_SPI(bus, cs, irq=irq, cs_setup_us=nfc["spi"]["cs_setup_us"], reset=reset)
-    from drivers.pn532_i2c import PN532_I2C
-    c = nfc["i2c"][r["i2c"]]
-    return PN532_I2C(bus, irq=irq, addr=r["addr"], reset=reset,
-                     bus_pins=(c["id"], Pin(c["scl"]), Pin(c["sda"]), c["freq"]))
+        pn = PN532_SPI(bus, cs, irq=irq, cs_setup_us=nfc["spi"]["cs_setup_us"], reset=reset)
+    else:
+        from drivers.pn532_i2c import PN532_I2C
+        c = nfc["i2c"][r["i2c"]]
+        pn = PN532_I2C(bus, irq=irq, addr=r["addr"], reset=reset,
+                       bus_pins=(c["id"], Pin(c["scl"]), Pin(c["sda"]), c["freq"]))
+    c = r.get("chip")   # the probe's answers (checked by spit flash); not a dict: the defaults
+    if type(c) is dict:
+        pn.wupa = c.get("list_uses_wupa")
+        pn.coll = c.get("coll_readable")
+    return pn
 
 
 def build_nfc(board):

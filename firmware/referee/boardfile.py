@@ -44,6 +44,8 @@ ERR_FIRMWARE = const(8)  # a firmware bug: an error at boot, or loop errors that
 ERR_LOG_TABLES = const(9)  # logtables.bin missing, or not the one of this firmware
 
 _AGAIN = const(" (run `spit flash` again)")   # the end of a message about a file spit flash writes
+# A file the PC checks (its validator is not installed on the board), copied by hand: what to do.
+_UNCHECKED = const("%s: not checked by `spit flash` (the board has no validator): flash it with `spit flash --%s`")
 
 # What the firmware reads from a checked board (referee/board.py ``validate`` writes them all).
 _KEYS = const(("name", "piles", "debounce_ms", "stable_ms", "reorder_us", "status_led", "loop_pin", "nfc",
@@ -67,8 +69,7 @@ def load(path, label=None):
     d = read_json(path, name)
     if type(d) is dict and d.get("checked") == 1:
         return short_check(d, name)
-    raise BoardError("%s: not checked by `spit flash` (the board has no validator): flash it with "
-                     "`spit flash --board FILE`" % name)
+    raise BoardError(_UNCHECKED % (name, "board FILE"))
 
 
 # generated from spit.intents, spit.rules, spit.logtables by scripts/gen_consts.py: do not edit
@@ -112,8 +113,7 @@ def load_ruleset(path, name="ruleset.json"):
                 raise BoardError("%s: values.%s: not an integer%s" % (name, k, _AGAIN), ERR_RULESET)
             setattr(rs, k, v)
         return rs
-    raise BoardError("%s: not checked by `spit flash` (the board has no ruleset validator): "
-                     "flash it with `spit flash --ruleset NAME`" % name, ERR_RULESET)
+    raise BoardError(_UNCHECKED % (name, "ruleset NAME"), ERR_RULESET)
 
 
 

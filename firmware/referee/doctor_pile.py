@@ -9,7 +9,9 @@ namespace of its own.
   the card's read, ``dt`` = read - edge, passes when the edge comes first and ``dt`` <=
   ``touch_match_us`` (ruleset.json; docs/rules.md R-PLAY-5: a read later than that is not
   matched to its touch and the referee logs ``no_read``).  ``probe``: the first-contact probe of
-  that pile's reader with the card on it (its answers and GO / NO-GO).
+  that pile's reader with the card on it (its answers and GO / NO-GO); unless NO-GO, the answers
+  go into the board's ``board.json`` (that reader's ``chip``, ``nfc_probe.save_answers``), where
+  the referee's reader takes them when it starts again.
 * ``range``: cards added to pile 0 one at a time (up to ``cards``; a STUCK button ends it), each
   read as the referee reads a pile (its own REQA scan: the cards below are halted and silent),
   its read time after its touch edge; pass when every card is read once, each within
@@ -208,7 +210,16 @@ def run_probe(pn, p, probe_src):
         pass
     times = ", ".join("%s %.1f ms" % (k[:-3], answers[k] / 1000) for k in sorted(answers) if k.endswith("_us")
                       and answers[k] is not None)
-    data = {"pile": p, "verdict": verdict, "answers": answers}
+    data = {"pile": p, "verdict": verdict, "answers": answers, "saved": False}
+    if verdict != "NO-GO":
+        # Into the board's board.json (reader p's "chip"): the referee's reader takes them when it
+        # starts again after the doctor (referee/board_hw.py).
+        try:
+            ns["save_answers"]("board.json", p, answers)  # pyright: ignore[reportCallIssue]
+            data["saved"] = True
+            times += "; answers written to board.json"
+        except Exception as e:  # noqa: BLE001 - a finding, the probe's result stands
+            times += "; board.json not updated (%s: %s)" % (type(e).__name__, e)
     if verdict == "NO-GO":
         why = [ln[11:] for ln in lines if " = " not in ln and not ln.endswith(verdict)]
         say("probe", "fail", "reader %d probe" % p, "%s: %s" % (verdict, "; ".join(why)),

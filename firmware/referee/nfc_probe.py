@@ -25,6 +25,12 @@ A bring-up script, not installed by ``spit flash`` (it costs the board no flash)
    returns (``list_order``); always, the time of a listing with a card present, of a raw
    exchange a tag answers and of a WriteRegister.  ``None``: the chip's answers were unclear.
 
+4. Unless NO-GO, the answers go into ``board.json`` as the reader's ``chip`` (``save_answers``;
+   ``run(..., save=False)`` leaves it alone): the referee's reader takes them at its next start
+   (referee/board_hw.py: a listing known to send WUPA is polled from the start, one known to send
+   REQA needs no scan after it, CIU_Coll known unreadable is not read).  ``spit flash --probe``
+   writes the answers ``spit doctor`` keeps on the PC the same way.
+
 Verdict: GO when step 2 passes (newest-card detection does not depend on the listing);
 GO (limited) when step 2 fails but the listing sends REQA (two cards landing in one listing
 then rely on MaxTg=2); NO-GO when both fail.  Blocking: for the REPL only, never in a game.
@@ -242,8 +248,31 @@ def _questions(pn, cards, found, got):
     fresh(pn)
 
 
-def run(pile=0, cards=1, root="", out=print, answers=None):
-    """Build pile ``pile``'s reader from ``board.json`` and probe it (``cards`` on it)."""
+def save_answers(path, pile, answers):
+    """Write ``answers`` into the board file at ``path`` as reader ``pile``'s ``chip``: the referee's
+    reader takes them at its next start (referee/board_hw.py).  A clear answer replaces the one
+    there, an unclear one (None) only fills a gap, so a one-card run keeps a two-card run's
+    answers (``spit flash --probe`` merges the same way).  Written beside it, then renamed over it:
+    a reset half way leaves the old file."""
+    import json
+    import os
+
+    with open(path) as f:
+        board = json.load(f)
+    reader = board["nfc"]["readers"][pile]
+    chip = reader.get("chip") or {}
+    for key in answers:
+        if answers[key] is not None or key not in chip:
+            chip[key] = answers[key]
+    reader["chip"] = chip
+    with open(path + ".new", "w") as f:
+        json.dump(board, f)
+    os.rename(path + ".new", path)
+
+
+def run(pile=0, cards=1, root="", out=print, answers=None, save=True):
+    """Build pile ``pile``'s reader from ``board.json`` and probe it (``cards`` on it); with
+    ``save``, a GO or GO (limited) writes the answers into ``board.json`` (``save_answers``)."""
     from referee import board_hw
     from referee.boardfile import load as load_board
 
@@ -252,10 +281,16 @@ def run(pile=0, cards=1, root="", out=print, answers=None):
     pn = board_hw.build_pn532(board, pile, bus, cs, irq)
     version = pn.setup(_RETRIES) or (0, 0, 0, 0)
     out("nfc probe: pile %d: PN532 IC 0x%02X firmware %d.%d" % (pile, version[0], version[1], version[2]))
+    got = {} if answers is None else answers
     try:
-        return probe(pn, out, cards, answers)
+        verdict = probe(pn, out, cards, got)
     finally:
         command(pn, 0x32, b"\x05\xff\x01\xff")
+    if save and verdict != "NO-GO":
+        save_answers(root + "board.json", pile, got)
+        out("nfc probe: answers written to board.json (reader %d); the referee takes them at its next start"
+            % pile)
+    return verdict
 
 
 if __name__ == "__main__":   # mpremote run: pile 0, one card

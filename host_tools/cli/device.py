@@ -131,6 +131,10 @@ def add_subcommands(subparsers):
                         "ruleset.json file (default: classic)")
     p.add_argument("--cards", metavar="FILE", help="card map (cards.json from `spit enroll`): checked, and written to the board "
                                                    "packed (cards.bin, what the referee reads) and as it is")
+    p.add_argument("--probe", metavar="FILE",
+                   help="the readers' first-contact probe answers (the doctor-<board>-<date>.json `spit doctor` "
+                        "keeps): checked and written into board.json, where the readers take them (which "
+                        "wake-up the chip's listing sends, whether CIU_Coll is readable; none: safe defaults)")
     p.add_argument("--source", action="store_true",
                    help="copy the .py sources instead of compiling to .mpy (slower import, easier debugging)")
     p.add_argument("--lines", action="store_true",

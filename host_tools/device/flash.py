@@ -178,8 +178,13 @@ def flash(options, err=None, out=None):
     version = flash_inputs.firmware_version(firmware_dir)
     board_path = flash_inputs.resolve_board_file(options.board, boards_dir)
     board_data = flash_inputs.read_json(board_path, "board file")
+    if getattr(options, "probe", None):   # the readers' probe answers (spit doctor's file): into board.json
+        board_data = flash_inputs.with_probe_answers(board_data, options.probe)
     name = flash_inputs.board_name(board_path, board_data)
     board_checked = flash_inputs.checked_board(firmware_dir, board_path, board_data)
+    if board_checked is None and getattr(options, "probe", None):
+        raise FlashError("--probe: this firmware tree has no board validator (%s) to check the answers"
+                         % flash_inputs.BOARD_VALIDATOR)
     firmware_files, skipped = board_manifest(firmware_dir, board_data)
     ruleset = flash_inputs.checked_ruleset(firmware_dir, flash_inputs.ruleset_config(options.ruleset),
                                            board_checked or board_data)
@@ -223,6 +228,10 @@ def flash(options, err=None, out=None):
         for rel in sorted(skipped):
             print("# not for board %s: %s (%s)" % (name, rel, skipped[rel]), file=out)
         print("# write %s: %s" % (os.path.join(build_dir, "ruleset.json"), json.dumps(ruleset)), file=out)
+        for p, r in enumerate(((board_checked or {}).get("nfc") or {}).get("readers") or ()):
+            if r.get("chip"):
+                print("# write %s: nfc.readers[%d].chip %s" % (os.path.join(build_dir, "board.json"), p,
+                                                                json.dumps(r["chip"], sort_keys=True)), file=out)
         print(board_mpremote.show_command(port, copy_actions), file=out)
         print(board_mpremote.show_command(port, verify_actions), file=out)
         print("# on a real board (platform != linux): a soft reset (Ctrl-D at the prompt) so main.py runs "

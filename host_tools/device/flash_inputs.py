@@ -144,6 +144,52 @@ def _pc_checker(firmware_dir, rel):
         sys.path.remove(root)
 
 
+def merge_answers(old, new):
+    """A reader's probe answers ``old`` (its board file's ``chip``) updated with a new probe's ``new``:
+    a clear answer replaces the old one, an unclear one (None) only fills a gap (a one-card probe
+    leaves the two-card answers as they were)."""
+    out = dict(old or {})
+    for k in new:
+        if new[k] is not None or k not in out:
+            out[k] = new[k]
+    return out
+
+
+def probe_answers(path):
+    """``{pile: answers}`` from ``path``: the file ``spit doctor`` keeps beside its report
+    (``doctor-<board>-<date>.json``, its ``probe`` list) or a list of ``{"pile": P, "answers": {...}}``."""
+    data = read_json(path, "probe file")
+    entries = data.get("probe") if isinstance(data, dict) else data
+    if not isinstance(entries, list) or not entries:
+        raise FlashError('probe file %s: expected spit doctor\'s file (its "probe" list) or a list of '
+                         '{"pile": P, "answers": {...}}' % path)
+    out = {}
+    for e in entries:
+        pile = e.get("pile") if isinstance(e, dict) else None
+        if type(pile) is not int or pile < 0 or not isinstance(e.get("answers"), dict):
+            raise FlashError('probe file %s: entry %s: expected {"pile": P, "answers": {...}}' % (path, json.dumps(e)))
+        out[pile] = merge_answers(out.get(pile), e["answers"])
+    return out
+
+
+def with_probe_answers(board_data, path):
+    """The board file's data with the probe's answers in ``path`` written into its readers' ``chip``
+    (checked with the rest of the board by the validator); a pile the board has no reader for is a
+    FlashError."""
+    answers = probe_answers(path)
+    readers = board_data.get("nfc", {}).get("readers") if isinstance(board_data, dict) else None
+    if not isinstance(readers, list):
+        raise FlashError("probe file %s: the board file has no nfc.readers to write the answers into" % path)
+    board = json.loads(json.dumps(board_data))
+    readers = board["nfc"]["readers"]
+    for pile in sorted(answers):
+        if pile >= len(readers) or not isinstance(readers[pile], dict):
+            raise FlashError("probe file %s: answers for pile %d, but the board has %d readers"
+                             % (path, pile, len(readers)))
+        readers[pile]["chip"] = merge_answers(readers[pile].get("chip"), answers[pile])
+    return board
+
+
 def checked_board(firmware_dir, board_path, board_data):
     """The board file checked by the firmware's full validator (``referee/board.py``, run here on the
     PC: the device does not get it) and normalised, marked ``"checked": 1`` for the device's short

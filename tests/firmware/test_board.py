@@ -108,6 +108,16 @@ ERRORS = [
     (_set(["reorder_us"], 2000), "board.json: players[0].stuck.stable_ms: 3 ms is not below reorder_us"),
     (_set(["nfc", "spi", "cs_setup_us"], 20000), "board.json: nfc.spi.cs_setup_us: expected an integer 0..10000"),
     (_set(["nfc", "readers", 1, "reset"], 17), "board.json: nfc.readers[1].reset: pin 17 is already used by nfc.readers[0].cs"),
+    (_set(["nfc", "readers", 0, "chip"], {"list_uses_wupa": "yes"}),
+     'board.json: nfc.readers[0].chip.list_uses_wupa: expected one of true/false or null (the probe\'s answer), got "yes"'),
+    (_set(["nfc", "readers", 0, "chip"], {"coll_readable": 1}),
+     "board.json: nfc.readers[0].chip.coll_readable: expected one of true/false or null (the probe's answer), got 1"),
+    (_set(["nfc", "readers", 1, "chip"], {"wupa": True}), "board.json: nfc.readers[1].chip: unknown key 'wupa'"),
+    (_set(["nfc", "readers", 1, "chip"], {"collision_status": 0x100}),
+     "board.json: nfc.readers[1].chip.collision_status: expected an integer 0..63, got 256"),
+    (_set(["nfc", "readers", 1, "chip"], {"list_order": "first"}), "board.json: nfc.readers[1].chip.list_order"),
+    (_set(["nfc", "readers", 1, "chip"], {"listing_us": -1}), "board.json: nfc.readers[1].chip.listing_us"),
+    (_set(["nfc", "readers", 1, "chip"], "WUPA"), "board.json: nfc.readers[1].chip: expected an object"),
 ]
 
 
@@ -271,6 +281,28 @@ def test_build_pn532_applies_the_board_options(vb):
     assert drivers[0].cs_setup_us == 120 and drivers[0].reset_pin is None
     assert drivers[1].reset_pin.id == 9 and drivers[1].reset_pin.value() == 1
     assert drivers[0].ack_timeout_ms == 30
+
+
+def test_the_probes_answers_are_checked_kept_and_given_to_the_driver(vb):
+    # A reader's "chip" (the first-contact probe's answers, referee/nfc_probe.py) is kept as given
+    # and read by build_pn532; every name the probe answers is one the board file takes.
+    from host_tools.vboard.pn532_options import OPTIONS
+    from referee.board import CHIP_ANSWERS, load_board
+    from referee.board_hw import build_nfc, build_pn532
+
+    assert set(CHIP_ANSWERS) == {name for name, _ in OPTIONS} | {"listing_us", "exchange_us", "write_register_us"}
+    d = base()
+    answers = {"list_uses_wupa": True, "coll_readable": False, "rx_align": None, "collision_status": 3,
+               "list_order": "low", "listing_us": 4800, "_note": "probed 2026-12-07"}
+    d["nfc"]["readers"][0]["chip"] = answers
+    b = load_board(d)
+    assert b["nfc"]["readers"][0]["chip"] == {k: v for k, v in answers.items() if k != "_note"}
+    assert "chip" not in b["nfc"]["readers"][1]
+    drivers = [build_pn532(b, p, *parts) for p, parts in enumerate(build_nfc(b))]
+    assert (drivers[0].wupa, drivers[0].coll) == (True, False)
+    assert (drivers[1].wupa, drivers[1].coll) == (None, None)    # none: the reader's safe defaults
+    b["nfc"]["readers"][1]["chip"] = ["not", "an", "object"]      # (a damaged file: the defaults, no crash)
+    assert build_pn532(b, 1, *build_nfc(b)[1]).wupa is None
 
 
 def test_build_nfc_spi_and_i2c(vb):

@@ -458,3 +458,29 @@ def test_mpy_name_their_file_as_the_board_imports_it(tmp_path):
     for remote, name in (("lib/spit/m.mpy", b"/lib/spit/m.mpy"), ("referee/r.mpy", b"referee/r.mpy")):
         data = (out / remote).read_bytes()
         assert name in data and str(tmp_path).encode() not in data
+
+
+def test_probe_answers_go_into_board_json_checked(tmp_path, capsys):
+    # spit flash --probe FILE (the file spit doctor keeps): the readers' answers are merged into the
+    # board file's readers (a clear answer replaces, an unclear one only fills a gap) and checked with
+    # the rest of the board; a bad answer or a pile the board has not stops the flash, named.
+    probe = tmp_path / "doctor-pico.json"
+    probe.write_text(json.dumps({"board": "pico", "probe": [
+        {"pile": 1, "verdict": "GO", "answers": {"list_uses_wupa": True, "coll_readable": None, "listing_us": 5200}},
+        {"pile": 1, "verdict": "GO", "answers": {"list_uses_wupa": None, "coll_readable": False}}]}))
+    argv = ["flash", "--dry-run", "--port", "/dev/ttyACM7", "--build-dir", str(tmp_path / "build"),
+            "--probe", str(probe)]
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 0, err
+    assert ('board.json: nfc.readers[1].chip {"coll_readable": false, "list_uses_wupa": true, "listing_us": 5200}'
+            in out)
+    assert "nfc.readers[0].chip" not in out
+    probe.write_text(json.dumps([{"pile": 0, "answers": {"list_uses_wupa": "yes"}}]))
+    code, out, err = run_cli(capsys, *argv)
+    assert code != 0 and "nfc.readers[0].chip.list_uses_wupa: expected one of true/false or null" in err
+    probe.write_text(json.dumps([{"pile": 2, "answers": {"list_uses_wupa": True}}]))
+    code, out, err = run_cli(capsys, *argv)
+    assert code != 0 and "answers for pile 2, but the board has 2 readers" in err
+    probe.write_text(json.dumps({"probe": []}))
+    code, out, err = run_cli(capsys, *argv)
+    assert code != 0 and "expected spit doctor's file" in err

@@ -124,6 +124,9 @@ def test_the_probe_answers_as_each_reader_s_chip_behaves(tmp_path):
     kept = _kept(tmp_path)
     assert [p["pile"] for p in kept["probe"]] == [0]
     assert kept["probe"][0]["answers"]["list_uses_wupa"] is True
+    # ... and written into the board's board.json, where the referee's reader takes them.
+    assert kept["probe"][0]["saved"] is True and "answers written to board.json" in report
+    assert "keep them with `spit flash --probe " in report
 
 
 @needs_rp2
