@@ -1,6 +1,6 @@
 """Tall piles on one emulated PN532: read rate, order and latency of NfcReader (prints a table).
 
-    .venv/bin/python -m bench.bench_nfc_pile [--cards 40] [--gap-ms 300] [--seeds 5]
+    .venv/bin/python -m bench.bench_nfc_pile [--cards 40] [--gap-ms 300] [--seeds 5] [--config] [--touch]
     .venv/bin/python -m bench.bench_nfc_pile --pairs [--seeds 5]    # per PN532 option combination
 
 ``--pairs`` (issue 26): for each option combination of the strict model's covering set
@@ -181,20 +181,26 @@ def main(argv):
     ap.add_argument("--pairs", action="store_true", help="issue 26's table per option combination")
     ap.add_argument("--no-config", action="store_true",
                     help="with --pairs: readers without the probe's answers (the defaults)")
+    ap.add_argument("--config", action="store_true",
+                    help="without --pairs: readers with the probe's answers for their chip (board.json)")
+    ap.add_argument("--touch", action="store_true", help="without --pairs: the pile has a touch sensor")
     args = ap.parse_args(argv)
     if args.pairs:
         pairs_table(args.seeds, not args.no_config)
         return
-    print("%d-card pile, one card every %d ms, %d runs each (virtual board, PN532 emulator)"
-          % (args.cards, args.gap_ms, args.seeds))
+    from host_tools.vboard.pn532_options import DEFAULTS
+    print("%d-card pile, one card every %d ms, %d runs each (virtual board, PN532 emulator)%s%s"
+          % (args.cards, args.gap_ms, args.seeds, "; readers with the probe's answers" if args.config else "",
+             "; a touch sensor" if args.touch else ""))
     print("| listing | strategy | stacked faults | read | in order | stamp-landing mean/max ms "
           "| cmds/s | re-reads | failures |")
     print("|---|---|---|---|---|---|---|---|---|")
     for wupa in (False, True):
         for strategy in ("STRATEGY_HALT", "STRATEGY_FIELD_RESET"):
             for stacked in (False, True):
-                runs = [pile_run(args.cards, args.gap_ms * 1000, wupa, strategy, stacked, seed)
-                        for seed in range(1, args.seeds + 1)]
+                config = dict(DEFAULTS, list_uses_wupa=wupa) if args.config else None
+                runs = [pile_run(args.cards, args.gap_ms * 1000, wupa, strategy, stacked, seed, touch=args.touch,
+                                 config=config) for seed in range(1, args.seeds + 1)]
                 delays = [d for r in runs for d in r["delays_ms"]]
                 read = sum(r["read"] for r in runs)
                 print("| %s | %s | %s | %d/%d (%.1f %%) | %d/%d | %.1f / %.1f | %.0f | %d | %d |" % (
