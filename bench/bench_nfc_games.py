@@ -11,6 +11,7 @@ early slaps, bad answers ...), wall seconds.
     .venv/bin/python -m bench.bench_nfc_games                 # 5 presets x the 9 combinations
     .venv/bin/python -m bench.bench_nfc_games --full          # x the 192 (hours)
     .venv/bin/python -m bench.bench_nfc_games --presets classic --combos 0,3
+    .venv/bin/python -m bench.bench_nfc_games --config     # readers with the probe's answers (board.json)
 """
 
 try:
@@ -28,13 +29,31 @@ from bench import report
 READER_ERRORS = ("no_read", "reader_down", "unknown_uid", "duplicate_card")
 
 
-def play(preset, combo, seed=1):
-    """One whole game on the virtual board with the PN532 model's options ``combo``."""
+def board_with_answers(piles, combo):
+    """The board file (pico, pico_3pile) with the probe's answers for a chip with the options ``combo``
+    in every reader's ``chip`` (as the probe or ``spit flash --probe`` write them)."""
+    import json
+    from host_tools.vboard.pn532_options import DEFAULTS
+    from host_tools import REPO
+    with open(os.path.join(REPO, "boards", "pico_3pile.json" if piles == 3 else "pico.json"),
+              encoding="utf-8") as f:
+        board = json.load(f)
+    for reader in board["nfc"]["readers"]:
+        reader["chip"] = dict(DEFAULTS, **combo)
+    return board
+
+
+def play(preset, combo, seed=1, config=False):
+    """One whole game on the virtual board with the PN532 model's options ``combo``; ``config``: the
+    readers have the probe's answers for that chip in board.json."""
     from host_tools.sim.firmware import FirmwarePort
     from host_tools.sim.run import run_game
     wall = time.monotonic()
-    result = run_game(preset, seed=seed,
-                      port_factory=lambda sim, c, rng, extra: FirmwarePort(sim, sim.rules, c, emulator=combo))
+
+    def port(sim, c, rng, extra):
+        board = board_with_answers(sim.rules.piles, combo) if config else None
+        return FirmwarePort(sim, sim.rules, c, board=board, emulator=combo)
+    result = run_game(preset, seed=seed, port_factory=port)
     errors = dict(result.errors)
     return {
         "preset": preset, "finished": result.finished, "plays": result.stats.get("plays", 0),
@@ -54,6 +73,8 @@ def main(argv=None):
     ap.add_argument("--presets", default=",".join(PRESETS))
     ap.add_argument("--combos", default="", help="indices into the combination list")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--config", action="store_true",
+                    help="the readers have the probe's answers for their chip in board.json (else the defaults)")
     args = ap.parse_args(argv)
     combos = all_combinations() if args.full else combinations()
     if args.combos:
@@ -67,7 +88,7 @@ def main(argv=None):
                 saved = sys.stdout
                 sys.stdout = quiet
                 try:
-                    r = play(preset, combo, args.seed)
+                    r = play(preset, combo, args.seed, args.config)
                 finally:
                     sys.stdout = saved
             wrong = len(r["disagreements"])
