@@ -185,6 +185,7 @@ class App:
         self._quiet_pile = -1      # a pile its reader settled with cards queued (App._on_quiet)
         self._next_reader = 0      # the readers are served in turn, from this one
         self._overflows = 0
+        self._echo_ms = 0          # when pause_work last echoed the log (a long step defers it)
         # The card path (loop.take_card): cards read in this step, fed in the next (ms, us,
         # pile, card, owner, evidence each); the card fed now, until its first verdict
         # (_landing: its UID, a view, on the pile _fed_pile); its read's evidence (spit.intake

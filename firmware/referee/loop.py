@@ -58,7 +58,9 @@ _CARD_INTS = const(6)       # a queued card: ms, us, pile, card, owner, evidence
 CARD_QUEUE_INTS = const(_CARD_INTS * _CARDS_IN)   # App._card_queue
 _HOUSEKEEP_MS = const(1000)   # reader re-reports, debouncer expiry
 _IDLE_US = const(1000)    # longest idle wait after a step with no input waiting
-_ECHO_BEFORE_US = const(1500)   # no console echo in a step that has already taken this long
+_ECHO_BEFORE_US = const(1500)   # no console echo in a step that has already taken this long ...
+_ECHO_WAIT_MS = const(50)       # ... unless the echo has waited this long (every step was long) ...
+_ECHO_LATEST_US = const(3000)   # ... and the step has taken less than this
 _FORMAT_PER_STEP = const(2)   # log records formatted into the Logbook's buffer per step at a pause (~1 ms each)
 _DRAIN_AHEAD = const(16)   # in play, records left free when the oldest start going to the Logbook
 
@@ -112,8 +114,16 @@ def pause_work(self):
         return
     if not paused:
         self._swept = False
-        if self._read or time.ticks_diff(time.ticks_us(), self.step_us) >= _ECHO_BEFORE_US:
-            return   # (nothing more in a step whose reader fed or judged a card, or a long one)
+        if self._read:
+            return   # (nothing more in a step whose reader fed or judged a card)
+        ms = self.clock.ms
+        spent = time.ticks_diff(time.ticks_us(), self.step_us)
+        if spent >= _ECHO_BEFORE_US and (spent >= _ECHO_LATEST_US or 0 <= ms - self._echo_ms < _ECHO_WAIT_MS):
+            # A long step: the echo waits for a shorter one, but not for ever.  A reader that
+            # scans on its own (a chip that wakes halted tags) makes most steps long, and the
+            # console (spit console, spit watch) went silent for seconds while the log had it all.
+            return
+        self._echo_ms = ms
         if book is not None and slog.pending + _DRAIN_AHEAD >= slog.capacity:
             # A very long round: the records are nearly all in use.  The oldest goes to the
             # Logbook's RAM buffer (echoed too, if it was not), one a step (hundreds of steps

@@ -234,3 +234,18 @@ def _session_log(*args, **kwargs):
     slog = SessionLog(*args, **kwargs)
     slog.line_format.use(line_tables())
     return slog
+
+
+def test_the_console_echo_is_not_starved_by_long_steps(monkeypatch):
+    """A step that has already taken _ECHO_BEFORE_US echoes nothing (the LEDs and the readers
+    come first), but the echo never waits more than _ECHO_WAIT_MS for a short step: with a
+    chip that wakes halted tags the readers scan on their own and most steps are long, and
+    the console (spit console, spit watch) went silent for seconds while the log had it all."""
+    t = VirtualTable(console=True)
+    try:
+        monkeypatch.setattr(sys.modules["referee.loop"], "_ECHO_BEFORE_US", 0)   # every step is a long one
+        play_four_landings_a_pile(t)
+        echoed = [json.loads(x) for x in t.console.decode().splitlines() if x.startswith("{")]
+        assert sum(1 for o in echoed if o.get("verdict") == "accept") == 8
+    finally:
+        t.close()
