@@ -90,7 +90,10 @@ def analyse(port, result, wall_s, seconds=0):
         return None
 
     landing_led, read_led, reads, ambiguous, unseen = [], [], [], 0, 0
+    slowest = []   # one row per measured landing (the slowest listed under the table)
     cards = [o for o in objs if o.get("ev") == "card"]
+    quiet_piles = [(int(o["t"]) + offset, o["pile"]) for o in objs if o.get("ev") == "quiet"]
+    landed = sorted(port.landings, key=lambda x: x[1])
     verdicts = [o for o in objs if o.get("verdict") in COLOUR]
     used = set()
     for pile, t_land in port.landings:
@@ -115,8 +118,11 @@ def analyse(port, result, wall_s, seconds=0):
             unseen += 1
         else:
             landing_led.append((t_led - t_land) / 1000.0)
-            read_led.append((t_led - (int(card["t"]) + offset)) / 1000.0)
-            reads.append((int(card["t"]) + offset - t_land) / 1000.0)
+            t_read = int(card["t"]) + offset
+            read_led.append((t_led - t_read) / 1000.0)
+            reads.append((t_read - t_land) / 1000.0)
+            slowest.append(landing_row(port, landed, pile, t_land, t_read, t_led, card, v,
+                                       [q for q, p in quiet_piles if p == pile]))
     rises = [t for pin, level, t in table.pin_edges if pin == LOOP_PIN and level == 1]
     falls = [t for pin, level, t in table.pin_edges if pin == LOOP_PIN and level == 0]
     periods = [(b - a) / 1000.0 for a, b in zip(rises, rises[1:])]
@@ -148,7 +154,9 @@ def analyse(port, result, wall_s, seconds=0):
     kept_rises = port.heap_game.get("step_rises") or []
     kept_between = sum(b for t_ns, b in kept_rises if any(a <= t_ns / 1000.0 <= e for a, e in breaks))
     kept_play = port.heap_game["step_allocated"] - kept_between
-    return {"landings": n, "measured": len(landing_led), "ambiguous": ambiguous, "unseen": unseen,
+    slowest.sort(key=lambda r: -r["landing_led_ms"])
+    slow_steps = slowest_steps(port, rises, falls, breaks, flash_spans, landed)
+    return {"landings": n, "measured": len(landing_led), "slowest": slowest[:8], "slow_steps": slow_steps, "ambiguous": ambiguous, "unseen": unseen,
             "landing_to_led_ms": landing_led, "read_to_led_ms": read_led, "read_ms": reads, "loop_ms": periods, "step_ms": steps, "break_step_ms": break_steps,
             "flash_step_ms": flash_steps, "flash_steps_in_play": flash_in_play,
             "masked_ms": masked, "heap_peak": port.heap_game["peak"], "heap_boot": port.heap_boot["now"],
@@ -163,6 +171,45 @@ def analyse(port, result, wall_s, seconds=0):
             # 60 s for a verdict (a stall), or the 90-minute limit.
             "stalled": [x for x in result.notes if x.startswith("unfinished") and not (
                 seconds and "time limit" in x)]}
+
+
+def landing_row(port, landed, pile, t_land, t_read, t_led, card, verdict, quiet_times):
+    """What the slowest-landings listing shows of one landing (times in emulated us): the
+    game time, pile, read, read -> LED, the verdict, the read's evidence (``act``), the other
+    landings near it (a race on another pile within 30 ms before, a second card on the pile
+    within 60 ms before) and the pile's ``quiet`` lines between the read and the LED frame
+    (the verdict waited for the reader to find no other tag)."""
+    act = card.get("act")
+    other = [(p, t) for p, t in landed if t != t_land or p != pile]
+    return {"t_s": round((t_land - port.t0) / 1e6, 3), "pile": pile, "card": card["card"],
+            "read_ms": (t_read - t_land) / 1000.0, "read_led_ms": (t_led - t_read) / 1000.0,
+            "landing_led_ms": (t_led - t_land) / 1000.0, "verdict": verdict["verdict"],
+            "act": act,
+            "race_ms": _nearest([t_land - t for p, t in other if p != pile and 0 <= t_land - t <= 30000]),
+            "second_ms": _nearest([t_land - t for p, t in other if p == pile and 0 <= t_land - t <= 60000]),
+            "quiet_ms": [round((q - t_read) / 1000.0, 2) for q in quiet_times if t_read <= q <= t_led]}
+
+
+def _nearest(gaps_us):
+    return min(gaps_us) / 1000.0 if gaps_us else None
+
+
+def slowest_steps(port, rises, falls, breaks, flash_spans, landed, count=5):
+    """The ``count`` longest loop steps in play: (game s, ms, the nearest landing before the
+    step: its pile and how long before, ms)."""
+    out = []
+    for r, f in zip(rises, falls):
+        if f < r or any(a <= r and f <= b for a, b in breaks) or any(r <= a < f for a, _ in flash_spans):
+            continue
+        out.append((f - r, r))
+    out.sort(reverse=True)
+    rows = []
+    for d, r in out[:count]:
+        before = [(p, t) for p, t in landed if t <= r]
+        near = before[-1] if before else (None, None)
+        rows.append({"t_s": round((r - port.t0) / 1e6, 3), "ms": d / 1000.0, "pile": near[0],
+                     "after_landing_ms": None if near[1] is None else (r - near[1]) / 1000.0})
+    return rows
 
 
 def heap_growth(floors):

@@ -56,7 +56,7 @@ def races(per_dt, say, read_ms=READ_MS, sensor=None):
         board.land(1, card(9), t + 40 * MS)
         board.run_to(t + 300 * MS)
         for dt in RACE_DTS_MS:
-            out[dt] = {"right": 0, "tie": 0, "wrong": 0, "first_ms": [], "loser_ms": []}
+            out[dt] = {"right": 0, "tie": 0, "wrong": 0, "first_ms": [], "loser_ms": [], "detail": []}
 
         def shown_after(t_land, colours):
             """ms from table time ``t_land`` (session time + board.t0) to the first frame at
@@ -82,10 +82,12 @@ def races(per_dt, say, read_ms=READ_MS, sensor=None):
                     break
                 t += 700 * MS
                 i = len(board.verdicts)
+                j = len(board.events)
                 land(0, first, t)
                 land(0, second, t + dt * MS)
                 board.run_to(t + 500 * MS)
                 got = [(v["verdict"], v.get("card")) for v in board.since(i)]
+                losers = len(out[dt]["loser_ms"])
                 # A tie is not right, even though the first-stamped card stays and the other is
                 # then judged late against it (R-PLAY-5): the players must correct it.
                 if any(k == "tie" for k, _ in got):
@@ -101,10 +103,76 @@ def races(per_dt, say, read_ms=READ_MS, sensor=None):
                     out[dt]["wrong"] += 1
                     acc = [c for k, c in got if k == "accept"]
                     top = acc[-1] if acc else second
-        say("races: %r" % out)
+                loser = out[dt]["loser_ms"][-1] if len(out[dt]["loser_ms"]) > losers else None
+                out[dt]["detail"].append((loser, race_detail(board, i, j, t)))
+        say("races: %r" % {dt: {k: v for k, v in r.items() if k != "detail"} for dt, r in out.items()})
     finally:
         board.close()
     return out
+
+
+COMMANDS = []   # (emulated us, reader's chip, command code): filled by --commands
+
+
+def trace_commands():
+    """Record every PN532 command frame the chips get (emulated time, chip, command code and
+    the first parameter byte: a WriteRegister's or InCommunicateThru's), for ``race_detail``."""
+    from host_tools.vboard.pn532_emulator import PN532Emulator
+    host_frame = PN532Emulator.host_frame
+
+    def traced(self, data):
+        n = len(self.commands)
+        host_frame(self, data)
+        if len(self.commands) > n:
+            COMMANDS.append((self.clock.now_us, id(self), self.commands[-1]))
+    PN532Emulator.host_frame = traced
+    deselect = PN532Emulator.spi_deselect
+
+    def deselected(self):
+        op = self._op
+        deselect(self)
+        if op in (0x02, 0x03):   # a status poll (s), a frame read (r)
+            COMMANDS.append((self.clock.now_us, id(self), "s" if op == 0x02 else "r"))
+    PN532Emulator.spi_deselect = deselected
+
+
+_NAMES = {0x4A: "list", 0x42: "thru", 0x08: "wreg", 0x06: "rreg", 0x32: "rfcfg", 0x44: "desel", 0x52: "rel"}
+
+
+def race_detail(board, i, j, t):
+    """One race as the stream told it: each card / quiet line and verdict after the first
+    landing (session time ``t``), as "what@ms (came over USB at ms)", ms after the first
+    landing's touch line (the card's ``t``: its read; act: us before it its activation began,
+    tags)."""
+    events = board.events[j:]
+    touch = next((o for _, o in events if o.get("ev") == "touch"), None)
+    t0 = int(touch["t"]) if touch else t
+    at0 = board.t0 + t
+    parts = []
+    for now, o in sorted(events + board.verdicts[i:], key=lambda x: x[0]):
+        what = o.get("ev") or o.get("verdict")
+        if what in ("card", "quiet", "accept", "late", "tie", "touch"):
+            extra = "" if "act" not in o else "[%d/%d]" % tuple(o["act"])
+            parts.append("%s%s%s@%.2f(%.2f)" % (what, "" if what != "card" else " " + o["card"], extra,
+                                                 (int(o["t"]) - t0) / 1000.0, (now - at0) / 1000.0))
+    frames = [f["t_us"] for f in board.table.frames if at0 <= f["t_us"] <= at0 + 100 * MS]
+    if frames:
+        parts.append("frames@" + ",".join("%.2f" % ((f - at0) / 1000.0) for f in frames[:6]))
+    chips = {}
+    cmds = ["%s%d@%.2f" % (_NAMES.get(c, c if isinstance(c, str) else "%02x" % c), chips.setdefault(chip, len(chips)),
+                           (at - at0) / 1000.0)
+            for at, chip, c in COMMANDS if at0 <= at <= at0 + 60 * MS]
+    if cmds:
+        parts.append("cmds: " + " ".join(cmds))
+    return " ".join(parts)
+
+
+def print_slowest_races(out, count=4):
+    """The races whose loser waited longest for its LED, as the stream told them."""
+    rows = sorted(((dt, ms, text) for dt, r in out.items() for ms, text in r.get("detail", ()) if ms is not None),
+                  key=lambda x: -x[1])[:count]
+    for dt, ms, text in rows:
+        print("slowest race losers: dt %d ms, loser -> LED %.2f ms: %s" % (dt, ms, text))
 
 
 def main():
@@ -118,7 +186,10 @@ def main():
     ap.add_argument("--delay-ms", default="0-0", help="touch sensor delay lo-hi (ms)")
     ap.add_argument("--miss", type=float, default=0.0, help="share of missed touch edges")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--commands", action="store_true", help="list the PN532 commands of the slowest races")
     args = ap.parse_args()
+    if args.commands:
+        trace_commands()
     read = tuple(int(x) for x in args.read_ms.split("-"))
     delay = tuple(int(float(x) * MS) for x in args.delay_ms.split("-"))
     sensor = TouchSensor(delay, args.miss, args.seed)
@@ -132,6 +203,7 @@ def main():
         r = out[dt]
         print("| %d | %d | %d | %d |" % (dt, r["right"], r["tie"], r["wrong"]))
     print(json.dumps({dt: [out[dt]["right"], out[dt]["tie"], out[dt]["wrong"]] for dt in RACE_DTS_MS}))
+    print_slowest_races(out)
     from bench import report
     report.check("race_wrong", sum(out[dt]["wrong"] for dt in RACE_DTS_MS))
 

@@ -5,7 +5,7 @@ measurements (``print_measurements``) and the targets of bench/targets.json, met
 
 from bench import report
 from bench.rp2_bench_setup import triple
-from bench.rp2_races import RACE_DTS_MS
+from bench.rp2_races import RACE_DTS_MS, print_slowest_races
 
 
 fmt = report.fmt
@@ -50,6 +50,8 @@ def gather_figures(games, race, engine, sizes, read_ms):
         "engine_alloc_per_landing_bytes": engine_alloc,
         "landings": {k: {"all": g["landings"], "measured": g["measured"], "ambiguous": g["ambiguous"],
                          "unseen": g["unseen"]} for k, g in games.items()},
+        "slowest": {k: g["slowest"] for k, g in games.items()},
+        "slow_steps": {k: g["slow_steps"] for k, g in games.items()},
         "games": {k: {"finished": g["finished"], "play_s": round(g["length_s"], 1), "wall_s": round(g["wall_s"], 1),
                       "disagreements": len(g["notes"]), "stalled": g["stalled"]} for k, g in games.items()},
     }
@@ -75,6 +77,7 @@ def print_measurements(figures, games, race):
                        ("flash_step_ms", "loop step writing the log to flash, ms")):
         f = figures[key]
         print("%-42s %10s %10s %10s" % (label, fmt(f["p50"]), fmt(f["p99"]), fmt(f["max"])))
+    print_slowest(games)
     rm = figures["read_ms"]["p50"]
     if rm is not None:
         # A landing at a random time is read at the median of the model's range; landings that
@@ -114,10 +117,35 @@ def print_measurements(figures, games, race):
         for k, label in (("first_ms", "first: -> green, max"), ("loser_ms", "second: late/tie, max")):
             print("%-21s" % label + "".join("%9s" % fmt(max(race[d][k]) if race[d][k] else None)
                                             for d in RACE_DTS_MS))
+    if race:
+        print_slowest_races(race)
     print(".mpy per board (as spit flash compiles): " + ", ".join("%s %d B" % kv for kv in sizes.items()))
     print("engine alone on the chip (engine_workload.py by mpremote run), heap locked as the firmware runs it: "
           "%s ms per landing, %s B allocated (heap unlocked: %s ms)" % (fmt(engine_ms), fmt(engine_alloc),
                                                                        fmt(engine_unlocked_ms)))
+
+
+def print_slowest(games, count=8):
+    """The slowest landings of all games (landing -> LED) and the longest loop steps in play, so
+    that a max can be explained: the read, read -> LED, the verdict, the read's evidence (act:
+    us before the read its activation began, tags), a landing on another pile up to 30 ms
+    before (race), one on the same pile up to 60 ms before (2nd), and the pile's quiet lines
+    between the read and the LED (ms after the read: the verdict waited for them)."""
+    rows = sorted(((k, r) for k, g in games.items() for r in g.get("slowest", ())),
+                  key=lambda kr: -kr[1]["landing_led_ms"])[:count]
+    if rows:
+        print("slowest landings: %-12s %8s %4s %4s %7s %7s %7s %-8s %-11s %6s %6s %s" % (
+            "game", "t s", "pile", "card", "read", "rd>LED", "->LED", "verdict", "act", "race", "2nd", "quiet"))
+        for k, r in rows:
+            print("                  %-12s %8.3f %4d %4s %7.2f %7.2f %7.2f %-8s %-11s %6s %6s %s" % (
+                k[:12], r["t_s"], r["pile"], r["card"], r["read_ms"], r["read_led_ms"], r["landing_led_ms"],
+                r["verdict"], "%s/%s" % tuple(r["act"]) if r["act"] else "-", fmt(r["race_ms"]),
+                fmt(r["second_ms"]), ",".join("%.2f" % q for q in r["quiet_ms"]) or "-"))
+    steps = sorted(((k, s) for k, g in games.items() for s in g.get("slow_steps", ())),
+                   key=lambda ks: -ks[1]["ms"])[:5]
+    for k, s in steps:
+        print("longest step in play: %-12s at %8.3f s: %.2f ms, %s ms after a landing on pile %s" % (
+            k[:12], s["t_s"], s["ms"], fmt(s["after_landing_ms"]), s["pile"]))
 
 
 def print_targets(figures, games, race):

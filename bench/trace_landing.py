@@ -122,6 +122,8 @@ def main(argv=None):
     ap.add_argument("--preset", default="classic")
     ap.add_argument("--seconds", type=float, default=25)
     ap.add_argument("--marks", help="JSON file of markers (default: the landing path)")
+    ap.add_argument("--timeline", type=int, default=0, metavar="N",
+                    help="also list every marker (id@ms) from each of the N slowest landings to its LED frame")
     args = ap.parse_args(argv)
     marks = DEFAULT_MARKS
     if args.marks:
@@ -184,6 +186,24 @@ def main(argv=None):
         v = sorted(per[mid])
         print("%4d %6d %6d %6d  %s" % (mid, v[len(v) // 10], statistics.median(v), v[len(v) * 9 // 10],
                                        labels.get(mid, "?")))
+    for row in result["slow_steps"][:args.timeline]:
+        t_step = ports[0].t0 + int(row["t_s"] * 1e6)
+        i = bisect.bisect_left(events, (t_step - 200, -1))
+        shown = []
+        while i < len(events) and events[i][0] <= t_step + row["ms"] * 1000 + 200:
+            shown.append("%d@%.2f" % (events[i][1], (events[i][0] - t_step) / 1000.0))
+            i += 1
+        print("step at %.3f s, %.2f ms, %s ms after a landing on pile %s: %s" % (
+            row["t_s"], row["ms"], row["after_landing_ms"], row["pile"], " ".join(shown)))
+    for row in result["slowest"][:args.timeline]:
+        t_land = ports[0].t0 + int(row["t_s"] * 1e6)
+        i = bisect.bisect_left(events, (t_land, -1))
+        shown = []
+        while i < len(events) and events[i][0] <= t_land + row["landing_led_ms"] * 1000 + 500:
+            shown.append("%d@%.2f" % (events[i][1], (events[i][0] - t_land) / 1000.0))
+            i += 1
+        print("landing at %.3f s, pile %d, read %.2f ms, -> LED %.2f ms: %s" % (
+            row["t_s"], row["pile"], row["read_ms"], row["landing_led_ms"], " ".join(shown)))
     if totals:
         v = sorted(totals)
         print("%4s %6d %6d %6d  the LED frame starts" % ("", v[len(v) // 10], statistics.median(v), v[len(v) * 9 // 10]))
