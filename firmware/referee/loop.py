@@ -60,7 +60,7 @@ _HOUSEKEEP_MS = const(1000)   # reader re-reports, debouncer expiry
 _IDLE_US = const(1000)    # longest idle wait after a step with no input waiting
 _ECHO_BEFORE_US = const(1500)   # no console echo in a step that has already taken this long ...
 _ECHO_WAIT_MS = const(50)       # ... unless the echo has waited this long (every step was long) ...
-_ECHO_LATEST_US = const(3000)   # ... and the step has taken less than this
+_ECHO_LATEST_US = const(2000)   # ... and the step has taken less than this (an echo costs 1-3 ms)
 _FORMAT_PER_STEP = const(2)   # log records formatted into the Logbook's buffer per step at a pause (~1 ms each)
 _DRAIN_AHEAD = const(16)   # in play, records left free when the oldest start going to the Logbook
 
