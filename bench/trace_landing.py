@@ -117,6 +117,17 @@ def stage_table(marks, replies, frames):
     return per, totals
 
 
+def marks_between(events, t0, start, end):
+    """The stage marks of ``events`` ((us, marker) sorted by time) from ``start`` to ``end``,
+    as "marker@ms after t0" words."""
+    i = bisect.bisect_left(events, (start, -1))
+    shown = []
+    while i < len(events) and events[i][0] <= end:
+        shown.append("%d@%.2f" % (events[i][1], (events[i][0] - t0) / 1000.0))
+        i += 1
+    return " ".join(shown)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--preset", default="classic")
@@ -188,22 +199,14 @@ def main(argv=None):
                                        labels.get(mid, "?")))
     for row in result["slow_steps"][:args.timeline]:
         t_step = ports[0].t0 + int(row["t_s"] * 1e6)
-        i = bisect.bisect_left(events, (t_step - 200, -1))
-        shown = []
-        while i < len(events) and events[i][0] <= t_step + row["ms"] * 1000 + 200:
-            shown.append("%d@%.2f" % (events[i][1], (events[i][0] - t_step) / 1000.0))
-            i += 1
         print("step at %.3f s, %.2f ms, %s ms after a landing on pile %s: %s" % (
-            row["t_s"], row["ms"], row["after_landing_ms"], row["pile"], " ".join(shown)))
+            row["t_s"], row["ms"], row["after_landing_ms"], row["pile"],
+            marks_between(events, t_step, t_step - 200, t_step + row["ms"] * 1000 + 200)))
     for row in result["slowest"][:args.timeline]:
         t_land = ports[0].t0 + int(row["t_s"] * 1e6)
-        i = bisect.bisect_left(events, (t_land, -1))
-        shown = []
-        while i < len(events) and events[i][0] <= t_land + row["landing_led_ms"] * 1000 + 500:
-            shown.append("%d@%.2f" % (events[i][1], (events[i][0] - t_land) / 1000.0))
-            i += 1
         print("landing at %.3f s, pile %d, read %.2f ms, -> LED %.2f ms: %s" % (
-            row["t_s"], row["pile"], row["read_ms"], row["landing_led_ms"], " ".join(shown)))
+            row["t_s"], row["pile"], row["read_ms"], row["landing_led_ms"],
+            marks_between(events, t_land, t_land, t_land + row["landing_led_ms"] * 1000 + 500)))
     if totals:
         v = sorted(totals)
         print("%4s %6d %6d %6d  the LED frame starts" % ("", v[len(v) // 10], statistics.median(v), v[len(v) * 9 // 10]))
