@@ -1,8 +1,10 @@
 """Whole games (or their first ``--seconds``) on the emulated Pico under PN532 option combinations
 (issue 26): the firmware image on rp2040js, the strict PN532 model under the piles, the
-simulated players.  CPU-heavy (3-6x slower than real time): a few combinations, short games.
+simulated players.  CPU-heavy (3-6x slower than real time): a few combinations, short games, or ``--games`` to play
+named preset:combination pairs to their end.
 
     .venv/bin/python -m bench.rp2_nfc_games --preset classic --seconds 20 --combos 0,2
+    .venv/bin/python -m bench.rp2_nfc_games --games speed:0,own_deck:1 --seconds 0
 """
 
 try:
@@ -26,25 +28,38 @@ def main(argv=None):
     ap.add_argument("--preset", default="classic")
     ap.add_argument("--seconds", type=float, default=20)
     ap.add_argument("--combos", default="0,2")
+    ap.add_argument("--games", default="",
+                    help="preset:combo pairs, comma separated (instead of --preset and --combos)")
     args = ap.parse_args(argv)
+    if args.games:
+        plan = [(g.split(":")[0], int(g.split(":")[1])) for g in args.games.split(",")]
+    else:
+        plan = [(args.preset, int(i)) for i in args.combos.split(",")]
+    whole = args.seconds <= 0
+    minutes = 30.0 if whole else args.seconds / 60.0
     reason = why_unavailable()
     if reason:
         print("emulated Pico unavailable: %s" % reason)
         return 0
     lost = disagreements = reader_errors = 0
-    for i in args.combos.split(","):
-        combo = combinations()[int(i)]
+    unfinished = 0
+    for preset, i in plan:
+        combo = combinations()[i]
         wall = time.monotonic()
-        result = run_game(args.preset, seed=1, max_minutes=args.seconds / 60.0,
+        result = run_game(preset, seed=1, max_minutes=minutes,
                           port_factory=lambda sim, c, rng, extra, combo=combo: Rp2Port(sim, sim.rules, c, emulator=combo))
         errors = dict(result.errors)
         notes = [n for n in result.notes if not n.startswith("unfinished")]
-        print("%s %s: %d plays in %.0f s of play, lost %d, disagreements %d, reader errors %d, other %s "
-              "(%.0f s wall)" % (args.preset, label(combo), result.stats.get("plays", 0), args.seconds,
-                                errors.get("no_read", 0), len(notes),
-                                sum(errors.get(k, 0) for k in READER_ERRORS),
-                                dict((k, v) for k, v in errors.items() if k not in READER_ERRORS) or "-",
-                                time.monotonic() - wall))
+        if whole and not result.finished:
+            unfinished += 1
+        ending = ("ended (%s)" % result.reason) if result.finished else "not ended"
+        print("%s, combo %d %s: %s, %d plays in %.0f s of play, lost %d, disagreements %d, reader errors %d, "
+              "other %s (%.0f s wall)" % (
+                  preset, i, label(combo), ending, result.stats.get("plays", 0),
+                  (result.length_us or result.sim.now) / 1e6, errors.get("no_read", 0), len(notes),
+                  sum(errors.get(k, 0) for k in READER_ERRORS),
+                  dict((k, v) for k, v in errors.items() if k not in READER_ERRORS) or "-",
+                  time.monotonic() - wall))
         for note in notes[:3]:
             print("    " + note)
         sys.stdout.flush()
@@ -55,6 +70,8 @@ def main(argv=None):
     report.check("lost_cards", lost)
     report.check("table_disagreements", disagreements)
     report.check("reader_errors", reader_errors)
+    if whole:
+        print("games that did not end: %d of %d" % (unfinished, len(plan)))
     return 0
 
 
