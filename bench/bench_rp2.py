@@ -59,7 +59,7 @@ import argparse
 import json
 import sys
 
-from bench import report
+from bench import report, rp2_bench_setup
 from bench.rp2_bench_setup import READ_MS
 from bench.rp2_engine_on_chip import engine_on_chip
 from bench.rp2_games import play
@@ -86,8 +86,13 @@ def main(argv=None):
                          "issue 8's condition)" % READ_MS)
     ap.add_argument("--stall-s", type=float, default=60,
                     help="seconds of a stalled USB host in the middle of a game (0: skip; default 60)")
+    ap.add_argument("--unprobed", action="store_true",
+                    help="the readers without the first-contact probe's answers in board.json (a board never "
+                         "probed: the safe defaults; by default they have the answers the probe gives for "
+                         "the bench's PN532 model, as after bring-up)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
+    rp2_bench_setup.PROBED = not args.unprobed
     try:
         lo, hi = (int(x) for x in args.read_ms.split("-"))
         if not 0 < lo <= hi:

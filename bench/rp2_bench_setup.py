@@ -12,6 +12,19 @@ from host_tools import REPO
 MS = 1000
 LOOP_PIN = 0
 READ_MS = (5, 10)   # a PN532 read (card in the field -> the listing's reply), as issue 8 measures
+# The bench board's readers carry the first-contact probe's answers for the bench's PN532 model, as
+# a board has them after bring-up (`spit doctor`'s probe step or `spit flash --probe` writes them
+# into board.json: docs/getting-started.md).  False (``--unprobed``): a board never probed, whose
+# readers take the safe defaults and learn the chip as they go.
+PROBED = True
+
+
+def probe_answers():
+    """What referee/nfc_probe.py answers for the PN532 model the bench runs (its options are the
+    model's defaults: tests/drivers/test_nfc_chip_config.py checks the probe gives each option
+    combination's own values)."""
+    from host_tools.vboard.pn532_options import DEFAULTS
+    return dict(DEFAULTS)
 
 
 def pn532_model(read_ms):
@@ -33,12 +46,16 @@ def triple(values):
 
 
 def bench_board(piles):
-    """boards/pico(_3pile).json plus the loop probe, as a file `spit flash` can take."""
+    """boards/pico(_3pile).json plus the loop probe (and the probe's answers: ``PROBED``), as a file
+    `spit flash` can take."""
     name = "pico_3pile" if piles == 3 else "pico"
     with open(os.path.join(REPO, "boards", name + ".json")) as f:
         board = json.load(f)
     board["loop_pin"] = LOOP_PIN
     board["name"] = name + "_bench"
+    if PROBED:
+        for r in board["nfc"]["readers"]:
+            r["chip"] = probe_answers()
     out = os.path.join(REPO, "build", "rp2emu", "boards")
     os.makedirs(out, exist_ok=True)
     path = os.path.join(out, name + "_bench.json")

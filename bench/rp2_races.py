@@ -14,7 +14,8 @@ try:
 except ImportError:
     import _paths  # noqa: F401  (python bench/NAME.py: bench/ is on sys.path, the checkout's root not yet)
 
-from bench.rp2_bench_setup import MS, READ_MS, pn532_model
+from bench import rp2_bench_setup
+from bench.rp2_bench_setup import MS, READ_MS, bench_board, pn532_model
 
 RACE_DTS_MS = (1, 2, 3, 5, 10, 20, 50)
 
@@ -29,7 +30,7 @@ def races(per_dt, say, read_ms=READ_MS, sensor=None):
     from spit.cards import parse_card, rank_of
     from host_tools.rp2emu.board import FlashedPico
     out = {}
-    board = FlashedPico(emulator=pn532_model(read_ms))
+    board = FlashedPico(bench_board(2), emulator=pn532_model(read_ms))
     try:
         used = set()
 
@@ -187,7 +188,10 @@ def main():
     ap.add_argument("--miss", type=float, default=0.0, help="share of missed touch edges")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--commands", action="store_true", help="list the PN532 commands of the slowest races")
+    ap.add_argument("--unprobed", action="store_true",
+                    help="readers without the probe's answers in board.json (the safe defaults)")
     args = ap.parse_args()
+    rp2_bench_setup.PROBED = not args.unprobed
     if args.commands:
         trace_commands()
     read = tuple(int(x) for x in args.read_ms.split("-"))
@@ -195,8 +199,10 @@ def main():
     sensor = TouchSensor(delay, args.miss, args.seed)
     started = time.time()
     out = races(args.per_dt, lambda text: None, read, sensor)
-    print("races on the emulated Pico: reads %s ms, touch sensor %s, %d per dt (%.0f s)"
-          % (args.read_ms, sensor.describe(), args.per_dt, time.time() - started))
+    print("races on the emulated Pico: reads %s ms, touch sensor %s, %d per dt, readers %s (%.0f s)"
+          % (args.read_ms, sensor.describe(), args.per_dt,
+             "without the probe's answers" if args.unprobed else "with the probe's answers",
+             time.time() - started))
     print("| dt (ms) | right | tie | wrong |")
     print("|---|---|---|---|")
     for dt in RACE_DTS_MS:

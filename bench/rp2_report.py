@@ -66,8 +66,10 @@ def print_measurements(figures, games, race):
     engine_ms, engine_alloc, engine_unlocked_ms = (figures["engine_ms_per_landing"],
                                                    figures["engine_alloc_per_landing_bytes"],
                                                    figures["engine_ms_per_landing_heap_unlocked"])
+    from bench.rp2_bench_setup import PROBED
     print("MicroPython v1.26.1 rp2 on an emulated RP2040 (rp2040js, 125 MHz, no flash wait states), from the pins; "
-          "PN532 reads of %d-%d ms" % read_ms)
+          "PN532 reads of %d-%d ms; readers %s" % (read_ms + (
+              "with the probe's answers in board.json" if PROBED else "without the probe's answers (--unprobed)",)))
     print("%-42s %10s %10s %10s" % ("figure", "p50", "p99", "max"))
     for key, label in (("landing_to_led_ms", "landing (touch edge) -> LED frame, ms"),
                        ("read_to_led_ms", "read (card event) -> LED frame, ms"),
