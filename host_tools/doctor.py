@@ -124,7 +124,8 @@ def detail_lines(obj):
         return curve_lines(data)
     if obj.get("doctor") == "probe" and data.get("answers"):
         a = data["answers"]
-        return ["      %s = %s" % (k, a[k]) for k in sorted(a)]
+        return ["      %s = %s" % (k, ("0x%02x" % a[k]) if k == "collision_status" and type(a[k]) is int else a[k])
+                for k in sorted(a)]
     return []
 
 

@@ -343,7 +343,7 @@ def run(steps="readers,buttons,card,touch,probe,range,leds,buzzer", cards=8, pro
     if "card" in steps:
         check_card(board, inputs)
     if "touch" in steps or "probe" in steps:
-        check_piles(board, steps, probe_src)
+        check_piles(board, steps, probe_src, inputs)
     if "range" in steps:
         check_range(board, inputs, cards)
     if "leds" in steps:

@@ -123,9 +123,10 @@ def _edge_before(touches, since, at):
     return time.ticks_diff(at, edges[0]) if edges else None
 
 
-def check_piles(board, steps, probe_src=None):
+def check_piles(board, steps, probe_src=None, inputs=None):
     """A card on each pile: its touch edge against its read (``touch``), its reader's probe
-    (``probe``)."""
+    (``probe``), then a second card on it for the probe's two-card questions (``inputs``: a
+    STUCK button skips that card)."""
     limit, source = touch_match_us()
     readers = board["nfc"]["readers"]
     for p in range(board["piles"]):
@@ -154,10 +155,33 @@ def check_piles(board, steps, probe_src=None):
             if uid is None:
                 say("probe", "skip", "reader %d probe" % p, "no card was read on pile %d" % p,
                     "docs/hardware.md, bring-up step 7 (tag range)")
-            else:
-                run_probe(pn, p, probe_src)
-        prompt("take the card off pile %d" % p)
+            elif run_probe(pn, p, probe_src) in ("GO", "GO (limited)"):
+                second_card_probe(board, pn, p, probe_src, uid, inputs)
+        prompt("take the cards off pile %d" % p)
         time.sleep_ms(1500)
+
+
+def second_card_probe(board, pn, p, probe_src, uid, inputs):
+    """The probe's two-card questions (which status a collision gives, whether CIU_Coll says
+    where, which card the chip's listing returns first): a second card on pile ``p``, on the
+    first (``uid``), then the probe with both.  Skipped by a STUCK button or no card."""
+    what = "reader %d probe, two cards" % p
+    names = [n for n, _s, _q in inputs.items if "STUCK" in n and n not in inputs.stuck] if inputs else []
+    if inputs is not None:
+        inputs.watch(names)
+        inputs.edges = []
+    prompt("put a second card on pile %d, on the first (a STUCK button to skip)" % p)
+    touches = Touches(board, p)
+    uid2, why = read_new(pn, tag_scan.TagScan(pn), [uid], touches, time.ticks_us(),
+                         (lambda: bool(inputs.edges)) if inputs is not None else None)
+    touches.close()
+    if inputs is not None:
+        inputs.unwatch()
+    if uid2 is None:
+        say("probe", "skip", what, "no second card (%s): collision_status, coll_readable and list_order stay "
+            "unanswered; the reader keeps its safe defaults for them" % why)
+        return
+    run_probe(pn, p, probe_src, 2)
 
 
 def _say_touch(p, touches, uid, at, since, limit, source):
@@ -188,18 +212,20 @@ def _say_touch(p, touches, uid, at, since, limit, source):
             % (dt / 1000, uid, limit / 1000, source), "", data)
 
 
-def run_probe(pn, p, probe_src):
-    """The first-contact probe (referee/nfc_probe.py) of pile ``p``'s reader, one card on it."""
+def run_probe(pn, p, probe_src, cards=1):
+    """The first-contact probe (referee/nfc_probe.py) of pile ``p``'s reader, ``cards`` on it;
+    returns its verdict (None: not run)."""
+    what = "reader %d probe" % p + (", two cards" if cards == 2 else "")
     if probe_src is None:
-        say("probe", "skip", "reader %d probe" % p, "spit doctor did not send referee/nfc_probe.py")
-        return
+        say("probe", "skip", what, "spit doctor did not send referee/nfc_probe.py")
+        return None
     ns = {"__name__": "nfc_probe"}   # the probe's own namespace (its `if __name__` stays off)
     exec(probe_src, ns)
     probe, command = ns["probe"], ns["command"]
     lines = []
     answers = {}
     try:
-        verdict = probe(pn, lines.append, 1, answers)  # pyright: ignore[reportCallIssue]
+        verdict = probe(pn, lines.append, cards, answers)  # pyright: ignore[reportCallIssue]
     except Exception as e:  # noqa: BLE001 - a finding
         verdict = "NO-GO"
         lines.append("nfc probe: %s: %s" % (type(e).__name__, e))
@@ -222,10 +248,11 @@ def run_probe(pn, p, probe_src):
             times += "; board.json not updated (%s: %s)" % (type(e).__name__, e)
     if verdict == "NO-GO":
         why = [ln[11:] for ln in lines if " = " not in ln and not ln.endswith(verdict)]
-        say("probe", "fail", "reader %d probe" % p, "%s: %s" % (verdict, "; ".join(why)),
+        say("probe", "fail", what, "%s: %s" % (verdict, "; ".join(why)),
             "docs/hardware.md, bring-up step 'Reader go/no-go'", data)
     else:
-        say("probe", "pass", "reader %d probe" % p, "%s; %s" % (verdict, times), "", data)
+        say("probe", "pass", what, "%s; %s" % (verdict, times), "", data)
+    return verdict
 
 
 def check_range(board, inputs, cards):

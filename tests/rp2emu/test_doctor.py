@@ -61,6 +61,14 @@ def test_healthy_table_passes_every_check_and_the_referee_runs_again(tmp_path):
         a = pr["answers"]
         assert pr["verdict"] == "GO" and a["list_uses_wupa"] is False and a["listing_us"] > 0, pr
         assert "      list_uses_wupa = False" in report
+    # ... one card, then two (a second card put on the first): the collision's status, CIU_Coll
+    # readable, the listing's order, as the default chip gives them.
+    assert [(p["pile"], "collision_status" in p["answers"]) for p in kept["probe"]] == [
+        (0, False), (0, True), (1, False), (1, True)]
+    for pr in kept["probe"][1::2]:
+        a = pr["answers"]
+        assert (a["collision_status"], a["coll_readable"], a["list_order"]) == (0x06, True, "high"), pr
+    assert "PASS  reader 0 probe, two cards: GO" in report and "PASS  reader 1 probe, two cards: GO" in report
 
 
 @needs_rp2
@@ -114,19 +122,38 @@ def test_cs_line_without_pull_up_both_readers_answer(tmp_path):
 def test_the_probe_answers_as_each_reader_s_chip_behaves(tmp_path):
     # Reader 0's chip: the listing sends WUPA, InRelease does not halt, RxAlign is not honoured
     # (options of the strict model no datasheet settles); reader 1 is missing.
-    chip = {"list_uses_wupa": True, "release_halts": False, "rx_align": False}
+    # With a second card on the first: a collision gives status 0x03, CIU_Coll says nothing, the
+    # listing returns the lower UID first.
+    chip = {"list_uses_wupa": True, "release_halts": False, "rx_align": False,
+            "collision_status": 0x03, "coll_readable": False, "list_order": "low"}
     rc, output, report = _run(tmp_path, {"missing_readers": [1]}, ["--steps", "probe"], emulator=[chip, {}])
     assert rc == 0, output         # the missing reader is the readers step's FAIL; here it is skipped
-    assert "PASS  reader 0 probe: GO" in report
-    for line in ("list_uses_wupa = True", "release_halts = False", "deselect_halts = True", "rx_align = False"):
+    assert "PASS  reader 0 probe: GO" in report and "PASS  reader 0 probe, two cards: GO" in report
+    for line in ("list_uses_wupa = True", "release_halts = False", "deselect_halts = True", "rx_align = False",
+                 "collision_status = 0x03", "coll_readable = False", "list_order = low"):
         assert "      " + line in report, line
     assert "SKIP  reader probe of pile 1: reader 1 cannot be set up" in report
     kept = _kept(tmp_path)
-    assert [p["pile"] for p in kept["probe"]] == [0]
+    assert [p["pile"] for p in kept["probe"]] == [0, 0]
     assert kept["probe"][0]["answers"]["list_uses_wupa"] is True
+    two = kept["probe"][1]["answers"]
+    assert (two["collision_status"], two["coll_readable"], two["list_order"]) == (0x03, False, "low")
     # ... and written into the board's board.json, where the referee's reader takes them.
     assert kept["probe"][0]["saved"] is True and "answers written to board.json" in report
     assert "keep them with `spit flash --probe " in report
+
+
+@needs_rp2
+def test_without_a_second_card_the_two_card_questions_are_skipped_and_say_so(tmp_path):
+    from support.doctor_table import DoctorTable
+    with DoctorTable(faults={"missing_readers": [1]}) as t:
+        t.person.second_card = False      # a STUCK button at "put a second card"
+        rc, output, report = t.run_doctor(["--steps", "probe"], str(tmp_path / "report.txt"))
+    assert rc == 0, output
+    assert "PASS  reader 0 probe: GO" in report
+    assert "SKIP  reader 0 probe, two cards: no second card (done): collision_status, coll_readable" in report
+    kept = _kept(tmp_path)
+    assert [p["pile"] for p in kept["probe"]] == [0] and kept["probe"][0]["saved"] is True
 
 
 @needs_rp2

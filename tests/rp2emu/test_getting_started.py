@@ -106,6 +106,9 @@ def _doctor_person(term, prompt):
     m = re.match(r"place a card on pile (\d)", prompt)
     if m:
         return "/0 7H %s\r" % m.group(1)
+    m = re.match(r"put a second card on pile (\d)", prompt)
+    if m:
+        return "/0 QD %s\r" % m.group(1)
     m = re.match(r"add card (\d+) of \d+ to pile (\d)", prompt)
     if m:   # a different card each time: 2C, 3C, ... (the range step's pile)
         return "/0 %sC %s\r" % ("23456789TJQK"[int(m.group(1)) - 1], m.group(2))

@@ -25,6 +25,7 @@ class Person:
         self.stuck = set(table.faults.get("stuck_pins", ()))
         self.placed = {}               # pile -> [uid] of the cards put there
         self.range_cards = range_cards   # cards at hand for the range step (then: STUCK)
+        self.second_card = True          # a second card at hand for the probe's two-card questions
 
     def feed(self, data):
         buf = self.partial + data
@@ -65,6 +66,11 @@ class Person:
         at = t.now_us + REACT_US
         if text.startswith("place a card on pile "):
             self._land(int(text.split("pile ")[1].split()[0]), "7H", at)
+        elif text.startswith("put a second card on pile "):
+            if self.second_card:
+                self._land(int(text.split("pile ")[1].split(",")[0]), "QD", at)
+            else:
+                self._answer(True, at)    # no second card at hand: a STUCK button skips it
         elif text.startswith("add card "):
             k = int(text.split()[2])
             if k <= self.range_cards:
