@@ -6,7 +6,8 @@ import sys
 DESCRIPTION = """Check a board step by step, with the people at the table: each PN532 reader (its firmware
 version, its IRQ line, whether another reader answers with it), a card on pile 0 (UID and the read
 time after the touch sensor's edge), every STUCK button and slap pad (with its contact bounce), a
-card on each pile (its touch sensor's edge against its read; its reader's first-contact PN532 probe),
+card on each pile (its touch sensor's edge against its read; its reader's first-contact PN532 probe,
+then a second card on it for the probe's two-card questions; the answers go into the board's board.json),
 cards added to pile 0 one by one (the read time as the pile grows, against touch_match_us; the curve
 is kept on the PC in doctor-<board>-<date>.json beside the report), every LED zone and the buzzer. Each check says PASS, FAIL with the likely cause (the row of the wiring
 table in docs/hardware.md) or SKIP; the report is saved. The referee pauses while it runs (never during
