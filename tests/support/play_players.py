@@ -11,26 +11,30 @@ import re
 import select
 import time
 
-from spit.cards import parse_card
+from spit.cards import format_card, parse_card
 from spit.rules import fits, make_ruleset
 
 CLEAR = "\x1b[H\x1b[2J"
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
+COUNTDOWN_LINE = re.compile(r"\d+:\d\d\.\d{3}\s+countdown ")
+SPIT_LINE = re.compile(r"\bSPIT (?!CALL)\S")
+SPIT_CALL_PILES = re.compile(r"SPIT CALL.*\((\d+) piles?\)")
 KEYS = ({"pick": "12345", "land": "qwe", "stuck": "a", "pads": "zxc", "gap": "f"},
         {"pick": "67890", "land": "uio", "stuck": "j", "pads": "m,.", "gap": "k"})
 
 
 def parse_screen(text):
-    """The screen's facts: ``{"phase", "tops": [(card|-1, count)], "cards": [[card|-1]]*2,
+    """The screen's facts: ``{"phase", "t" (table seconds), "tops": [(card|-1, count)], "cards": [[card|-1]]*2,
     "left": [n, n], "question": (player, kind, max) or None, "said": [lines], "over": bool}``."""
     text = ANSI.sub("", text)
     lines = text.split("\n")
-    out = {"phase": "", "tops": [], "cards": [[], []], "left": [0, 0], "question": None, "said": [],
+    out = {"phase": "", "t": 0.0, "tops": [], "cards": [[], []], "left": [0, 0], "question": None, "said": [],
            "over": False, "raw": text}
     for line in lines:
         if line.startswith("Spit referee"):
-            m = re.search(r"t \d+:\d+\.\d+\s+(.*)$", line)
-            out["phase"] = m.group(1).strip() if m else ""
+            m = re.search(r"t (\d+):(\d+\.\d+)\s+(.*)$", line)
+            out["phase"] = m.group(3).strip() if m else ""
+            out["t"] = int(m.group(1)) * 60 + float(m.group(2)) if m else 0.0
         elif line.startswith("Center"):
             for card, n in re.findall(r"pile \d+: (\S+)\s+\((\d+)\)", line):
                 out["tops"].append((-1 if card == "--" else parse_card(card), int(n)))
@@ -60,6 +64,48 @@ class Players:
         self.went_out = [False, False]
         self.phase = None
         self.entered = 0
+        self.unsure = [{}, {}]          # per player: card landed -> table time, until it counts
+        self.countdown_seen = {}        # a countdown's line -> table time it was first on the screen
+
+    # A person who sees nothing happen for a while does it again (a STUCK press the referee had
+    # no use for, a card that did not leave the hand): the same move in the same state is
+    # repeated once per this many table seconds.
+    AGAIN_S = 3.0
+    # After a countdown a careful player waits for the spit cards before playing on the piles (the
+    # first card on a pile that waits for its spit card is taken as that card), for at most this
+    # long from the countdown's start: 2 s of countdown and the hands that flip.
+    SPIT_WAIT_S = 4.0
+
+    def _spit_cards_due(self, s):
+        """True while the last countdown's spit cards are not all on the screen's referee lines."""
+        said = s["said"]
+        at = None
+        for i, line in enumerate(said):
+            if COUNTDOWN_LINE.match(line):
+                at = i
+        if at is None:
+            return False     # (off the screen: so much was said since that the cards came)
+        first = self.countdown_seen.setdefault(said[at], s["t"])
+        m = SPIT_CALL_PILES.search(said[at - 1]) if at > 0 else None
+        expected = int(m.group(1)) if m else len(s["tops"])
+        got = len([x for x in said[at + 1:] if SPIT_LINE.search(x)])
+        return got < expected and s["t"] - first < self.SPIT_WAIT_S
+
+    def _watch_landed_cards(self, s):
+        """Which of each player's landed cards still may come back: until ACCEPT or SPIT for it is
+        among the referee's lines, or no word for a while (a rejected card is back in the hand by
+        then, and counts as a stock card again)."""
+        for p in range(2):
+            unsure = self.unsure[p]
+            for c, t in list(unsure.items()):
+                name = format_card(c)
+                for line in s["said"]:
+                    words = line.split()
+                    for word in ("ACCEPT", "SPIT"):
+                        if word in words and words[words.index(word) + 1:][:1] == [name]:
+                            unsure.pop(c, None)
+                if s["t"] - t >= self.AGAIN_S:
+                    unsure.pop(c, None)
 
     def _once(self, what, state):
         k = (what, state)
@@ -73,14 +119,16 @@ class Players:
         if phase != self.phase:          # a new phase: what was done in the last one may be done again
             self.phase = phase
             self.entered += 1
-        said = (self.entered, tuple(s["said"][-3:]))
-        state = (self.entered, tuple(tuple(c) for c in s["cards"]), tuple(s["tops"]))
+        again = int(s["t"] // self.AGAIN_S)
+        state = (self.entered, tuple(tuple(c) for c in s["cards"]), tuple(s["tops"]), again)
+        self._watch_landed_cards(s)
         out = ""
         if s["over"]:
             return ""
         if s["question"] is not None:
             p, kind, most = s["question"]
-            if self._once(("answer", p), said):
+            refused = len([x for x in s["said"] if "bad_answer" in x])
+            if self._once(("answer", p), (self.entered, s["question"], refused)):
                 n = (1 if self.went_out[p] else 0) if kind == "went_out" else min(s["left"][p], most)
                 out += KEYS[p]["pads"][0] * n + KEYS[p]["stuck"]
             return out
@@ -98,7 +146,7 @@ class Players:
         if phase != "play":
             return ""
         tops = s["tops"]
-        if all(t[0] < 0 for t in tops):
+        if all(t[0] < 0 for t in tops) or self._spit_cards_due(s):
             return ""                    # the spit cards are on their way
         stuck = []
         for p in range(2):
@@ -116,6 +164,7 @@ class Players:
             if move is not None:
                 if self._once(("land", p), state):
                     out += KEYS[p]["pick"][move[0]] + KEYS[p]["land"][move[1]]
+                    self.unsure[p][cards[move[0]]] = s["t"]
                 continue
             visible = len([c for c in cards if c >= 0])
             if -1 in cards and s["left"][p] > visible:
@@ -123,7 +172,10 @@ class Players:
                     out += KEYS[p]["gap"]
                 continue
             if s["left"][p] == 0:
-                if self._once(("out", p), said):
+                # Out only once every card landed counted: a card still waiting for its verdict,
+                # or one judged late that comes back, is no way out (a careful player waits for
+                # the lamps).  One slap; again only if the referee took no notice for a while.
+                if not self.unsure[p] and self._once(("out", p), (self.entered, again)):
                     self.went_out[p] = True
                     out += KEYS[p]["pads"][self._smaller(s)]
                 continue
