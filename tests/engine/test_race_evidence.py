@@ -124,3 +124,18 @@ def test_r_play_5_quiet_line_ends_a_shared_reads_hold_as_on_the_device():
     assert [v["card"] for v in tie_q] == [v["card"] for v in tie_n] == ["AC"]
     assert tie_n[0]["dt_us"] == 0                 # QD held: AC shares its landing
     assert tie_q[0]["dt_us"] == 3000              # QD judged: AC lands at its read, 3 ms after QD's touch
+
+
+def test_r_play_5_act_the_second_tag_of_an_activation_resolved_late_is_a_tie_not_a_late_event():
+    # A chip that wakes halted tags: 8H and 6S land together on pile 0 and answer one REQA; the
+    # reader resolves them bit by bit and reports both in one step, 86 ms after the activation
+    # (past relist_us, 60 ms), as on the emulated Pico (bench.rp2_nfc_games, own_deck under a
+    # WUPA chip).  The loop's clock moved on meanwhile (the ticks, as the device logs them
+    # before each card).  The first read holds later events back for relist_us from when it
+    # was fed, not from its time, so the second is still in time: a tie, with no late_event.
+    tick = {"t": 3090000, "ev": "tick"}
+    events = [touch(3000000), tick, card(3009000, "8H", [0, 2]), tick, card(3009000, "6S", [0, 2]),
+              {"t": 3095000, "ev": "tick"}]
+    got = judged(events)
+    assert ("accept", "8H") in got and ("tie", "6S") in got
+    assert ("error", "late_event") not in got, got

@@ -27,7 +27,8 @@ the touch edge that marks the true landing, and readers are serviced one after t
 * keeps events in a small buffer sorted by time and releases one only when the newest time
   seen (the *horizon*) is ``reorder_us`` past it AND no touch earlier than it still waits for
   its read AND, for ``relist_us`` after a pile's last read that did not answer its activation
-  alone (evidence ``EVID_SHARED``, or none), it is earlier than that read (a second tag of the
+  alone (evidence ``EVID_SHARED``, or none) came (with evidence: from the horizon when it was
+  fed, not from its time), it is earlier than that read (a second tag of the
   same activation may still be reported with the activation's time; the device's reader ends
   that hold early with ``quiet(pile)`` once it found no other tag, and logs it as a ``quiet``
   line), so that a later-arriving read of an earlier landing is still judged in order.
@@ -141,6 +142,7 @@ class EventQueue:
         self._untouched = [0] * npiles   # _tcount when no touch waits (compared as a whole)
         self._read_t = [_FLOOR] * npiles   # the last read's own time, per pile
         self._hold_t = [_FLOOR] * npiles   # ... while it holds later events back (quiet: no)
+        self._hold_end = [_FLOOR] * npiles   # ... until then (relist_us after it was fed)
         self._land_t = [0] * npiles       # ... and the landing time it was given
         self._relist_end = _FLOOR   # no read holds anything back once the horizon is here
         self._relist_from = _FLOOR  # ... nor before it is here (see feed)
@@ -202,18 +204,18 @@ class EventQueue:
                     # later with its time, so this read holds nothing back (and the pile's
                     # earlier activation is over: a later one found this tag).
                     self._hold_t[a] = _FLOOR
-                elif self._relist_end <= h:   # the usual case: no other hold running
-                    # The relist hold (advance) of this read can apply from t + reorder_us to
-                    # t + relist_us: _relist_from is the earliest start of a hold still running.
-                    self._hold_t[a] = t
-                    self._relist_from = t + reorder
-                    self._relist_end = t + self.relist_us
                 else:
+                    # The relist hold (advance) of this read applies from t + reorder_us until
+                    # relist_us after it was fed (h; a read without evidence: after t): a
+                    # reader resolving a collision bit by bit may feed it long after its time
+                    # (a chip that wakes halted tags: 86 ms on the emulated Pico), and the
+                    # other tag of its activation comes after it.
+                    # _relist_from/_end: the earliest start and latest end of the holds running.
                     self._hold_t[a] = t
-                    w = t + reorder
-                    if w < self._relist_from:
-                        self._relist_from = w
-                    w = t + self.relist_us
+                    w = (h if e else t) + self.relist_us
+                    self._hold_end[a] = w
+                    if self._relist_end <= h or t + reorder < self._relist_from:
+                        self._relist_from = t + reorder
                     if w > self._relist_end:
                         self._relist_end = w
                 t = tt
@@ -346,11 +348,10 @@ class EventQueue:
         # the same activation may still come (a reader resolving a collision reports it with
         # the activation's time, several loop steps later) ...
         if h < self._relist_end and h >= self._relist_from:
-            relist = self.relist_us
             hold_t = self._hold_t
             for p in range(self.npiles):
                 w = hold_t[p]
-                if w <= due and h - w < relist:
+                if _FLOOR < w <= due and h < self._hold_end[p]:
                     due = w - 1   # strictly before the read
         # ... and before every touch still waiting for its read (each pile's first touch is
         # its earliest, once the stale ones are given up): that read lands earlier than anything
@@ -435,6 +436,7 @@ class EventQueue:
         for p in range(self.npiles):
             self._read_t[p] = _shifted(self._read_t[p], shift)
             self._hold_t[p] = _shifted(self._hold_t[p], shift)
+            self._hold_end[p] = _shifted(self._hold_end[p], shift)
             self._land_t[p] = _shifted(self._land_t[p], shift)
         self._relist_end = _shifted(self._relist_end, shift)
         self._relist_from = _shifted(self._relist_from, shift)
