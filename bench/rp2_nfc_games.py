@@ -5,6 +5,11 @@ named preset:combination pairs to their end.
 
     .venv/bin/python -m bench.rp2_nfc_games --preset classic --seconds 20 --combos 0,2
     .venv/bin/python -m bench.rp2_nfc_games --games speed:0,own_deck:1 --seconds 0
+    .venv/bin/python -m bench.rp2_nfc_games --all --games own_deck:96 --seconds 0
+
+Combination numbers are those of the 9 covering combinations (``pn532_options.combinations``),
+or with ``--all`` of all 192 (``all_combinations``: the classes that only whole games tell
+apart, docs/hardware.md).
 """
 
 try:
@@ -23,14 +28,17 @@ def main(argv=None):
     from host_tools.rp2emu.emulator import why_unavailable
     from host_tools.sim.rp2 import Rp2Port
     from host_tools.sim.run import run_game
-    from host_tools.vboard.pn532_options import combinations, label
+    from host_tools.vboard.pn532_options import all_combinations, combinations, label
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--preset", default="classic")
     ap.add_argument("--seconds", type=float, default=20)
     ap.add_argument("--combos", default="0,2")
     ap.add_argument("--games", default="",
                     help="preset:combo pairs, comma separated (instead of --preset and --combos)")
+    ap.add_argument("--all", action="store_true",
+                    help="combination numbers index all 192 combinations, not the 9 covering ones")
     args = ap.parse_args(argv)
+    table = all_combinations() if args.all else combinations()
     if args.games:
         plan = [(g.split(":")[0], int(g.split(":")[1])) for g in args.games.split(",")]
     else:
@@ -44,7 +52,7 @@ def main(argv=None):
     lost = disagreements = reader_errors = 0
     unfinished = 0
     for preset, i in plan:
-        combo = combinations()[i]
+        combo = table[i]
         wall = time.monotonic()
         result = run_game(preset, seed=1, max_minutes=minutes,
                           port_factory=lambda sim, c, rng, extra, combo=combo: Rp2Port(sim, sim.rules, c, emulator=combo))
