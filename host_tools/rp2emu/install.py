@@ -10,6 +10,7 @@ ruleset, card map, MicroPython image), so a test or bench flashes once per firmw
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -61,7 +62,9 @@ def flashed_image(board="pico", ruleset="classic", options=None, firmware=None, 
     image = os.path.join(CACHE, "%s-%s.fs" % (os.path.basename(board_path)[:-5], h.hexdigest()[:16]))
     if os.path.exists(image) and not force:
         return image
-    work = image + ".d"
+    # This process's own work files: two runs that flash the same image at once (two benches
+    # from one checkout) each build it, and the last atomic replace wins (the same bytes).
+    work = "%s.%d.d" % (image, os.getpid())
     os.makedirs(work, exist_ok=True)
     with open(os.path.join(work, "ruleset.json"), "w") as f:
         json.dump(config, f)
@@ -86,9 +89,10 @@ def flashed_image(board="pico", ruleset="classic", options=None, firmware=None, 
             output = proc.communicate()[0].decode(errors="replace")
             if proc.returncode != 0:
                 raise EmulatorError("spit flash failed on the emulated Pico:\n" + output[-1500:])
-            emu.save_fs(image + ".tmp")
+            emu.save_fs(work + ".fs")
         finally:
             link.close()
-    os.replace(image + ".tmp", image)
+    os.replace(work + ".fs", image)
+    shutil.rmtree(work, ignore_errors=True)
     say("flashed in %.1f s: %s" % (time.monotonic() - t0, output.strip().splitlines()[-1]))
     return image
