@@ -59,7 +59,6 @@ class Players:
 
     def __init__(self, ruleset="classic", options=None):
         self.rules = make_ruleset(ruleset, options)
-        self.last_said = None
         self.done_for = {}        # (what, key of the screen state) -> True: do not repeat
         self.went_out = [False, False]
         self.phase = None
@@ -98,14 +97,9 @@ class Players:
         for p in range(2):
             unsure = self.unsure[p]
             for c, t in list(unsure.items()):
-                name = format_card(c)
-                for line in s["said"]:
-                    words = line.split()
-                    for word in ("ACCEPT", "SPIT"):
-                        if word in words and words[words.index(word) + 1:][:1] == [name]:
-                            unsure.pop(c, None)
-                if s["t"] - t >= self.AGAIN_S:
-                    unsure.pop(c, None)
+                counted = re.compile(r"\b(?:ACCEPT|SPIT) %s\b" % re.escape(format_card(c)))
+                if s["t"] - t >= self.AGAIN_S or any(counted.search(line) for line in s["said"]):
+                    del unsure[c]
 
     def _once(self, what, state):
         k = (what, state)
