@@ -10,7 +10,7 @@ Steps (``--dry-run`` prints the mpremote command lines instead of running them):
    needed (``referee/enroll.py``, ``referee/nfc_probe.py``) and the drivers of other boards
    (``pn532_spi``/``pn532_i2c`` by the board's ``nfc.bus``, ``led_strip``/``gpio_leds`` by its ``leds.type``),
    unless a kept module imports them.
-   Compile each ``.py`` of it into the build dir (default ``build/mpy/``), keeping the tree:
+   Compile each ``.py`` of it into the build dir (default ``build/mpy/PORT/``: one per board), keeping the tree:
    ``lib/spit/*.mpy``, ``drivers/*.mpy``, ``referee/*.mpy``. Top-level files such as ``main.py`` stay ``.py``
    (MicroPython only auto-runs ``main.py``). ``--source`` copies ``.py`` everywhere instead.
 2. Write the configs into the build dir: ``board.json`` checked on the PC by the firmware's full validator
@@ -45,6 +45,7 @@ module compiles the firmware into the build dir and runs the steps (``flash``).
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -103,6 +104,14 @@ def plan_uploads(firmware_files, source):
         remote = rel[:-3] + ".mpy" if compiled else rel
         uploads.append((rel, remote, compiled))
     return uploads
+
+
+def default_build_dir(firmware_dir, port):
+    """``build/mpy/PORT`` next to ``firmware/`` (PORT: the port's last name, ``ttyACM0``, ``COM5``):
+    one build dir per board, so two `spit flash` runs from one checkout (two tables, two terminals)
+    do not empty each other's image mid-copy."""
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", os.path.basename(port.rstrip("/\\")) or port) or "board"
+    return os.path.join(os.path.dirname(firmware_dir), "build", "mpy", name)
 
 
 def clear_build_dir(build_dir):
@@ -172,7 +181,6 @@ def flash(options, err=None, out=None):
     out = out or sys.stdout
     firmware_dir = os.path.abspath(options.firmware_dir or flash_inputs.default_firmware_dir())
     boards_dir = options.boards_dir or flash_inputs.default_boards_dir()
-    build_dir = os.path.abspath(options.build_dir or os.path.join(os.path.dirname(firmware_dir), "build", "mpy"))
     progress = Progress(err)
 
     version = flash_inputs.firmware_version(firmware_dir)
@@ -207,11 +215,12 @@ def flash(options, err=None, out=None):
         # --board-port reads it, and packs what it enrolled into cards.bin again).
         configs += ([] if cards is None else [("cards.bin", None)]) + [("cards.json", options.cards)]
     remotes = [remote for _, remote, _ in uploads] + [remote for remote, _ in configs]
-    files = [(os.path.join(build_dir, remote), remote) for remote in remotes]
 
     port = options.port or "auto"
     if port == "auto" and not options.dry_run:
         port = board_mpremote.detect_port()
+    build_dir = os.path.abspath(options.build_dir or default_build_dir(firmware_dir, port))
+    files = [(os.path.join(build_dir, remote), remote) for remote in remotes]
     dirs = board_mpremote.remote_dirs([remote for _, remote in files])
     clean = sorted({remote.rpartition("/")[0] for _, remote, _ in uploads if "/" in remote})
     copy_actions = ["exec", board_mpremote.prepare_script(dirs, clean)]

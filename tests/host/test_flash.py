@@ -182,6 +182,20 @@ def test_dry_run_prints_mpremote_steps_only(firmware, boards, tmp_path, capsys):
     assert not build.exists()  # nothing compiled, nothing touched
 
 
+def test_two_boards_flashed_at_once_build_apart(firmware, boards, tmp_path, capsys):
+    """Without --build-dir each port has its own build dir (build/mpy/PORT next to firmware/): two
+    `spit flash` runs from one checkout at once (two tables) cannot empty each other's image."""
+    dirs = []
+    for port in ("/dev/ttyACM0", "/dev/ttyACM1", "COM5"):
+        code, out, err = run_cli(capsys, "flash", "--dry-run", "--port", port, "--firmware-dir", firmware,
+                                 "--boards-dir", boards)
+        assert code == 0, err
+        into = [line for line in out.splitlines() if " into " in line][0].split(" into ", 1)[1]
+        dirs.append(into)
+    base = os.path.join(os.path.dirname(os.path.abspath(firmware)), "build", "mpy")
+    assert dirs == [os.path.join(base, "ttyACM0"), os.path.join(base, "ttyACM1"), os.path.join(base, "COM5")]
+
+
 def test_mpy_carry_source_lines_only_with_lines(tmp_path):
     # The board's .mpy files leave line numbers out unless asked (--lines): smaller in flash
     # and in the heap; a traceback from such a module names no line.
