@@ -148,7 +148,9 @@ def _run_doctor(command, cwd, env, term):
     return proc.returncode, "".join(out)
 
 
-def _play(term, ruleset, limit_s=900):
+def _play(term, ruleset, limit_s=900, sent=None):
+    """Two scripted players on terminal 1 until the game is over; ``sent`` collects
+    ``(table time, phase, keys)`` of every keystroke batch (for a failure's message)."""
     from support.play_players import Players, parse_screen
     players = Players(ruleset)
     t_end = time.monotonic() + limit_s
@@ -162,6 +164,8 @@ def _play(term, ruleset, limit_s=900):
                 return s
             keys = players.keys(s)
             if keys:
+                if sent is not None:
+                    sent.append((s["t"], s["phase"], keys))
                 term.keys(keys)
         time.sleep(0.05)
     return parse_screen(last)
@@ -174,11 +178,12 @@ def test_every_command_of_the_page_in_order(tmp_path):
                SPIT_BOARD_WAIT_S="5", PYTHONPATH=ROOT)
     term = None
     ran = []
+    sent = []
     try:
         for kind, command in page_steps():
             if kind == "game":
                 assert term is not None
-                s = _play(term, "speed")
+                s = _play(term, "speed", sent=sent)
                 assert s["over"], "the first game did not end:\n" + term.frame()
                 ran.append("GAME")
                 continue
@@ -199,7 +204,8 @@ def test_every_command_of_the_page_in_order(tmp_path):
             cwd = ROOT if command.startswith("bash scripts/") else str(tmp_path)
             r = subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True,
                                timeout=1200)
-            assert r.returncode == 0, "%s\n%s\n%s" % (command, r.stdout[-3000:], r.stderr[-3000:])
+            assert r.returncode == 0, "%s\n%s\n%s\nterminal 1 shows:\n%s\nthe players' last keys: %r" % (
+                command, r.stdout[-3000:], r.stderr[-3000:], term.frame() if term is not None else "-", sent[-12:])
             if command.startswith("spit replay"):
                 assert "0 mismatches" in r.stdout and "winner" in r.stdout, r.stdout
                 assert os.path.getsize(tmp_path / "first-game.html") > 1000
