@@ -1,7 +1,8 @@
 """Random event streams for the property tests (deterministic: same streams on every Python)."""
 
-from spit.referee import Referee
+from spit.referee import Referee, PH_OVER
 from spit.rules import make_ruleset
+from spit.verdicts import REASON_NAMES
 
 _RULESETS = (
     ("classic", None),
@@ -38,6 +39,13 @@ class Checksum:
             h = (h * 31 + x) & 0x3FFFFFFF
         self.h = h
         self.n += 1
+
+
+def outcome(ref):
+    """``None`` while ``ref``'s game runs, else ``(winner, reason name)`` (winner -1: a draw)."""
+    if ref.phase != PH_OVER:
+        return None
+    return (ref.winner, REASON_NAMES[ref.over_reason])
 
 
 def run_stream(seed, n_events=60):
@@ -287,7 +295,7 @@ def play_stream(seed, n_landings=80):
             h = _fold_intents(h, intents)
     ref.flush()
     h = _fold_intents((h * 31 + sink.h) & 0x3FFFFFFF, intents)
-    out = ref.outcome()
+    out = outcome(ref)
     if out is not None:
         h = _fold_text((h * 31 + out[0] + 1) & 0x3FFFFFFF, out[1])
     return h, sink.n

@@ -32,6 +32,7 @@ _HIST_MASK = const(31)
 # A history entry: card | _SPIT_BIT if a spit card | (player + 1) << 7 | rank << 9, the rank
 # the pile's top counted as after that landing (top_rank).
 _SPIT_BIT = const(64)
+_SPIT_DUE_MS = const(3000)   # after a countdown: spit cards are due within this (then STUCK counts again)
 _RANK_SHIFT = const(9)
 
 # Copies of other modules' codes, inlined by the compiler (const() is inlined per module
@@ -555,14 +556,27 @@ class Referee(EventQueue, Settlement, Corrections):
             self._emit(_V_ERROR, ms, us, _E_UNEXPECTED, -1, -1, player)
             return
         stuck = self.stuck
-        if phase != PH_PLAY or not self.spit_done() or stuck[player]:
+        need = self.need_spit
+        if phase != PH_PLAY or stuck[player] or (1 in need and ms - self.cd_ms < _SPIT_DUE_MS):
             # A repeat of what the referee already acted on (a second press, a press racing
-            # the other player's into the spit call it started): nothing new, no error.
+            # the other player's into the spit call it started, or while the spit cards are
+            # on their way): nothing new, no error.
             return
         stuck[player] = True
         self._emit(_V_STUCK, ms, us, player, -1, -1, -1)
         if not stuck[1 - player]:
             return
+        for p in range(self.npiles):
+            if need[p]:
+                # R-STALL-2: both stuck while a pile still waits for its spit card, long after
+                # the countdown: its spitter has none (the count kept here was wrong: a wrong
+                # answer, a card never read).  That pile waits no more; a deck has only the row.
+                need[p] = 0
+                q = self.spitter[p]
+                self.spit_left[q] = 0
+                if self._own_deck:
+                    self.left[q] = self.rules.row
+                self.first_flip = False
         # R-STALL-1: both stuck.
         piles = self._plan_spit(ms, us)
         if piles:

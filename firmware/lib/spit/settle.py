@@ -36,7 +36,6 @@ _R_TIMER = const(2)              # R-GAME-6: the 10-minute timer ran out
 _R_POINTS = const(3)             # R-GAME-4: a score reached the target
 _R_STREAK = const(4)             # R-GAME-5: rounds won in a row
 _R_NO_CARDS = const(5)           # R-GAME-1/2/3: the player who went out has no cards left
-_REASON_NAMES = const(("out", "blocked", "timer", "points", "streak", "no_cards"))
 _E_SLAP_EARLY = const(6)         # a slap although that player cannot have gone out yet
 _E_UNEXPECTED = const(7)         # an event that has no meaning in the current phase
 _E_BAD_ANSWER = const(8)         # an answer out of range, or with no question asked
@@ -349,12 +348,6 @@ class Settlement:
         self.round_winner = 0 if s0 < s1 else 1 if s1 < s0 else -1
         self._show_round_winner(ms)
         self._open_slaps()
-
-    def outcome(self):
-        """``None`` while the game runs, else ``(winner, reason)`` (winner -1: a draw)."""
-        if self.phase != _PH_OVER:
-            return None
-        return (self.winner, _REASON_NAMES[self.over_reason])
 
     def game_over(self, ms, us, winner, reason):
         self._phase_to(_PH_OVER)
