@@ -80,6 +80,17 @@ class Terminal1:
         with self.lock:
             return self.screen.frame()
 
+    def board_said(self, word="spit-referee:"):
+        """The distinct lines of everything shown that hold ``word`` (the board's own words)."""
+        with self.lock:
+            text = ANSI.sub("", self.screen.text())
+        seen = []
+        for line in text.replace(CLEAR_MARK, "\n").split("\n"):
+            line = line.strip()
+            if word in line and line not in seen:
+                seen.append(line)
+        return seen
+
     def keys(self, text):
         os.write(self.master, text.encode())
 
@@ -98,6 +109,7 @@ class Terminal1:
 
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
+CLEAR_MARK = "\x1b[H\x1b[2J"
 KEYS = ({"stuck": "a", "pads": "zx"}, {"stuck": "j", "pads": "m,"})
 
 
@@ -204,8 +216,9 @@ def test_every_command_of_the_page_in_order(tmp_path):
             cwd = ROOT if command.startswith("bash scripts/") else str(tmp_path)
             r = subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True,
                                timeout=1200)
-            assert r.returncode == 0, "%s\n%s\n%s\nterminal 1 shows:\n%s\nthe players' last keys: %r" % (
-                command, r.stdout[-3000:], r.stderr[-3000:], term.frame() if term is not None else "-", sent[-12:])
+            assert r.returncode == 0, "%s\n%s\n%s\nterminal 1 shows:\n%s\nthe players' last keys: %r\nthe board said: %s" % (
+                command, r.stdout[-3000:], r.stderr[-3000:], term.frame() if term is not None else "-", sent[-12:],
+                "\n".join(term.board_said()[-10:]) if term is not None else "-")
             if command.startswith("spit replay"):
                 assert "0 mismatches" in r.stdout and "winner" in r.stdout, r.stdout
                 assert os.path.getsize(tmp_path / "first-game.html") > 1000
