@@ -116,14 +116,14 @@ def test_r_stall_2_with_three_piles_the_lone_spitter_fills_only_their_own_pile()
 
 def test_r_stall_2_both_stuck_long_after_the_countdown_a_spit_card_that_never_came_is_none():
     # The referee counted a spit card for player 1 that player 1 does not have: pile 1 waits.
-    # Both STUCK 3 s after the countdown: player 1 has no spit card, player 0 spits alone.
+    # Both STUCK 5 s after the countdown: player 1 has no spit card, player 0 spits alone.
     t = Table().begin(spits=("7H", None))
     assert list(t.ref.need_spit) == [0, 1]
-    t.stuck(0, 2500).stuck(1, 2600).flush()          # the spit card may still come: no call
+    t.stuck(0, 2500).stuck(1, 6900).flush()          # the spit card may still come: no call
     assert t.of("stuck") == [] and t.of("spit_call") == []
-    t.stuck(0, 5100).flush()
+    t.stuck(0, 7100).flush()
     assert t.of("spit_call") == []                    # one player: not yet
-    t.stuck(1, 5200).flush()
+    t.stuck(1, 7200).flush()
     assert t.last("spit_call")["piles"] == 1 and t.ref.single_pile == 0
     assert t.ref.spit_left[1] == 0 and list(t.ref.need_spit) == [1, 0]
     _spit_call(t, ("2D", None))
@@ -134,7 +134,7 @@ def test_r_stall_2_both_stuck_long_after_the_countdown_a_spit_card_that_never_ca
 def test_r_stall_2_a_spit_card_that_never_came_in_an_own_deck_game_leaves_the_row():
     t = Table("own_deck").begin(spits=(None, "KS"))
     assert list(t.ref.need_spit) == [1, 0]
-    t.stuck(0, 5100).stuck(1, 5200).flush()
+    t.stuck(0, 7100).stuck(1, 7200).flush()
     assert t.ref.left[0] == t.rules.row
     assert t.last("spit_call")["piles"] == 1 and list(t.ref.need_spit) == [0, 1]
 
