@@ -148,7 +148,7 @@ def add_subcommands(subparsers):
     p.add_argument("--dry-run", action="store_true",
                    help="print the mpremote command lines instead of running them")
     p.add_argument("--build-dir", metavar="DIR",
-                   help="where the board image is built (default: build/mpy/PORT next to firmware/, one per board)")
+                   help="where the board image is built (default: build/mpy/PORT next to firmware/, one per port)")
     p.add_argument("--firmware-dir", metavar="DIR",
                    help="firmware tree to flash (default: the checkout's firmware/)")
     p.add_argument("--boards-dir", metavar="DIR", help="where --board NAME is looked up (default: boards/)")

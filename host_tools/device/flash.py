@@ -107,10 +107,10 @@ def plan_uploads(firmware_files, source):
 
 
 def default_build_dir(firmware_dir, port):
-    """``build/mpy/PORT`` next to ``firmware/`` (PORT: the port's last name, ``ttyACM0``, ``COM5``):
-    one build dir per board, so two `spit flash` runs from one checkout (two tables, two terminals)
-    do not empty each other's image mid-copy."""
-    name = re.sub(r"[^A-Za-z0-9._-]+", "_", os.path.basename(port.rstrip("/\\")) or port) or "board"
+    """``build/mpy/PORT`` next to ``firmware/`` (PORT: the port's path in one name, ``dev_ttyACM0``,
+    ``COM5``): one build dir per board, so two `spit flash` runs from one checkout (two tables, two
+    terminals) do not empty each other's image mid-copy."""
+    name = re.sub(r"[^A-Za-z0-9.-]+", "_", port).strip("_") or "board"
     return os.path.join(os.path.dirname(firmware_dir), "build", "mpy", name)
 
 

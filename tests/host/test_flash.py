@@ -186,14 +186,15 @@ def test_two_boards_flashed_at_once_build_apart(firmware, boards, tmp_path, caps
     """Without --build-dir each port has its own build dir (build/mpy/PORT next to firmware/): two
     `spit flash` runs from one checkout at once (two tables) cannot empty each other's image."""
     dirs = []
-    for port in ("/dev/ttyACM0", "/dev/ttyACM1", "COM5"):
+    for port in ("/dev/ttyACM0", "/dev/ttyACM1", "COM5", "/tmp/a/pico", "/tmp/b/pico"):
         code, out, err = run_cli(capsys, "flash", "--dry-run", "--port", port, "--firmware-dir", firmware,
                                  "--boards-dir", boards)
         assert code == 0, err
         into = [line for line in out.splitlines() if " into " in line][0].split(" into ", 1)[1]
         dirs.append(into)
     base = os.path.join(os.path.dirname(os.path.abspath(firmware)), "build", "mpy")
-    assert dirs == [os.path.join(base, "ttyACM0"), os.path.join(base, "ttyACM1"), os.path.join(base, "COM5")]
+    assert dirs == [os.path.join(base, name) for name in ("dev_ttyACM0", "dev_ttyACM1", "COM5", "tmp_a_pico",
+                                                          "tmp_b_pico")]
 
 
 def test_mpy_carry_source_lines_only_with_lines(tmp_path):
