@@ -121,8 +121,15 @@ class Players:
             return ""
         if s["question"] is not None:
             p, kind, most = s["question"]
-            refused = len([x for x in s["said"] if "bad_answer" in x])
-            if self._once(("answer", p), (self.entered, s["question"], refused)):
+            # One answer per asking: the asking is its QUESTION line (its time), and a refused
+            # answer (bad_answer after it) asks again.  Counted in the lines shown, a bad_answer
+            # scrolling out of view would look like a new asking and answer it twice.
+            said = s["said"]
+            asked = [i for i, x in enumerate(said) if "QUESTION" in x]
+            after = said[asked[-1] + 1:] if asked else said
+            asking = said[asked[-1]] if asked else self.entered
+            refused = len([x for x in after if "bad_answer" in x])
+            if self._once(("answer", p), (asking, s["question"], refused)):
                 n = (1 if self.went_out[p] else 0) if kind == "went_out" else min(s["left"][p], most)
                 out += KEYS[p]["pads"][0] * n + KEYS[p]["stuck"]
             return out
