@@ -32,8 +32,9 @@ _HIST_MASK = const(31)
 # A history entry: card | _SPIT_BIT if a spit card | (player + 1) << 7 | rank << 9, the rank
 # the pile's top counted as after that landing (top_rank).
 _SPIT_BIT = const(64)
-_SPIT_DUE_MS = const(5000)   # after a countdown: spit cards are due within this (then STUCK counts again: a
-# card never read is put right by then, docs/rules.md "a spit card that never comes")
+# After a countdown its spit cards are due within this; later, both STUCK end the wait (a card
+# never read is put right by then: docs/rules.md, "a spit card that never comes").
+_SPIT_DUE_MS = const(5000)
 _RANK_SHIFT = const(9)
 
 # Copies of other modules' codes, inlined by the compiler (const() is inlined per module
