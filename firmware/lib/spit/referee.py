@@ -558,8 +558,7 @@ class Referee(EventQueue, Settlement, Corrections):
             self._emit(_V_ERROR, ms, us, _E_UNEXPECTED, -1, -1, player)
             return
         stuck = self.stuck
-        need = self.need_spit
-        if phase != PH_PLAY or stuck[player] or (1 in need and ms - self.cd_ms < _SPIT_DUE_MS):
+        if phase != PH_PLAY or stuck[player] or (not self.spit_done() and ms - self.cd_ms < _SPIT_DUE_MS):
             # A repeat of what the referee already acted on (a second press, a press racing
             # the other player's into the spit call it started, or while the spit cards are
             # on their way): nothing new, no error.
@@ -568,6 +567,7 @@ class Referee(EventQueue, Settlement, Corrections):
         self._emit(_V_STUCK, ms, us, player, -1, -1, -1)
         if not stuck[1 - player]:
             return
+        need = self.need_spit
         for p in range(self.npiles):
             if need[p]:
                 # R-STALL-2: both stuck while a pile still waits for its spit card, long after
