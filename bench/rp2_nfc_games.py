@@ -24,6 +24,20 @@ import time
 READER_ERRORS = ("no_read", "reader_down", "unknown_uid", "duplicate_card")
 
 
+def rejudged(lines):
+    """``(mismatches, digest)`` of a pulled session log: the device's verdicts the re-judge
+    (`spit replay`) does not give, and a CRC-32 of the verdict lines (same digest, same game to
+    the microsecond: combinations that the firmware cannot tell apart give the same)."""
+    import zlib
+    from host_tools.replay import replay_lines
+    rep = replay_lines(lines)
+    digest = 0
+    for line in lines:
+        if '"verdict"' in line:
+            digest = zlib.crc32(line.strip().encode(), digest)
+    return rep.n_mismatches + rep.n_problems, digest
+
+
 def main(argv=None):
     from host_tools.rp2emu.emulator import why_unavailable
     from host_tools.sim.rp2 import Rp2Port
@@ -49,7 +63,7 @@ def main(argv=None):
     if reason:
         print("emulated Pico unavailable: %s" % reason)
         return 0
-    lost = disagreements = reader_errors = 0
+    lost = disagreements = reader_errors = rejudge_mismatches = 0
     unfinished = 0
     for preset, i in plan:
         combo = table[i]
@@ -68,8 +82,13 @@ def main(argv=None):
                   sum(errors.get(k, 0) for k in READER_ERRORS),
                   dict((k, v) for k, v in errors.items() if k not in READER_ERRORS) or "-",
                   time.monotonic() - wall))
+        mismatches, digest = rejudged(result.lines)
+        collisions = sum(e.ciu.collisions for e in result.sim.port.table.emulators)
+        print("    its log: %d lines, verdicts digest %08x, re-judged by `spit replay`: %d mismatches; "
+              "%d exchanges the chip answered with collision_status" % (len(result.lines), digest, mismatches, collisions))
         for note in notes[:3]:
             print("    " + note)
+        rejudge_mismatches += mismatches
         sys.stdout.flush()
         lost += errors.get("no_read", 0)
         disagreements += len(notes)
@@ -78,6 +97,7 @@ def main(argv=None):
     report.check("lost_cards", lost)
     report.check("table_disagreements", disagreements)
     report.check("reader_errors", reader_errors)
+    report.check("rejudge_mismatches", rejudge_mismatches)
     if whole:
         print("games that did not end: %d of %d" % (unfinished, len(plan)))
     return 0

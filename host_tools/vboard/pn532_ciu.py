@@ -78,6 +78,7 @@ class Ciu:
         self.coll_readable = coll_readable
         self.regs = {}
         self.fifo = b""
+        self.collisions = 0   # exchanges answered with collision_status (for the benches)
         self.reset()
 
     def reset(self):
@@ -198,6 +199,7 @@ class Ciu:
                 self.regs[COLL] = pos
                 self.fifo = _pack(first[:collision], align)
                 self.regs[FIFO_LEVEL] = len(self.fifo)
+            self.collisions += 1
             return self.collision_status, b""
         out = _pack(first, align)
         if rx_crc:
