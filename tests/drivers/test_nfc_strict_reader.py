@@ -181,3 +181,47 @@ def test_three_new_tags_sharing_a_prefix_under_every_option(chip):
         assert sum(tag.unexpected for tag in t.emulators[0].tags) == 0
     finally:
         t.close()
+
+
+# The 8 classes of chip a whole game can tell apart (docs/hardware.md): release_halts,
+# deselect_halts and rx_align are never asked (test_nfc_games_strict.py), and collision_status
+# is blind to the firmware, as the test below shows.
+CLASSES = [c for c in all_combinations() if c["collision_status"] == 0x06 and c["release_halts"]
+           and c["deselect_halts"] and c["rx_align"]]
+
+
+@pytest.mark.parametrize("chip", CLASSES, ids=label)
+def test_the_status_a_collision_gets_changes_nothing_the_reader_does(chip, monkeypatch):
+    # The reader takes every status but 0x00 (answer) and 0x01 (silence) as a collision
+    # (drivers/tag_scan.py) and nothing else reads it: three new tags that collide give the
+    # same commands to the chip, at the same times, and the same cards whether the chip
+    # answers the collision with 0x06, 0x03 or 0x02.
+    from host_tools.vboard.pn532_emulator import PN532Emulator
+    execute = PN532Emulator._execute
+    sent = []
+
+    def logged(self, command, params, now):
+        sent.append((now, command, bytes(params)))
+        return execute(self, command, params, now)
+    monkeypatch.setattr(PN532Emulator, "_execute", logged)
+    runs = []
+    for status in (0x06, 0x03, 0x02):
+        del sent[:]
+        t = Table(piles=1, emulator_options=dict(chip, collision_status=status),
+                  reader_options={"passive_retries": 0xFF, "reply_timeout_us": 500000})
+        try:
+            t.readers[0].pn532.set_passive_retries(0xFF)
+            for n in (1, 2):
+                t.emulators[0].place_tag(uid(n))
+                t.run(100000)
+            tags = [bytes.fromhex(h) for h in ("04A1B2C3D4E5F0", "04A1B2C3D4E5F1", "04A1B2C3D4E5F3")]
+            for tag in tags:
+                t.emulators[0].place_tag(tag)
+            t.run(400000)
+            assert sorted(c[1] for c in t.cards[2:]) == sorted(tags)
+            runs.append((list(sent), list(t.cards), t.emulators[0].ciu.collisions))
+        finally:
+            t.close()
+    if chip["list_uses_wupa"]:
+        assert runs[0][2] > 0    # the raw scan met the collision (a REQA chip's listing resolves it)
+    assert runs[1] == runs[0] and runs[2] == runs[0]
