@@ -17,21 +17,22 @@ READ_MS = (5, 10)   # a PN532 read (card in the field -> the listing's reply), a
 # into board.json: docs/getting-started.md).  False (``--unprobed``): a board never probed, whose
 # readers take the safe defaults and learn the chip as they go.
 PROBED = True
+CHIP = {}   # the PN532 model's options that are not at their default (rp2_races --chip)
 
 
 def probe_answers():
-    """What referee/nfc_probe.py answers for the PN532 model the bench runs (its options are the
-    model's defaults: tests/drivers/test_nfc_chip_config.py checks the probe gives each option
-    combination's own values)."""
+    """What referee/nfc_probe.py answers for the PN532 model the bench runs (its options: the
+    model's defaults and ``CHIP``; tests/drivers/test_nfc_chip_config.py checks the probe gives
+    each option combination's own values)."""
     from host_tools.vboard.pn532_options import DEFAULTS
-    return dict(DEFAULTS)
+    return dict(DEFAULTS, **CHIP)
 
 
 def pn532_model(read_ms):
     """The PN532 emulators' options for reads of ``read_ms`` = (lo, hi) ms (the listing model's
-    ``read_time_options``, as bench_firmware's reader-time sweep uses it)."""
+    ``read_time_options``, as bench_firmware's reader-time sweep uses it), and ``CHIP``."""
     from host_tools.vboard.pn532_listing import read_time_options
-    return read_time_options(read_ms[0] * MS, read_ms[1] * MS)
+    return dict(read_time_options(read_ms[0] * MS, read_ms[1] * MS), **CHIP)
 
 
 def pct(values, q):
@@ -53,6 +54,8 @@ def bench_board(piles):
         board = json.load(f)
     board["loop_pin"] = LOOP_PIN
     board["name"] = name + "_bench"
+    if CHIP:   # (a file of its own: two benches with other chips at once)
+        name += "_" + "_".join("%s-%s" % (k, CHIP[k]) for k in sorted(CHIP))
     if PROBED:
         for r in board["nfc"]["readers"]:
             r["chip"] = probe_answers()

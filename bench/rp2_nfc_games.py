@@ -5,7 +5,7 @@ named preset:combination pairs to their end.
 
     .venv/bin/python -m bench.rp2_nfc_games --preset classic --seconds 20 --combos 0,2
     .venv/bin/python -m bench.rp2_nfc_games --games speed:0,own_deck:1 --seconds 0
-    .venv/bin/python -m bench.rp2_nfc_games --all --games own_deck:96 --seconds 0
+    .venv/bin/python -m bench.rp2_nfc_games --all --games own_deck:96 --seconds 0 --logs build/nfc-logs
 
 Combination numbers are those of the 9 covering combinations (``pn532_options.combinations``),
 or with ``--all`` of all 192 (``all_combinations``: the classes that only whole games tell
@@ -18,6 +18,7 @@ except ImportError:
     import _paths  # noqa: F401  (python bench/NAME.py: bench/ is on sys.path, the checkout's root not yet)
 
 import argparse
+import os
 import sys
 import time
 
@@ -51,6 +52,8 @@ def main(argv=None):
                     help="preset:combo pairs, comma separated (instead of --preset and --combos)")
     ap.add_argument("--all", action="store_true",
                     help="combination numbers index all 192 combinations, not the 9 covering ones")
+    ap.add_argument("--logs", default="",
+                    help="a folder to keep each game's pulled session log in (PRESET-COMBO.spitlog), for `spit replay`")
     args = ap.parse_args(argv)
     table = all_combinations() if args.all else combinations()
     if args.games:
@@ -83,6 +86,10 @@ def main(argv=None):
                   dict((k, v) for k, v in errors.items() if k not in READER_ERRORS) or "-",
                   time.monotonic() - wall))
         mismatches, digest = rejudged(result.lines)
+        if args.logs:
+            os.makedirs(args.logs, exist_ok=True)
+            with open(os.path.join(args.logs, "%s-%d.spitlog" % (preset, i)), "w") as f:
+                f.write("".join(line if line.endswith("\n") else line + "\n" for line in result.lines))
         collisions = sum(e.ciu.collisions for e in result.sim.port.table.emulators)
         print("    its log: %d lines, verdicts digest %08x, re-judged by `spit replay`: %d mismatches; "
               "%d exchanges the chip answered with collision_status" % (len(result.lines), digest, mismatches, collisions))

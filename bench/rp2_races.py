@@ -6,7 +6,7 @@ a ``TouchSensor`` model says (host_tools/vboard/touch_sensor.py: a delay, missed
 
 Alone, for a short run of the races only (the emulator is slow: keep it short)::
 
-    .venv/bin/python -m bench.rp2_races --per-dt 2 [--delay-ms 0-8] [--miss 0.05] [--read-ms 5-10]
+    .venv/bin/python -m bench.rp2_races --per-dt 2 [--delay-ms 0-8] [--miss 0.05] [--read-ms 5-10] [--chip 98]
 """
 
 try:
@@ -107,12 +107,14 @@ def races(per_dt, say, read_ms=READ_MS, sensor=None):
                 loser = out[dt]["loser_ms"][-1] if len(out[dt]["loser_ms"]) > losers else None
                 out[dt]["detail"].append((loser, race_detail(board, i, j, t)))
         say("races: %r" % {dt: {k: v for k, v in r.items() if k != "detail"} for dt, r in out.items()})
+        COLLISIONS[:] = [sum(e.ciu.collisions for e in board.table.emulators)]
     finally:
         board.close()
     return out
 
 
 COMMANDS = []   # (emulated us, reader's chip, command code): filled by --commands
+COLLISIONS = []   # [exchanges the chips answered with their collision status] in the last races()
 
 
 def trace_commands():
@@ -190,8 +192,17 @@ def main():
     ap.add_argument("--commands", action="store_true", help="list the PN532 commands of the slowest races")
     ap.add_argument("--unprobed", action="store_true",
                     help="readers without the probe's answers in board.json (the safe defaults)")
+    ap.add_argument("--chip", type=int, default=-1,
+                    help="the PN532 model's option combination (its number among all 192, as "
+                         "rp2_nfc_games --all numbers them; default: the model's defaults)")
     args = ap.parse_args()
     rp2_bench_setup.PROBED = not args.unprobed
+    chip = "the default PN532 model"
+    if args.chip >= 0:
+        from host_tools.vboard.pn532_options import DEFAULTS, all_combinations, label
+        combo = all_combinations()[args.chip]
+        rp2_bench_setup.CHIP = dict((k, v) for k, v in combo.items() if v != DEFAULTS[k])
+        chip = "PN532 model %d (%s)" % (args.chip, label(combo))
     if args.commands:
         trace_commands()
     read = tuple(int(x) for x in args.read_ms.split("-"))
@@ -199,8 +210,8 @@ def main():
     sensor = TouchSensor(delay, args.miss, args.seed)
     started = time.time()
     out = races(args.per_dt, lambda text: None, read, sensor)
-    print("races on the emulated Pico: reads %s ms, touch sensor %s, %d per dt, readers %s (%.0f s)"
-          % (args.read_ms, sensor.describe(), args.per_dt,
+    print("races on the emulated Pico: %s, reads %s ms, touch sensor %s, %d per dt, readers %s (%.0f s)"
+          % (chip, args.read_ms, sensor.describe(), args.per_dt,
              "without the probe's answers" if args.unprobed else "with the probe's answers",
              time.time() - started))
     print("| dt (ms) | right | tie | wrong |")
@@ -208,6 +219,7 @@ def main():
     for dt in RACE_DTS_MS:
         r = out[dt]
         print("| %d | %d | %d | %d |" % (dt, r["right"], r["tie"], r["wrong"]))
+    print("exchanges the chip answered with its collision status: %d" % COLLISIONS[0])
     print(json.dumps({dt: [out[dt]["right"], out[dt]["tie"], out[dt]["wrong"]] for dt in RACE_DTS_MS}))
     print_slowest_races(out)
     from bench import report
