@@ -41,7 +41,7 @@ every figure is emulated time seen at the pins or in the chip's RAM:
   -> LED, the stream's resumption and dropped count, every verdict in the session log on flash.
 
 The emulator does not model flash wait states or XIP cache misses (code runs from flash on a
-real Pico), so a real chip is slower than these figures; it runs 3-6x slower than real time on
+real Pico), so a real chip is slower than these figures; it runs 2-3x slower than real time on
 this machine, so a whole classic game takes minutes of wall time.
 
 This file is the entry point; the parts live beside it: rp2_games.py (whole games played and
@@ -109,7 +109,7 @@ def main(argv=None):
         sys.stderr.write("bench_rp2: %s\n" % text)
         sys.stderr.flush()
 
-    say("games on the emulated Pico run 3-6x slower than real time; whole games of every preset take "
+    say("games on the emulated Pico run 2-3x slower than real time; whole games of every preset take "
         "tens of minutes (--presets / --seconds to cut)")
     games = {}
     for spec in args.presets.split(","):

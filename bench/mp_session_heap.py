@@ -2,7 +2,7 @@
 
     .venv/bin/micropython -X heapsize=8m bench/mp_session_heap.py [HOURS] [PRESET]   (default: 4 hours of classic)
 
-The emulated Pico (bench_rp2) runs 3-6x slower than real time, so a 4-hour session there takes
+The emulated Pico (bench_rp2) runs 2-3x slower than real time, so a 4-hour session there takes
 a day.  This runs the same firmware on the MicroPython unix port instead, on the virtual board
 (``host_tools/vboard``: PN532 emulators, pins, the session clock's ticks wrapping every 17.9 min
 as on the chip), with the simulated players of ``spit sim`` (``host_tools/sim``): one boot, game

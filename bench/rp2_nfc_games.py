@@ -1,6 +1,6 @@
 """Whole games (or their first ``--seconds``) on the emulated Pico under PN532 option combinations
 (issue 26): the firmware image on rp2040js, the strict PN532 model under the piles, the
-simulated players.  CPU-heavy (3-6x slower than real time): a few combinations, short games, or ``--games`` to play
+simulated players.  CPU-heavy (2-3x slower than real time): a few combinations, short games, or ``--games`` to play
 named preset:combination pairs to their end.
 
     .venv/bin/python -m bench.rp2_nfc_games --preset classic --seconds 20 --combos 0,2

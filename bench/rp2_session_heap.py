@@ -11,7 +11,7 @@ on the board, as bench_rp2 reads it): per game, the lowest in use in any second 
 the game's high-water mark.  Growth is the lowest in use over the last half of the games against
 the first half (the boot's own session left out), per hour of table time.
 
-The emulator runs 3-6x slower than a Pico, so a 4-hour session would take a day of wall time:
+The emulator runs 2-3x slower than a Pico, so a 4-hour session would take most of a day:
 ``bench/mp_session_heap.py`` plays 4 hours on the unix port instead (growth only, the heap there
 is 64-bit); this shows the same on the chip's own heap, over fewer games.
 """
@@ -108,7 +108,7 @@ def main(argv=None):
     def say(text):
         print("rp2_session_heap: %s" % text, file=sys.stderr, flush=True)
 
-    say("%d games of %s on one boot of the emulated Pico (3-6x slower than real time)" % (args.games, args.preset))
+    say("%d games of %s on one boot of the emulated Pico (2-3x slower than real time)" % (args.games, args.preset))
     pico = FlashedPico(bench_board(rules.piles), args.preset, {}, emulator=pn532_model(READ_MS), progress=say)
     pico.emu.heap_probe(atb, blocks)
     t0, since = pico.t0, 0
