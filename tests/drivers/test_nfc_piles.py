@@ -6,7 +6,7 @@ order are reported with one time (a tie)."""
 import pytest
 
 from host_tools.vboard.pn532_options import combinations, label
-from support.readers import Table, uid
+from support.readers import SHARED_PREFIX_TAGS, Table, three_new_tags, uid
 
 # Every option combination of the strict PN532 model's covering set (the listing's REQA or
 # WUPA among them): host_tools/vboard/pn532_options.py.
@@ -118,19 +118,10 @@ def test_three_new_tags_with_one_shared_uid_prefix_are_all_read_with_one_time(ch
     # Same first UID bytes (one maker, one batch): the collision sits deep in cascade level 2.
     # A chip whose listing wakes halted tags (learned from the first two cards) leaves the
     # collision to the scan's bit-wise anticollision; the other chip's listing resolves it.
-    t = Table(piles=1, emulator_options=chip,
-              reader_options={"passive_retries": 0xFF, "reply_timeout_us": 500000})
+    t = three_new_tags(chip)
     try:
-        t.readers[0].pn532.set_passive_retries(0xFF)
-        for n in (1, 2):
-            t.emulators[0].place_tag(uid(n))
-            t.run(100000)
-        tags = [bytes.fromhex(h) for h in ("04A1B2C3D4E5F0", "04A1B2C3D4E5F1", "04A1B2C3D4E5F3")]
-        for tag in tags:
-            t.emulators[0].place_tag(tag)
-        t.run(400000)
         new = t.cards[2:]
-        assert sorted(c[1] for c in new) == sorted(tags)
+        assert sorted(c[1] for c in new) == sorted(SHARED_PREFIX_TAGS)
         assert len({c[2] for c in new}) == 1
         assert t.readers[0].wakes_halted == wupa
         assert (t.readers[0].scan.collisions >= 2) == wupa

@@ -10,7 +10,7 @@ import pytest
 
 from host_tools.vboard import iso14443a
 from host_tools.vboard.pn532_options import all_combinations, combinations, label
-from support.readers import Table, _run_until_cards, uid
+from support.readers import SHARED_PREFIX_TAGS, Table, _run_until_cards, three_new_tags, uid
 from support.pn532_driver import Rig
 
 COMBOS = pytest.mark.parametrize("chip", combinations(), ids=label)
@@ -163,19 +163,10 @@ def test_collision_position_from_ciu_coll_else_the_bit_walk(readable, rx_align):
 
 @COMBOS
 def test_three_new_tags_sharing_a_prefix_under_every_option(chip):
-    t = Table(piles=1, emulator_options=chip,
-              reader_options={"passive_retries": 0xFF, "reply_timeout_us": 500000})
+    t = three_new_tags(chip)
     try:
-        t.readers[0].pn532.set_passive_retries(0xFF)
-        for n in (1, 2):
-            t.emulators[0].place_tag(uid(n))
-            t.run(100000)
-        tags = [bytes.fromhex(h) for h in ("04A1B2C3D4E5F0", "04A1B2C3D4E5F1", "04A1B2C3D4E5F3")]
-        for tag in tags:
-            t.emulators[0].place_tag(tag)
-        t.run(400000)
         assert [c[1] for c in t.cards[:2]] == [uid(1), uid(2)]
-        assert sorted(c[1] for c in t.cards[2:]) == sorted(tags)
+        assert sorted(c[1] for c in t.cards[2:]) == sorted(SHARED_PREFIX_TAGS)
         assert len({c[2] for c in t.cards[2:]}) == 1
         assert t.readers[0].wakes_halted == chip["list_uses_wupa"]
         assert sum(tag.unexpected for tag in t.emulators[0].tags) == 0
@@ -207,18 +198,9 @@ def test_the_status_a_collision_gets_changes_nothing_the_reader_does(chip, monke
     runs = []
     for status in (0x06, 0x03, 0x02):
         del sent[:]
-        t = Table(piles=1, emulator_options=dict(chip, collision_status=status),
-                  reader_options={"passive_retries": 0xFF, "reply_timeout_us": 500000})
+        t = three_new_tags(dict(chip, collision_status=status))
         try:
-            t.readers[0].pn532.set_passive_retries(0xFF)
-            for n in (1, 2):
-                t.emulators[0].place_tag(uid(n))
-                t.run(100000)
-            tags = [bytes.fromhex(h) for h in ("04A1B2C3D4E5F0", "04A1B2C3D4E5F1", "04A1B2C3D4E5F3")]
-            for tag in tags:
-                t.emulators[0].place_tag(tag)
-            t.run(400000)
-            assert sorted(c[1] for c in t.cards[2:]) == sorted(tags)
+            assert sorted(c[1] for c in t.cards[2:]) == sorted(SHARED_PREFIX_TAGS)
             runs.append((list(sent), list(t.cards), t.emulators[0].ciu.collisions))
         finally:
             t.close()

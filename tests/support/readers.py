@@ -102,3 +102,28 @@ def _run_until_cards(t, n, limit_us=200000, step_us=250):
     end = t.clock.now_us + limit_us
     while len(t.cards) < n and t.clock.now_us < end:
         t.run(step_us, step_us)
+
+
+# Three tags of one maker and batch: the same first six UID bytes, so they collide deep in
+# cascade level 2.
+SHARED_PREFIX_TAGS = [bytes.fromhex(h) for h in ("04A1B2C3D4E5F0", "04A1B2C3D4E5F1", "04A1B2C3D4E5F3")]
+
+
+def three_new_tags(chip):
+    """A one-pile ``Table`` under the PN532 model's options ``chip``: two cards read one after
+    the other (a chip whose listing wakes halted tags is learned from them), then the three
+    ``SHARED_PREFIX_TAGS`` land together and the table runs 400 ms.  The caller closes it."""
+    t = Table(piles=1, emulator_options=chip,
+              reader_options={"passive_retries": 0xFF, "reply_timeout_us": 500000})
+    try:
+        t.readers[0].pn532.set_passive_retries(0xFF)
+        for n in (1, 2):
+            t.emulators[0].place_tag(uid(n))
+            t.run(100000)
+        for tag in SHARED_PREFIX_TAGS:
+            t.emulators[0].place_tag(tag)
+        t.run(400000)
+    except BaseException:
+        t.close()
+        raise
+    return t
