@@ -157,6 +157,10 @@ class NfcReader:
         self._irq_us = None         # the listing's reply edge (None: not seen)
         self._stamp_us = 0          # time given to the cards being delivered
         self._activation_us = 0     # when the scan's current REQA was answered
+        # The time of an activation whose tags collided and are not all reported yet (-1:
+        # none): the loop does not judge past it meanwhile (referee/loop.py advance_now), for
+        # the bit walk may take longer than the rules' touch_match_us.
+        self.hold_us = -1
         self._scan_started_us = 0
         self.group = LandingGroup()   # new cards that answered one activation together
         self._handoff = False       # the listing reads what answered a scan's REQA
@@ -458,6 +462,8 @@ class NfcReader:
         self._since_us = now_us
         self._ok()
         if result == _BUSY:
+            if scan.collided and self.hold_us < 0:
+                self.hold_us = self._activation_us   # (until _close_group)
             return 0
         if result == _ANSWERED:
             # A new tag (or several): the chip's listing reads them in one command.
@@ -532,6 +538,7 @@ class NfcReader:
 
     def _close_group(self):
         """Report the held cards of the group, all with its time.  Returns how many."""
+        self.hold_us = -1
         group = self.group
         held = group.count
         buf = _HELD

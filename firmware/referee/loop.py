@@ -51,6 +51,7 @@ _DRAIN_MAX = const(8)      # events taken from the ring per step (the rest next 
 _READERS_US = const(700)
 _DRAW_BEFORE_US = const(3000)   # a step this long leaves drawing the LEDs to the next step
 _HOLD_BACK_US = const(100000)   # an unfed edge older than this no longer holds the engine back
+_COLLISION_HOLD_US = const(500000)   # ... nor a reader's collision older than this (advance_now)
 # A card read this far into a step is judged in the next (judging and drawing it take ~2 ms more).
 _JUDGE_NOW_BEFORE_US = const(2000)
 _CARDS_IN = const(4)        # cards one reader step can deliver before they are fed (a group)
@@ -317,17 +318,28 @@ def advance_now(self):
     never past an input edge stamped before it and not fed yet (one left in the ring, or held
     by the debouncer for its level: it is fed in a later step, and judging past it would make
     it ``late_event``: two STUCK releases 60 us apart were, one a step on the emulated Pico),
-    unless that edge has waited ``_HOLD_BACK_US`` (a chattering line does not stop the game)."""
+    unless that edge has waited ``_HOLD_BACK_US`` (a chattering line does not stop the game);
+    nor past the activation of a reader resolving a collision (``NfcReader.hold_us``) for
+    ``_COLLISION_HOLD_US``: walked bit by bit, it took 160 ms on the emulated Pico, and a
+    touch given up after the rules' touch_match_us (120 ms) made its reads ``late_event``
+    and the race went to the wrong card (issue 26)."""
     clock = self.clock
     ms = clock.ms
     us = clock.us
+    now = time.ticks_us()
     t = self.deb.held_first()
     ring = self.ring
     if ring.head != ring.tail:
         s = ring.stamps[ring.tail]
         if t < 0 or time.ticks_diff(s, t) < 0:
             t = s
-    if t >= 0 and time.ticks_diff(time.ticks_us(), t) < _HOLD_BACK_US:
+    if t >= 0 and time.ticks_diff(now, t) >= _HOLD_BACK_US:
+        t = -1
+    for r in self.readers:
+        a = r.hold_us
+        if a >= 0 and time.ticks_diff(now, a) < _COLLISION_HOLD_US and (t < 0 or time.ticks_diff(a, t) < 0):
+            t = a
+    if t >= 0:
         clock.convert(t)
         if clock.ev_ms < ms or (clock.ev_ms == ms and clock.ev_us < us):
             ms = clock.ev_ms

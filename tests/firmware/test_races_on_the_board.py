@@ -15,6 +15,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 READS = read_time_options(5000, 10000)
+RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 
 
 def race_table(sensor=None):
@@ -122,3 +123,54 @@ def test_r_play_5_shared_activations_on_both_piles_rejudge_as_the_device_judged(
     assert any('"ev": "quiet"' in line for line in lines)
     assert replay.rejudge_lines(lines).n_mismatches == 0
     assert replay.rejudge_lines([ln for ln in lines if '"quiet"' not in ln]).n_mismatches > 0
+
+
+def test_r_play_5_a_collision_walked_longer_than_touch_match_us_loses_no_touch():
+    """A chip whose listing sends WUPA and which gives no CIU_Coll (board.json says so): two
+    cards 1-3 ms apart answer one REQA, and the reader walks their shared UID bits one exchange
+    a bit.  With commands 5 ms apart, as on the emulated Pico where each costs a loop step, the
+    walk takes longer than the rules' touch_match_us (120 ms).  The touches wait for it: no
+    ``no_read``, no ``late_event``, and the race is a tie (both answered one activation), never
+    the wrong card (issue 26: both errors and wrong winners before referee/loop.py held the
+    engine at the reader's activation)."""
+    from bench.bench_nfc_games import board_with_answers
+    chip = {"list_uses_wupa": True, "coll_readable": False}
+    emulator = dict(chip, command_us=5000, **READS)
+    t = VirtualTable(emulator=emulator, board=board_with_answers(2, chip), loop_us=5000)
+    try:
+        t.land_card(0, "7H", 2_100_000)
+        t.land_card(1, "KS", 2_150_000)
+        t.run_until(2_500_000)
+        at = 3_000_000
+        top = 7
+        on_table = {"7H", "KS"}
+
+        def card(rank):   # a card of that rank not on the table yet
+            c = [RANKS[rank - 1] + s for s in "HCDS" if RANKS[rank - 1] + s not in on_table][0]
+            on_table.add(c)
+            return c
+        for dt_ms in (1, 2, 3, 1, 2, 3):
+            # One card a rank above the top, one below: both fit, the first to touch wins.
+            first = card(top % 13 + 1)
+            second = card((top - 2) % 13 + 1)
+            t.land_card(0, first, at)
+            t.land_card(0, second, at + dt_ms * 1000)
+            t.run_until(at + 600_000)
+            got = [(o["verdict"], o.get("card")) for o in t.log_objects() if o.get("t", 0) >= at and "verdict" in o]
+            tie = [c for k, c in got if k == "tie"]
+            assert tie or (("accept", first) in got and ("late", second) in got), (first, second, got)
+            won = first if ("accept", first) in got else second
+            lost = second if won == first else first
+            t.lift_card(0, lost, at + 650_000)
+            on_table.discard(lost)
+            top = RANKS.index(won[:-1]) + 1
+            at += 700_000
+        objs = t.log_objects()
+        assert [o["reason"] for o in objs if o.get("verdict") == "error"] == []
+        # The walk did take longer than touch_match_us: the reader's quiet comes after it.
+        quiet = [o["t"] for o in objs if o.get("ev") == "quiet" and o["t"] > 3_000_000]
+        assert quiet and quiet[0] - 3_000_000 > 120_000, quiet
+        assert sum(e.ciu.collisions for e in t.emulators) >= 3
+        assert replay_matches(t)
+    finally:
+        t.close()
