@@ -157,9 +157,10 @@ class NfcReader:
         self._irq_us = None         # the listing's reply edge (None: not seen)
         self._stamp_us = 0          # time given to the cards being delivered
         self._activation_us = 0     # when the scan's current REQA was answered
-        # The time of an activation whose tags collided and are not all reported yet (-1:
-        # none): the loop does not judge past it meanwhile (referee/loop.py advance_now), for
-        # the bit walk may take longer than the rules' touch_match_us.
+        # The time of an activation (an answered REQA of the scan) whose tags are not all
+        # reported yet (-1: none): the loop does not judge past it meanwhile (referee/loop.py
+        # advance_now), for a collision walked bit by bit may take longer than the rules'
+        # touch_match_us, and the activation's reads carry its time.
         self.hold_us = -1
         self._scan_started_us = 0
         self.group = LandingGroup()   # new cards that answered one activation together
@@ -422,6 +423,7 @@ class NfcReader:
             # Tags that answered together; more may follow in the scan: hold them.  (An
             # open group keeps its time: stamp_us is that time then.)
             group.start(stamp_us)
+            self.hold_us = stamp_us
         elif group.open:
             delivered = self._close_group()
         delivered += self._deliver(buf, n, new1)
@@ -456,14 +458,15 @@ class NfcReader:
 
     def _scan_step(self, now_us):
         scan = self.scan
-        if scan.awaiting_reqa:
+        reqa = scan.awaiting_reqa
+        if reqa:
             self._activation_us = now_us
         result = scan.step()
         self._since_us = now_us
         self._ok()
+        if reqa and self.hold_us < 0:
+            self.hold_us = now_us   # (until its tags are reported: _settle, _close_group)
         if result == _BUSY:
-            if scan.collided and self.hold_us < 0:
-                self.hold_us = self._activation_us   # (until _close_group)
             return 0
         if result == _ANSWERED:
             # A new tag (or several): the chip's listing reads them in one command.
@@ -491,6 +494,7 @@ class NfcReader:
         elif not group.open:
             self._stamp_us = self._act_us = self._activation_us
             self._lone = True   # (no collision: it answered its REQA alone)
+            self.hold_us = -1
         else:
             # The last of the group answers alone.
             self._deliver(scan.uid, n, True)
@@ -550,6 +554,7 @@ class NfcReader:
     def _settle(self):
         """No tag reported with an earlier time can follow: ``on_quiet``, if cards were
         reported since the last one.  Returns True if it was called for."""
+        self.hold_us = -1
         if not self._unsettled:
             return False
         self._unsettled = False

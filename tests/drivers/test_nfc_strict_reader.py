@@ -207,3 +207,43 @@ def test_the_status_a_collision_gets_changes_nothing_the_reader_does(chip, monke
     if chip["list_uses_wupa"]:
         assert runs[0][2] > 0    # the raw scan met the collision (a REQA chip's listing resolves it)
     assert runs[1] == runs[0] and runs[2] == runs[0]
+
+
+@pytest.mark.parametrize("chip", CLASSES, ids=label)
+def test_no_step_passes_the_time_of_a_read_not_reported_yet(chip):
+    # The loop judges up to the clock but never past a reader's ``hold_us`` (referee/loop.py
+    # advance_now).  From the step that gives a card its time (the REQA its tag answered) to
+    # the step that reports it, the reader holds at that time or earlier; once the pile is
+    # quiet it holds nothing.  Three new tags that collide, read over 10-150 ms depending on
+    # the chip: on a chip without CIU_Coll the bit walk alone outlasts touch_match_us on the
+    # emulated Pico, where each command costs a loop step.
+    t = Table(piles=1, emulator_options=chip,
+              reader_options={"passive_retries": 0xFF, "reply_timeout_us": 500000})
+    try:
+        reader = t.readers[0]
+        reader.pn532.set_passive_retries(0xFF)
+        for n in (1, 2):
+            t.emulators[0].place_tag(uid(n))
+            t.run(100000)
+        for tag in SHARED_PREFIX_TAGS:
+            t.emulators[0].place_tag(tag)
+        steps = []   # (now, hold_us, cards reported by then)
+        end = t.clock.now_us + 400000
+        while t.clock.now_us < end:
+            t.clock.advance_us(250)
+            t.emulators[0].update()
+            now = t.time.ticks_us()
+            reader.service(now)
+            steps.append((now, reader.hold_us, len(t.cards)))
+        new = t.cards[2:]
+        assert sorted(c[1] for c in new) == sorted(SHARED_PREFIX_TAGS)
+        longest = 0
+        for k, (_pile, _uid, stamp) in enumerate(new, 2):
+            waiting = [(now, hold) for now, hold, reported in steps if reported <= k and now >= stamp]
+            assert all(hold >= 0 and t.time.ticks_diff(hold, stamp) <= 0 for _, hold in waiting), waiting
+            longest = max(longest, len(waiting))
+        if chip["list_uses_wupa"]:
+            assert longest * 250 > 10000   # the reader's own scan reads them: a wait to cover
+        assert steps[-1][1] == -1
+    finally:
+        t.close()

@@ -7,6 +7,8 @@ up to 8 ms, or missing.
 
 import os
 
+import pytest
+
 from host_tools.vboard.pn532_listing import read_time_options
 from host_tools.vboard.runner import VirtualTable
 from host_tools.vboard.touch_sensor import TouchSensor
@@ -125,14 +127,15 @@ def test_r_play_5_shared_activations_on_both_piles_rejudge_as_the_device_judged(
     assert replay.rejudge_lines([ln for ln in lines if '"quiet"' not in ln]).n_mismatches > 0
 
 
-def test_r_play_5_a_collision_walked_longer_than_touch_match_us_loses_no_touch():
+@pytest.mark.parametrize("touch", [True, False], ids=["touch-sensor", "no-touch-edge"])
+def test_r_play_5_a_collision_walked_longer_than_touch_match_us_loses_no_touch(touch):
     """A chip whose listing sends WUPA and which gives no CIU_Coll (board.json says so): two
     cards 1-3 ms apart answer one REQA, and the reader walks their shared UID bits one exchange
     a bit.  With commands 5 ms apart, as on the emulated Pico where each costs a loop step, the
-    walk takes longer than the rules' touch_match_us (120 ms).  The touches wait for it: no
-    ``no_read``, no ``late_event``, and the race is a tie (both answered one activation), never
-    the wrong card (issue 26: both errors and wrong winners before referee/loop.py held the
-    engine at the reader's activation)."""
+    walk takes longer than the rules' touch_match_us (120 ms).  The touches wait for it (and,
+    with no touch edge, the verdicts wait for the reads): no ``no_read``, no ``late_event``, and
+    the race is a tie (both answered one activation) or right, never the wrong card (issue 26:
+    errors and wrong winners before the loop held the engine at the reader's activation)."""
     from bench.bench_nfc_games import board_with_answers
     chip = {"list_uses_wupa": True, "coll_readable": False}
     emulator = dict(chip, command_us=5000, **READS)
@@ -153,8 +156,8 @@ def test_r_play_5_a_collision_walked_longer_than_touch_match_us_loses_no_touch()
             # One card a rank above the top, one below: both fit, the first to touch wins.
             first = card(top % 13 + 1)
             second = card((top - 2) % 13 + 1)
-            t.land_card(0, first, at)
-            t.land_card(0, second, at + dt_ms * 1000)
+            t.land_card(0, first, at, touch=touch)
+            t.land_card(0, second, at + dt_ms * 1000, touch=touch)
             t.run_until(at + 600_000)
             got = [(o["verdict"], o.get("card")) for o in t.log_objects() if o.get("t", 0) >= at and "verdict" in o]
             tie = [c for k, c in got if k == "tie"]
