@@ -326,19 +326,18 @@ def advance_now(self):
     clock = self.clock
     ms = clock.ms
     us = clock.us
-    ticks_diff = time.ticks_diff
     now = time.ticks_us()
     t = self.deb.held_first()
     ring = self.ring
     if ring.head != ring.tail:
         s = ring.stamps[ring.tail]
-        if t < 0 or ticks_diff(s, t) < 0:
+        if t < 0 or time.ticks_diff(s, t) < 0:
             t = s
-    if t >= 0 and ticks_diff(now, t) >= _HOLD_BACK_US:
+    if t >= 0 and time.ticks_diff(now, t) >= _HOLD_BACK_US:
         t = -1
     for r in self.readers:
         a = r.hold_us
-        if a >= 0 and ticks_diff(now, a) < _COLLISION_HOLD_US and (t < 0 or ticks_diff(a, t) < 0):
+        if a >= 0 and time.ticks_diff(now, a) < _COLLISION_HOLD_US and (t < 0 or time.ticks_diff(a, t) < 0):
             t = a
     if t >= 0:
         clock.convert(t)

@@ -3,8 +3,8 @@ its file read and checked by spit/cardfile.py."""
 
 import pytest
 
-from spit.cardfile import add, load_cardmap, put
-from spit.cardmap import CardMap, CardMapError, uid_hex
+from spit.cardfile import CardMapError, add, load_cardmap, put
+from spit.cardmap import CardMap, uid_hex
 from spit.cards import parse_card
 
 
@@ -99,13 +99,13 @@ def test_a_deck_of_tags_differing_in_one_byte_spreads_over_the_index():
     """Tags of one batch can share every UID byte but one (the virtual decks do: only byte 4
     names the card): the index must still spread them, or every lookup walks one long chain
     (1.5 ms on the chip instead of ~0.15)."""
-    from spit import cardmap
+    from spit import cardfile, cardmap
     from spit.cards import full_deck
     from host_tools.vboard.board_files import default_uid
 
     for owner in (-1, 0, 1):
         uids = [default_uid(card, owner) for card in full_deck(0)]
-        buckets = {cardmap._hash(u, len(u)) & 127 for u in uids}
+        buckets = {cardfile._hash(u, len(u)) & 127 for u in uids}
         assert len(buckets) >= 40, (owner, len(buckets))
     m = cardmap.CardMap(104)
     for owner in (0, 1):

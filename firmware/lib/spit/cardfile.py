@@ -12,9 +12,22 @@ bad one raises ``CardMapError`` naming the UID.  This runs on the PC: ``spit fla
 import json
 
 from spit.cards import parse_card, CardError
-from spit.cardmap import CardMap, CardMapError, PACKED_MAGIC, SLOT_BYTES, _hash, uid_hex
+from spit.cardmap import CardMap, PACKED_MAGIC, SLOT_BYTES, uid_hex
 
 MAX_CARDS = 255   # the map's index (spit.cardmap.CardMap) holds slot numbers + 1 in bytes
+
+
+class CardMapError(ValueError):
+    """A card map file or entry that cannot be used; the message names the UID."""
+
+
+def _hash(uid, n):
+    """The index's hash of a UID (``put`` builds the index with it; ``spit.cardmap.CardMap.lookup``
+    computes it inline, on the board)."""
+    # Serial-number bytes from both ends (byte 0 is the maker's code of a 7- or 10-byte UID,
+    # the last byte of many tags' UIDs is a constant, and tags from one batch may differ only
+    # in a few bytes: bytes 1-3 alone put a whole deck of such tags in one chain), mixed.
+    return uid[1] ^ uid[2] * 7 ^ uid[3] * 41 ^ uid[n - 3] * 13 ^ uid[n - 2] * 29
 
 
 def add(cm, uid_text, value):

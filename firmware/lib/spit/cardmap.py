@@ -20,10 +20,6 @@ except ImportError:  # CPython
         return x
 
 
-class CardMapError(ValueError):
-    """A card map file or entry that cannot be used; the message names the UID."""
-
-
 def uid_hex(uid, n=-1):
     """``b"\\x04\\xa1"`` -> ``"04A1"`` (first n bytes)."""
     if n < 0:
@@ -35,15 +31,6 @@ _SLOT = const(11)   # one card's UID: its length byte, then up to 10 bytes (zero
 SLOT_BYTES = _SLOT
 # (At most 255 cards: the index holds slot numbers + 1 in bytes; spit.cardfile.MAX_CARDS.)
 PACKED_MAGIC = b"spit cards 1\n"   # the first bytes of the board's cards.bin
-
-
-def _hash(uid, n):
-    """The index's hash of a UID (spit.cardfile builds the index with it; ``CardMap.lookup``
-    computes it inline)."""
-    # Serial-number bytes from both ends (byte 0 is the maker's code of a 7- or 10-byte UID,
-    # the last byte of many tags' UIDs is a constant, and tags from one batch may differ only
-    # in a few bytes: bytes 1-3 alone put a whole deck of such tags in one chain), mixed.
-    return uid[1] ^ uid[2] * 7 ^ uid[3] * 41 ^ uid[n - 3] * 13 ^ uid[n - 2] * 29
 
 
 class CardMap:
@@ -83,7 +70,7 @@ class CardMap:
                     needle[i + 1] = uid[i]
             index = self._index
             mask = self._mask
-            h = (uid[1] ^ uid[2] * 7 ^ uid[3] * 41 ^ uid[n - 3] * 13 ^ uid[n - 2] * 29) & mask   # _hash, inline
+            h = (uid[1] ^ uid[2] * 7 ^ uid[3] * 41 ^ uid[n - 3] * 13 ^ uid[n - 2] * 29) & mask   # spit.cardfile._hash, inline
             k = index[h]
             while k:
                 base = (k - 1) * _SLOT
