@@ -51,7 +51,7 @@ _DRAIN_MAX = const(8)      # events taken from the ring per step (the rest next 
 _READERS_US = const(700)
 _DRAW_BEFORE_US = const(3000)   # a step this long leaves drawing the LEDs to the next step
 _HOLD_BACK_US = const(100000)   # an unfed edge older than this no longer holds the engine back
-_COLLISION_HOLD_US = const(500000)   # ... nor a reader's collision older than this (advance_now)
+_READ_HOLD_US = const(500000)   # ... nor a reader's activation not reported for this long (advance_now)
 # A card read this far into a step is judged in the next (judging and drawing it take ~2 ms more).
 _JUDGE_NOW_BEFORE_US = const(2000)
 _CARDS_IN = const(4)        # cards one reader step can deliver before they are fed (a group)
@@ -319,10 +319,10 @@ def advance_now(self):
     by the debouncer for its level: it is fed in a later step, and judging past it would make
     it ``late_event``: two STUCK releases 60 us apart were, one a step on the emulated Pico),
     unless that edge has waited ``_HOLD_BACK_US`` (a chattering line does not stop the game);
-    nor past the activation of a reader resolving a collision (``NfcReader.hold_us``) for
-    ``_COLLISION_HOLD_US``: walked bit by bit, it took 160 ms on the emulated Pico, and a
-    touch given up after the rules' touch_match_us (120 ms) made its reads ``late_event``
-    and the race went to the wrong card (issue 26)."""
+    nor past the time of a reader's activation whose tags it has not reported yet
+    (``NfcReader.hold_us``), unless it has waited ``_READ_HOLD_US``: a collision walked bit by
+    bit took 160 ms on the emulated Pico, and a touch given up after the rules' touch_match_us
+    (120 ms) made its reads ``late_event`` and the race went to the wrong card (issue 26)."""
     clock = self.clock
     ms = clock.ms
     us = clock.us
@@ -337,7 +337,7 @@ def advance_now(self):
         t = -1
     for r in self.readers:
         a = r.hold_us
-        if a >= 0 and time.ticks_diff(now, a) < _COLLISION_HOLD_US and (t < 0 or time.ticks_diff(a, t) < 0):
+        if a >= 0 and time.ticks_diff(now, a) < _READ_HOLD_US and (t < 0 or time.ticks_diff(a, t) < 0):
             t = a
     if t >= 0:
         clock.convert(t)
