@@ -12,12 +12,12 @@ import pytest
 from host_tools.vboard.pn532_listing import read_time_options
 from host_tools.vboard.runner import VirtualTable
 from host_tools.vboard.touch_sensor import TouchSensor
+from spit.cards import RANK_CODES
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 READS = read_time_options(5000, 10000)
-RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 
 
 def race_table(sensor=None):
@@ -149,7 +149,7 @@ def test_r_play_5_a_collision_walked_longer_than_touch_match_us_loses_no_touch(t
         on_table = {"7H", "KS"}
 
         def card(rank):   # a card of that rank not on the table yet
-            c = [RANKS[rank - 1] + s for s in "HCDS" if RANKS[rank - 1] + s not in on_table][0]
+            c = [RANK_CODES[rank] + s for s in "HCDS" if RANK_CODES[rank] + s not in on_table][0]
             on_table.add(c)
             return c
         for dt_ms in (1, 2, 3, 1, 2, 3):
@@ -166,7 +166,7 @@ def test_r_play_5_a_collision_walked_longer_than_touch_match_us_loses_no_touch(t
             lost = second if won == first else first
             t.lift_card(0, lost, at + 650_000)
             on_table.discard(lost)
-            top = RANKS.index(won[:-1]) + 1
+            top = RANK_CODES.index(won[:-1])
             at += 700_000
         objs = t.log_objects()
         assert [o["reason"] for o in objs if o.get("verdict") == "error"] == []
