@@ -95,6 +95,14 @@ def read_logs(dest):
     return logs
 
 
+def _as_in_a_terminal():
+    """Child side, before exec: Ctrl-C acts as in a terminal's foreground process.  A runner that
+    starts the tests in the background of a script (``cmd &``) has SIGINT ignored, a child
+    inherits that, and CPython then installs no KeyboardInterrupt handler: the console would not
+    hear the test's Ctrl-C (seen: killed after 30 s, its game going on)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def run_console(b, until, seconds=240):
     """`spit console` on the board while the table plays; Ctrl-C once ``until(output)`` holds.
     Returns (exit code, output, the bytes the console sent the board)."""
@@ -107,7 +115,8 @@ def run_console(b, until, seconds=240):
     try:
         with open(path, "wb") as out:
             proc = subprocess.Popen([sys.executable, "-m", "host_tools", "console", "--port", link.path],
-                                    stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+                                    stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                    preexec_fn=_as_in_a_terminal)
 
         def text():
             with open(path, "rb") as f:
